@@ -69,6 +69,8 @@ class Step:
     """The result exactly as the log holds it; ``None`` when the call never got a result."""
     shown: str | None = None
     """What the model actually received for this call, after the harness's clipping."""
+    clipped: bool = False
+    """The harness shortened the output before the model saw it (by its clip policy, or a truncation notice)."""
     is_error: bool = False
     """The harness or the tool marked the call as failed (non-zero exit, error flag, error observation)."""
     exit_code: int | None = None
