@@ -39,7 +39,8 @@ def read_unit(unit: Path, fmt: str, *, clip: str | None = None, join: bool = Tru
     trajectories = get_reader(fmt).read(unit, ReadOptions(clip=clip))
     if join:
         for t in trajectories:
-            attach(t)
+            if t.task is None and t.judgement is None:
+                attach(t)
     return trajectories
 
 

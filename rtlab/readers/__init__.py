@@ -16,6 +16,7 @@ from rtlab.readers._base import ReaderModule, ReadOptions
 
 # Detection order: run folders and specific formats before generic ones.
 _MODULES: dict[str, str] = {
+    "rtlab": "canonical",
     "codex": "codex",
     "g2b": "g2b",
     "dci": "dci",

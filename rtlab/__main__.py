@@ -1,0 +1,5 @@
+import sys
+
+from rtlab.cli import main
+
+sys.exit(main())

@@ -1,0 +1,98 @@
+"""Execute every notebook headless (``make figures``): ``python -m rtlab.notebooks --data DIR --figures DIR``.
+
+Each notebook has one code cell tagged ``parameters`` (``DATA = ...``, ``FIGURES = ...``); the runner inserts a
+cell after it with the values given here, runs the notebook from the repository root, and on an error names
+the notebook and the cell that failed. Executed copies are written to ``--executed`` when asked, never over
+the sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class NotebookFailure(Exception):
+    notebook: Path
+    cell: int
+    source: str
+    error: str
+
+    def __str__(self) -> str:
+        first = self.source.strip().splitlines()[0] if self.source.strip() else ""
+        return f"{self.notebook}: cell {self.cell} failed ({first[:80]!r}):\n{self.error}"
+
+
+def parameter_cell(values: dict[str, object]):
+    import nbformat
+
+    src = "# Parameters injected by rtlab.notebooks\n" + "".join(f"{k} = {v!r}\n" for k, v in values.items())
+    cell = nbformat.v4.new_code_cell(src)
+    cell.metadata["tags"] = ["injected-parameters"]
+    return cell
+
+
+def run_notebook(path: Path, values: dict[str, object], *, cwd: Path = ROOT, timeout: int = 600, executed: Path | None = None):
+    """Execute one notebook with ``values`` injected after its ``parameters`` cell; raises NotebookFailure."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    nb = nbformat.read(path, as_version=4)
+    at = next((i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), -1)
+    nb.cells.insert(at + 1, parameter_cell(values))
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}})
+    try:
+        client.execute()
+    except CellExecutionError as exc:
+        failed = next(
+            (i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+             and any(o.get("output_type") == "error" for o in c.get("outputs", []))),
+            -1,
+        )
+        # Cell numbers as a reader sees them in the source notebook (the injected cell does not count).
+        shown = failed + 1 if failed <= at else failed
+        raise NotebookFailure(path, shown, nb.cells[failed].source if failed >= 0 else "", str(exc)) from None
+    finally:
+        if executed is not None:
+            executed.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, executed / path.name)
+    return nb
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rtlab.notebooks", description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="data/sample", help="dataset each notebook reads (default: %(default)s)")
+    parser.add_argument("--figures", default="figures", help="where figures are written (default: %(default)s)")
+    parser.add_argument("--notebooks", default=str(ROOT / "notebooks"), help="folder of notebooks")
+    parser.add_argument("--only", nargs="*", help="run only notebooks whose name starts with one of these")
+    parser.add_argument("--executed", help="write executed copies of the notebooks here")
+    args = parser.parse_args(argv)
+
+    books = sorted(Path(args.notebooks).glob("[0-9]*.ipynb"))
+    if args.only:
+        books = [b for b in books if any(b.name.startswith(o) for o in args.only)]
+    if not books:
+        print(f"no notebooks found in {args.notebooks}", file=sys.stderr)
+        return 2
+    values = {"DATA": str(Path(args.data).resolve()), "FIGURES": str(Path(args.figures).resolve())}
+    for book in books:
+        start = time.perf_counter()
+        try:
+            run_notebook(book, values, executed=Path(args.executed) if args.executed else None)
+        except NotebookFailure as exc:
+            print(f"FAILED {exc}", file=sys.stderr)
+            return 1
+        print(f"ok  {book.name}  ({time.perf_counter() - start:.1f}s)")
+    print(f"figures in {values['FIGURES']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""Figure functions, one per figure, in one house style; each returns a matplotlib Figure.
+
+The style is applied per figure through ``rc_context`` so importing rtlab changes no global matplotlib state.
+Colours are the Okabe-Ito palette, which stays distinguishable under the common colour-vision deficiencies.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+
+STYLE: dict[str, object] = {
+    "figure.dpi": 110,
+    "savefig.dpi": 200,
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "legend.frameon": False,
+    "pdf.fonttype": 42,
+}
+
+
+def _style():
+    import matplotlib as mpl
+    from cycler import cycler
+
+    return mpl.rc_context({**STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)})
+
+
+def save_figure(fig: Figure, name: str, figures_dir: str | Path = "figures") -> list[Path]:
+    """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically; returns the paths."""
+    out = Path(figures_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for ext in ("png", "pdf"):
+        target = out / f"{name}.{ext}"
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=out)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, format=ext)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written.append(target)
+    return written
+
+
+def _short(label: str, width: int = 34) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
+def plot_trajectory_sizes(summary: pd.DataFrame, *, title: str = "What was logged and what the model was shown") -> Figure:
+    """Per trajectory: characters of tool output logged vs shown to the model (after clipping), and steps."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        data = summary.sort_values("chars_logged")
+        labels = [_short(str(i)) for i in data["id"]]
+        y = np.arange(len(data))
+        fig, (ax, ax2) = plt.subplots(
+            1, 2, figsize=(10, 1.2 + 0.38 * len(data)), sharey=True, gridspec_kw={"width_ratios": [3, 1]}
+        )
+        ax.barh(y - 0.2, data["chars_logged"], height=0.4, label="logged", color=OKABE_ITO[0])
+        ax.barh(y + 0.2, data["chars_shown"], height=0.4, label="shown to the model", color=OKABE_ITO[1])
+        ax.set_yticks(y, labels)
+        ax.set_xlabel("tool output (characters)")
+        ax.set_xscale("symlog", linthresh=100)
+        ax.legend(loc="lower right")
+        ax.set_title(title, loc="left")
+        ax2.barh(y, data["n_steps"], color=OKABE_ITO[2])
+        ax2.set_xlabel("tool calls answered")
+        fig.tight_layout()
+    return fig
+
+
+def plot_step_sizes(steps: pd.DataFrame, *, title: str) -> Figure:
+    """One trajectory, step by step: characters shown per tool call, coloured by tool, errors marked."""
+    import matplotlib.pyplot as plt
+
+    with _style():
+        fig, ax = plt.subplots(figsize=(9, 3.6))
+        tools = list(dict.fromkeys(steps["tool"]))
+        for k, tool in enumerate(tools):
+            part = steps[steps["tool"] == tool]
+            ax.bar(part["index"], part["chars_shown"], color=OKABE_ITO[k % len(OKABE_ITO)], label=tool)
+        errors = steps[steps["is_error"]]
+        if len(errors):
+            ax.scatter(errors["index"], errors["chars_shown"], marker="x", color="black", zorder=3, label="error")
+        ax.set_xlabel("step (tool call index)")
+        ax.set_ylabel("shown to the model (characters)")
+        ax.set_title(title, loc="left")
+        ax.legend(ncols=min(len(tools) + 1, 4), loc="upper left", bbox_to_anchor=(0, -0.2))
+        fig.tight_layout()
+    return fig

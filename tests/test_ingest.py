@@ -1,0 +1,97 @@
+"""Batch ingestion and detection: bad units are reported and the rest go on; --strict stops; unknown is explained."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rtlab.errors import ReaderError, UnknownFormatError
+from rtlab.ingest import ingest
+from rtlab.model import Trajectory, trajectory_to_dict, write_jsonl
+from rtlab.readers import FORMATS, detect, discover
+from rtlab.readers._base import iter_json_lines, parse_arguments, read_text
+
+
+def _canonical(tmp: Path, name: str, ids: list[str]) -> Path:
+    p = tmp / name
+    write_jsonl([Trajectory(id=i, format="pi", source_path=str(p)) for i in ids], p)
+    return p
+
+
+def test_bad_unit_is_reported_and_the_rest_go_on(tmp_path: Path) -> None:
+    _canonical(tmp_path, "a.jsonl", ["a1", "a2"])
+    bad = tmp_path / "b.jsonl"
+    bad.write_text(json.dumps(trajectory_to_dict(Trajectory(id="b1", format="pi", source_path="x"))) + "\n{not json\n")
+    sub = tmp_path / "z"
+    sub.mkdir()
+    _canonical(sub, "c.jsonl", ["c1"])
+    (tmp_path / "notes.txt").write_text("not a trajectory")
+
+    result = ingest([tmp_path])
+    assert [t.id for t in result.trajectories] == ["a1", "a2", "c1"]
+    assert len(result.failures) == 1
+    assert result.failures[0].path == str(bad)
+    assert f"{bad}:2" in result.failures[0].error
+
+    with pytest.raises(ReaderError, match="b.jsonl:2"):
+        ingest([tmp_path], strict=True)
+
+
+def test_unrecognised_file_given_directly_lists_the_formats(tmp_path: Path) -> None:
+    p = tmp_path / "notes.txt"
+    p.write_text("hello")
+    with pytest.raises(UnknownFormatError) as err:
+        list(discover(p))
+    for name in FORMATS:
+        assert f"  {name}:" in str(err.value)
+
+
+def test_missing_path_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        ingest([tmp_path / "nope"])
+
+
+def test_canonical_jsonl_is_detected(tmp_path: Path) -> None:
+    p = _canonical(tmp_path, "x.jsonl", ["x"])
+    assert detect(p) == "rtlab"
+
+
+def test_read_text_names_the_line_of_bad_utf8(tmp_path: Path) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
+    with pytest.raises(ReaderError) as err:
+        read_text(p)
+    assert err.value.line == 2 and "UTF-8" in str(err.value)
+
+
+def test_iter_json_lines_tolerates_only_a_cut_off_last_line(tmp_path: Path) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_text('{"a": 1}\n\n{"b": 2}\n{"c": ')
+    warnings: list[str] = []
+    assert list(iter_json_lines(p, warnings)) == [(1, {"a": 1}), (3, {"b": 2})]
+    assert len(warnings) == 1 and ":4:" in warnings[0]
+    with pytest.raises(ReaderError, match=":4"):
+        list(iter_json_lines(p))  # without a warnings list the cut line is an error
+    p.write_text('{"a": 1}\n{"c": \n{"b": 2}\n')
+    with pytest.raises(ReaderError) as err:
+        list(iter_json_lines(p, []))
+    assert err.value.line == 2
+
+
+@pytest.mark.parametrize(
+    ("raw", "args", "has_error"),
+    [
+        ('{"command": "ls"}', {"command": "ls"}, False),
+        ({"path": "a"}, {"path": "a"}, False),
+        ("", {}, False),
+        (None, {}, False),
+        ('{"command": "ls"', {"_raw": '{"command": "ls"'}, True),
+        ("[1, 2]", {"_raw": "[1, 2]"}, True),
+    ],
+)
+def test_parse_arguments(raw, args, has_error) -> None:
+    got, error = parse_arguments(raw)
+    assert got == args
+    assert (error is not None) == has_error

@@ -1,0 +1,39 @@
+"""The set-up promises: cheap import, a CLI that lists its subcommands, conda and pip dependencies in step."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+
+from conftest import ROOT
+
+
+def test_import_rtlab_is_cheap() -> None:
+    code = "import sys, rtlab; print(','.join(m for m in ('pandas', 'numpy', 'matplotlib', 'openai', 'sklearn') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == ""
+
+
+def test_cli_help_lists_subcommands() -> None:
+    out = subprocess.run([sys.executable, "-m", "rtlab", "--help"], capture_output=True, text=True, check=True).stdout
+    for sub in ("ingest", "info", "formats"):
+        assert re.search(rf"^\s+{sub}\s", out, re.M), sub
+
+
+def test_environment_yml_mirrors_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = set(project["dependencies"]) | set(project["optional-dependencies"]["dev"])
+    env = (ROOT / "environment.yml").read_text()
+    pinned = {m.group(1) for m in re.finditer(r"^\s+- ([A-Za-z][\w.-]*[<>=!~][^\s#]*)\s*$", env, re.M)}
+    assert "python>=3.11" in pinned
+    assert pinned - {"python>=3.11"} == wanted
+
+
+def test_python_requirement_matches_readme() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11"
+    readme = (ROOT / "README.md").read_text()
+    first_commands = re.findall(r"^\s*(make \w+)", readme, re.M)[:2]
+    assert first_commands == ["make figures", "make test"]
