@@ -1,0 +1,75 @@
+"""The command line on the hand-made sample: ingest writes canonical JSONL, info prints the promised fields."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+from rtlab.cli import EXIT_PARTIAL, main
+from rtlab.model import read_jsonl
+
+SAMPLE = ROOT / "data" / "sample"
+INFO_FIELDS = {"id", "format", "model", "method", "n_steps", "chars_logged", "chars_shown", "deliverable_files",
+               "n_rubric_items", "n_rubric_passed"}
+
+
+def test_ingest_then_info_json(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "sample.jsonl"
+    assert main(["ingest", str(SAMPLE), "-o", str(out)]) == 0
+    trajectories = read_jsonl(out)
+    assert sorted(t.format for t in trajectories) == ["codex", "openai-chat", "pi"]
+    capsys.readouterr()
+
+    assert main(["info", str(out), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 3
+    assert all(INFO_FIELDS <= set(r) for r in rows)
+    by_format = {r["format"]: r for r in rows}
+    codex = by_format["codex"]
+    # 6 commands; the rubric judge passes 4 of 6 (hand-made sample, data/sample/README.md)
+    assert codex["n_steps"] == 6 and codex["n_rubric_items"] == 6 and codex["n_rubric_passed"] == 4
+    assert codex["deliverable_files"] == ["q3-budget-review.md"]
+    assert codex["method"] == "plain" and codex["model"] == "gpt-5.4-nano"
+    # the abandoned branch's read is not on the path the model saw: ls, 2 reads, grep, write
+    assert by_format["pi"]["n_steps"] == 5
+    assert by_format["openai-chat"]["n_steps"] == 3
+    assert by_format["openai-chat"]["n_rubric_items"] is None and by_format["openai-chat"]["n_rubric_passed"] is None
+
+
+def test_info_on_raw_paths_is_readable(capsys) -> None:
+    assert main(["info", str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "rubric: 4/6 passed" in out and out.rstrip().endswith("3 trajectories")
+
+
+def test_partial_failure_exit_status_and_strict(tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "runs" / "broken.jsonl"
+    bad.parent.mkdir()
+    bad.write_text('{"schema":"rtlab.trajectory","version":1,"id":"a","format":"pi","source_path":"p"}\n{oops\n')
+    ok = tmp_path / "runs" / "ok.jsonl"
+    main(["ingest", str(SAMPLE / "openai"), "-o", str(ok)])
+    capsys.readouterr()
+    out = tmp_path / "all.jsonl"
+    assert main(["ingest", str(tmp_path / "runs"), "-o", str(out)]) == EXIT_PARTIAL
+    assert "broken.jsonl:2" in capsys.readouterr().err
+    assert len(read_jsonl(out)) == 1
+    assert main(["ingest", str(tmp_path / "runs"), "-o", str(out), "--strict"]) == 2
+
+
+def test_unknown_format_and_clip_policy_are_clear_errors(tmp_path: Path, capsys) -> None:
+    p = tmp_path / "notes.txt"
+    p.write_text("hi")
+    assert main(["info", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "not recognised" in err and "codex:" in err
+    assert main(["info", str(SAMPLE), "--clip", "nope"]) == 2
+    assert "unknown clip policy 'nope'" in capsys.readouterr().err
+
+
+def test_console_script_runs() -> None:
+    exe = Path(sys.executable).with_name("rtlab")
+    out = subprocess.run([str(exe), "formats"], capture_output=True, text=True, check=True).stdout
+    assert "codex:" in out and "none:" in out

@@ -1,0 +1,36 @@
+"""`make figures` in miniature: every notebook runs headless on the sample data; failures name notebook and cell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+from rtlab.notebooks import NotebookFailure, run_notebook
+from rtlab.notebooks import main as run_all
+
+
+def test_every_notebook_writes_its_figures(tmp_path: Path) -> None:
+    figures = tmp_path / "figures"
+    assert run_all(["--data", str(ROOT / "data" / "sample"), "--figures", str(figures)]) == 0
+    names = sorted(p.name for p in figures.iterdir())
+    for stem in ("01_trajectory_sizes", "01_step_sizes"):
+        assert f"{stem}.png" in names and f"{stem}.pdf" in names
+    assert all((figures / n).stat().st_size > 1000 for n in names)
+
+
+def test_failure_names_notebook_and_cell(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("DATA = 'x'")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params, nbformat.v4.new_code_cell("y = 1"),
+                nbformat.v4.new_code_cell("raise ValueError('boom ' + DATA)")]
+    path = tmp_path / "99_broken.ipynb"
+    nbformat.write(nb, path)
+    with pytest.raises(NotebookFailure) as err:
+        run_notebook(path, {"DATA": "injected"}, cwd=tmp_path)
+    assert err.value.cell == 3  # 0-based position in the source notebook; the injected cell is not counted
+    assert "boom injected" in err.value.error
+    assert "99_broken.ipynb" in str(err.value)
