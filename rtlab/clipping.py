@@ -20,10 +20,224 @@ class NoClip:
         return text
 
 
-ClipPolicy = NoClip  # widened below to the union of all policy classes
+OPENHANDS_TRUNCATION_MARKER = "\n[... Observation truncated due to length ...]\n"
+"""The notice OpenHands puts where it cut an observation (also used to spot logs already cut)."""
 
 
-POLICIES: dict[str, ClipPolicy] = {"none": NoClip()}
+@dataclass(frozen=True)
+class OpenHandsClip:
+    """OpenHands v0 ``truncate_content``: an observation longer than ``max_chars`` loses its middle.
+
+    The model gets the first ``max_chars // 2`` characters, the marker, and the last ``max_chars // 2``
+    characters (so the result is ``len(marker)`` longer than ``max_chars`` for even limits). Text of at most
+    ``max_chars`` characters is passed whole. Source: ``truncate_content`` in
+    ``openhands/events/serialization/event.py`` (All-Hands-AI/OpenHands), called with
+    ``LLMConfig.max_message_chars`` by ``CodeActAgent.get_observation_message`` (0.14.x, the version of
+    TheAgentCompany's December 2024 runs) and later by ``openhands/memory/conversation_memory.py``.
+    ``max_message_chars`` defaulted to 30_000 from late 2024 on (10_000 in earlier 2024 releases); the rule
+    itself did not change, later versions only added a guard returning the text whole when the limit is
+    ``None`` or negative. Quirk kept: for ``max_chars`` 0 or 1 the tail slice ``[-0:]`` is the whole text.
+    """
+
+    name: str = "openhands-v0"
+    max_chars: int = 30_000
+    marker: str = OPENHANDS_TRUNCATION_MARKER
+
+    def __post_init__(self) -> None:
+        if self.max_chars < 0:
+            raise ValueError(f"max_chars must be >= 0, got {self.max_chars} (use NoClip for no limit)")
+
+    def apply(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        half = self.max_chars // 2
+        return text[:half] + self.marker + text[-half:]
+
+
+# --- Codex CLI -------------------------------------------------------------------------------------------
+# Codex measures budgets in UTF-8 bytes and cuts on character boundaries; Python strings count code points,
+# so these helpers work on the encoded bytes.
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _from_utf8(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
+
+
+def _rust_line_count(text: str) -> int:
+    """Lines as Rust's ``str::lines`` counts them: a final newline does not start another line."""
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def _head_bytes(data: bytes, budget: int) -> bytes:
+    """The longest prefix of ``data`` within ``budget`` bytes that ends on a character boundary."""
+    if len(data) <= budget:
+        return data
+    cut = max(budget, 0)
+    while cut > 0 and data[cut] & 0xC0 == 0x80:
+        cut -= 1
+    return data[:cut]
+
+
+def _tail_bytes(data: bytes, budget: int) -> bytes:
+    """The longest suffix of ``data`` within ``budget`` bytes that starts on a character boundary."""
+    if len(data) <= budget:
+        return data
+    start = len(data) - max(budget, 0)
+    while start < len(data) and data[start] & 0xC0 == 0x80:
+        start += 1
+    return data[start:]
+
+
+@dataclass(frozen=True)
+class CodexTruncation:
+    """Codex CLI's ``TruncationPolicy`` applied to shell output; ``codex-0.133`` is ``Tokens(10_000)``.
+
+    For a ``shell_command`` call (the shell tool of GPT-5.x models) Codex sends the model
+    ``format_exec_output_for_model_freeform`` (codex-rs/core/src/tools/mod.rs)::
+
+        Exit code: 0
+        Wall time: 0.4 seconds
+        Total output lines: 4021        <- only when truncation changed the line count
+        Output:
+        <head>…2531 tokens truncated…<tail>
+
+    ``apply`` returns the ``Total output lines`` line (when Codex adds it) and the body. The exit-code,
+    wall-time and ``Output:`` lines frame every result, clipped or not; the wall time is not logged.
+
+    The body is ``truncate_text(output, policy)`` (codex-rs/utils/output-truncation/src/lib.rs): when the
+    output's UTF-8 size exceeds the byte budget (``limit * bytes_per_token`` in ``tokens`` mode, ``limit`` in
+    ``bytes`` mode) Codex keeps the longest prefix within half the budget (rounded down) and the longest
+    suffix within the rest, both on character boundaries, joined by the marker with no newline added
+    (``truncate_with_byte_estimate`` in codex-rs/utils/string/src/truncate.rs). In ``tokens`` mode the marker
+    counts ``ceil((output_bytes - budget) / 4)`` tokens, not the bytes actually cut; in ``bytes`` mode it
+    counts the characters cut.
+
+    Sources (openai/codex): ``gpt-5.4`` has ``truncation_policy {"mode": "tokens", "limit": 10000}`` and
+    ``shell_type "shell_command"`` in codex-rs/models-manager/models.json @ 069e6b19; the slug
+    ``openai/gpt-5.4`` resolves to it by ``find_model_by_namespaced_suffix`` (models-manager/src/manager.rs
+    @ 0301b586), and unknown slugs fall back to ``bytes`` 10000 (``model_info_from_slug``; preset
+    ``codex-0.133-bytes``); ``ShellCommandHandler`` formats freeform (core/src/tools/handlers/shell.rs @
+    001cb8e2); the formatter in core/src/tools/mod.rs @ 019402a8; the byte arithmetic in
+    utils/string/src/truncate.rs @ b24d7f3c. The history keeps items within ``policy * 1.2``
+    (``with_serialization_allowance``), which leaves an already-truncated body as it is. Codex after 0.133
+    (PR openai/codex#28467, merged 2026-06-16) adds a ``Warning: truncated output (original token count:
+    N)`` line: build a variant with another ``header`` for it. A timed-out command also gets ``command timed
+    out after N milliseconds`` in front, which the exec log does not record.
+    """
+
+    name: str = "codex-0.133"
+    mode: str = "tokens"
+    """``tokens`` or ``bytes``, as Codex's ``TruncationMode``."""
+    limit: int = 10_000
+    """Tokens (``tokens`` mode) or bytes (``bytes`` mode)."""
+    bytes_per_token: int = 4
+    """Codex's ``APPROX_BYTES_PER_TOKEN``."""
+    header: str = "Total output lines: {total_lines}\n"
+    tokens_marker: str = "…{count} tokens truncated…"
+    chars_marker: str = "…{count} chars truncated…"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("tokens", "bytes"):
+            raise ValueError(f"mode must be 'tokens' or 'bytes', got {self.mode!r}")
+        if self.limit < 0 or self.bytes_per_token < 1:
+            raise ValueError(
+                f"limit must be >= 0 and bytes_per_token >= 1, got {self.limit}, {self.bytes_per_token}"
+            )
+
+    @property
+    def byte_budget(self) -> int:
+        """The budget in UTF-8 bytes (Codex's ``TruncationPolicy::byte_budget``)."""
+        return self.limit * self.bytes_per_token if self.mode == "tokens" else self.limit
+
+    def truncate(self, text: str) -> str:
+        """Codex's ``truncate_text``: an over-budget text loses its middle to a marker."""
+        data = _utf8(text)
+        budget = self.byte_budget
+        if len(data) <= budget:
+            return text
+        head = _from_utf8(_head_bytes(data, budget // 2))
+        tail = _from_utf8(_tail_bytes(data, budget - budget // 2))
+        if self.mode == "tokens":
+            marker = self.tokens_marker.format(count=-(-(len(data) - budget) // self.bytes_per_token))
+        else:
+            marker = self.chars_marker.format(count=len(text) - len(head) - len(tail))
+        return head + marker + tail
+
+    def apply(self, text: str) -> str:
+        body = self.truncate(text)
+        total = _rust_line_count(text)
+        if body != text and self.header and total != _rust_line_count(body):
+            return self.header.format(total_lines=total) + body
+        return body
+
+
+@dataclass(frozen=True)
+class CodexLineTruncation:
+    """Codex CLI's older exec-output clip: 256 lines or 10 KiB, whichever comes first, head and tail kept.
+
+    ``format_output_for_model_body`` in codex-rs/core/src/truncate.rs @ 02080945 (openai/codex): the policy
+    issues openai/codex#6426 and #6544 describe, for Codex of about v0.46-v0.57 (October-November 2025,
+    before per-model ``TruncationPolicy``). Output within both limits is shown whole; otherwise the model
+    sees ``Total output lines: N`` and a blank line, then the first ``max_lines // 2`` lines cut to at most
+    ``max_bytes // 2`` bytes, the marker ``[... omitted K of N lines ...]`` (``[... output truncated to fit
+    10240 bytes ...]`` when no whole line was dropped), and the end of the last ``max_lines - max_lines //
+    2`` lines within the bytes left. Sizes are UTF-8 bytes, cut on character boundaries.
+    """
+
+    name: str = "codex-256-lines"
+    max_bytes: int = 10 * 1024
+    max_lines: int = 256
+    header: str = "Total output lines: {total_lines}\n\n"
+    lines_marker: str = "\n[... omitted {omitted} of {total_lines} lines ...]\n\n"
+    bytes_marker: str = "\n[... output truncated to fit {max_bytes} bytes ...]\n\n"
+
+    def apply(self, text: str) -> str:
+        data = _utf8(text)
+        total = _rust_line_count(text)
+        if len(data) <= self.max_bytes and total <= self.max_lines:
+            return text
+        return self.header.format(total_lines=total) + self._head_and_tail(data, total)
+
+    def _head_and_tail(self, data: bytes, total: int) -> str:
+        pieces = data.split(b"\n")
+        # the byte sizes of Rust's split_inclusive('\n') segments
+        sizes = [len(p) + 1 for p in pieces[:-1]] + ([len(pieces[-1])] if pieces[-1] else [])
+        head_take = min(self.max_lines // 2, len(sizes))
+        tail_take = min(self.max_lines - self.max_lines // 2, len(sizes) - head_take)
+        omitted = len(sizes) - head_take - tail_take
+        head_slice = data[: sum(sizes[:head_take])]
+        tail_slice = data[len(data) - sum(sizes[len(sizes) - tail_take :]) :] if tail_take else b""
+        if omitted > 0:
+            marker = self.lines_marker.format(omitted=omitted, total_lines=total)
+        elif len(data) > self.max_bytes:
+            marker = self.bytes_marker.format(max_bytes=self.max_bytes)
+        else:
+            marker = ""
+        marker_bytes = _utf8(marker)
+        head_budget = min(self.max_bytes // 2, max(self.max_bytes - len(marker_bytes), 0))
+        result = _head_bytes(head_slice, head_budget) + marker_bytes
+        remaining = max(self.max_bytes - len(result), 0)
+        if remaining:
+            result += _tail_bytes(tail_slice, remaining)
+        return _from_utf8(result)
+
+
+ClipPolicy = NoClip | OpenHandsClip | CodexTruncation | CodexLineTruncation  # the union of all policy classes
+
+
+POLICIES: dict[str, ClipPolicy] = {
+    "none": NoClip(),
+    "openhands-v0": OpenHandsClip(),
+    "codex-0.133": CodexTruncation(),
+    "codex-0.133-bytes": CodexTruncation(name="codex-0.133-bytes", mode="bytes", limit=10_000),
+    "codex-256-lines": CodexLineTruncation(),
+}
 """Named policies that ``--clip`` accepts."""
 
 

@@ -9,12 +9,14 @@ the sources.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @dataclass
@@ -56,9 +58,10 @@ def run_notebook(path: Path, values: dict[str, object], *, cwd: Path = ROOT, tim
              and any(o.get("output_type") == "error" for o in c.get("outputs", []))),
             -1,
         )
-        # Cell numbers as a reader sees them in the source notebook (the injected cell does not count).
-        shown = failed + 1 if failed <= at else failed
-        raise NotebookFailure(path, shown, nb.cells[failed].source if failed >= 0 else "", str(exc)) from None
+        # 1-based cell number as a reader counts cells in the source notebook (the injected cell is not there).
+        number = (failed if failed > at else failed + 1) if failed >= 0 else 0
+        error = _ANSI.sub("", str(exc))
+        raise NotebookFailure(path, number, nb.cells[failed].source if failed >= 0 else "", error) from None
     finally:
         if executed is not None:
             executed.mkdir(parents=True, exist_ok=True)

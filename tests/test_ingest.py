@@ -95,3 +95,15 @@ def test_parse_arguments(raw, args, has_error) -> None:
     got, error = parse_arguments(raw)
     assert got == args
     assert (error is not None) == has_error
+
+
+@pytest.mark.parametrize("kind", [int, (int, float), int | float])
+def test_field_names_the_field_for_any_type_spec(tmp_path: Path, kind) -> None:
+    from rtlab.readers._base import field
+
+    assert field({"n": 3}, "n", kind, tmp_path, 1) == 3
+    with pytest.raises(ReaderError) as err:
+        field({"n": "x"}, "n", kind, tmp_path, 7, where="item")
+    assert err.value.field == "item.n" and err.value.line == 7 and "expected int" in err.value.message
+    with pytest.raises(ReaderError, match="missing field"):
+        field({}, "n", kind, tmp_path, 7)

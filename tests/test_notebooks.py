@@ -31,6 +31,7 @@ def test_failure_names_notebook_and_cell(tmp_path: Path) -> None:
     nbformat.write(nb, path)
     with pytest.raises(NotebookFailure) as err:
         run_notebook(path, {"DATA": "injected"}, cwd=tmp_path)
-    assert err.value.cell == 3  # 0-based position in the source notebook; the injected cell is not counted
+    # cells as a reader counts them, from 1: markdown, parameters, `y = 1`, the failing cell (injected one not counted)
+    assert err.value.cell == 4
     assert "boom injected" in err.value.error
     assert "99_broken.ipynb" in str(err.value)

@@ -100,7 +100,7 @@ def load_json(path: Path) -> Any:
         raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
 
 
-def field(obj: Any, key: str, kind: type | tuple[type, ...], path: Path, line: int | None, where: str = "") -> Any:
+def field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: str = "") -> Any:
     """``obj[key]`` checked for type; a missing or mistyped field raises :class:`ReaderError` naming it."""
     name = f"{where}.{key}" if where else key
     if not isinstance(obj, dict):
@@ -109,7 +109,8 @@ def field(obj: Any, key: str, kind: type | tuple[type, ...], path: Path, line: i
         raise ReaderError(path, "missing field", line=line, field=name)
     value = obj[key]
     if not isinstance(value, kind):
-        want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        parts = kind if isinstance(kind, tuple) else getattr(kind, "__args__", (kind,))
+        want = " or ".join(getattr(k, "__name__", str(k)) for k in parts)
         raise ReaderError(path, f"expected {want}, got {type(value).__name__}", line=line, field=name)
     return value
 
