@@ -61,25 +61,31 @@ def main() -> int:
         row = per[fmt]
         row["units"] += 1
         row["bytes"] += sum(len(b) for _, b in blobs)
-        row["bare"] += best(lambda: parse_bare(blobs), args.repeat)
-        row["read"] += best(lambda: read_unit(unit, fmt, join=False), args.repeat)
-        row["join"] += best(lambda: read_unit(unit, fmt, join=True), args.repeat)
+        row["bare"] += best(lambda b=blobs: parse_bare(b), args.repeat)
+        row["read"] += best(lambda u=unit, f=fmt: read_unit(u, f, join=False), args.repeat)
+        row["join"] += best(lambda u=unit, f=fmt: read_unit(u, f, join=True), args.repeat)
         row["traj"] += len(read_unit(unit, fmt, join=False))
 
     print(f"rtlab ingest benchmark (best of {args.repeat}); baseline = bare json.loads of the same files")
-    print(f"{'format':<18}{'units':>6}{'traj':>6}{'MB':>8}{'traj/s read':>13}{'MB/s read':>11}"
-          f"{'bare ms':>10}{'read ms':>10}{'read/bare':>11}{'+join ms':>10}")
+    print(
+        f"{'format':<18}{'units':>6}{'traj':>6}{'MB':>8}{'traj/s read':>13}{'MB/s read':>11}"
+        f"{'bare ms':>10}{'read ms':>10}{'read/bare':>11}{'+join ms':>10}"
+    )
     tot = defaultdict(float)
     for fmt, r in sorted(per.items()):
         mb = r["bytes"] / 1e6
-        print(f"{fmt:<18}{r['units']:>6}{r['traj']:>6}{mb:>8.2f}{r['traj'] / r['read']:>13.1f}{mb / r['read']:>11.1f}"
-              f"{r['bare'] * 1e3:>10.1f}{r['read'] * 1e3:>10.1f}{r['read'] / r['bare']:>11.2f}{r['join'] * 1e3:>10.1f}")
+        print(
+            f"{fmt:<18}{r['units']:>6}{r['traj']:>6}{mb:>8.2f}{r['traj'] / r['read']:>13.1f}{mb / r['read']:>11.1f}"
+            f"{r['bare'] * 1e3:>10.1f}{r['read'] * 1e3:>10.1f}{r['read'] / r['bare']:>11.2f}{r['join'] * 1e3:>10.1f}"
+        )
         for k in ("units", "traj", "bytes", "bare", "read", "join"):
             tot[k] += r[k]
     if tot["read"]:
-        print(f"{'all':<18}{int(tot['units']):>6}{int(tot['traj']):>6}{tot['bytes'] / 1e6:>8.2f}"
-              f"{tot['traj'] / tot['read']:>13.1f}{tot['bytes'] / 1e6 / tot['read']:>11.1f}{tot['bare'] * 1e3:>10.1f}"
-              f"{tot['read'] * 1e3:>10.1f}{tot['read'] / tot['bare']:>11.2f}{tot['join'] * 1e3:>10.1f}")
+        print(
+            f"{'all':<18}{int(tot['units']):>6}{int(tot['traj']):>6}{tot['bytes'] / 1e6:>8.2f}"
+            f"{tot['traj'] / tot['read']:>13.1f}{tot['bytes'] / 1e6 / tot['read']:>11.1f}{tot['bare'] * 1e3:>10.1f}"
+            f"{tot['read'] * 1e3:>10.1f}{tot['read'] / tot['bare']:>11.2f}{tot['join'] * 1e3:>10.1f}"
+        )
     return 0
 
 

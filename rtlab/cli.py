@@ -14,9 +14,16 @@ EXIT_PARTIAL = 3
 def _add_input_options(p: argparse.ArgumentParser) -> None:
     from rtlab.readers import FORMATS
 
-    p.add_argument("paths", nargs="+", metavar="PATH", help="run folders, log files or canonical JSONL; folders are searched")
+    p.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="run folders, log files or canonical JSONL; folders are searched",
+    )
     p.add_argument("--format", choices=FORMATS, help="force one reader instead of autodetection")
-    p.add_argument("--clip", metavar="POLICY", help="clipping policy for `shown` instead of the harness default")
+    p.add_argument(
+        "--clip", metavar="POLICY", help="clipping policy for `shown` instead of the harness default"
+    )
     p.add_argument("--strict", action="store_true", help="stop at the first unit that fails to read")
     p.add_argument("--no-join", action="store_true", help="do not look for benchmark tasks and judge files")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
@@ -48,11 +55,16 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     result = _ingest(args)
     if args.output == "-":
         for t in result.trajectories:
-            sys.stdout.write(json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")) + "\n")
+            sys.stdout.write(
+                json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")) + "\n"
+            )
     else:
         n = write_jsonl(result.trajectories, args.output)
-        print(f"wrote {n} trajectories to {args.output}" + (f"; {len(result.failures)} failed" if result.failures else ""),
-              file=sys.stderr)
+        print(
+            f"wrote {n} trajectories to {args.output}"
+            + (f"; {len(result.failures)} failed" if result.failures else ""),
+            file=sys.stderr,
+        )
     return EXIT_PARTIAL if result.failures else 0
 
 
@@ -66,7 +78,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         else:
             print(format_summary(t))
     if not args.json:
-        print(f"{len(result.trajectories)} trajectories" + (f", {len(result.failures)} failed" if result.failures else ""))
+        print(
+            f"{len(result.trajectories)} trajectories"
+            + (f", {len(result.failures)} failed" if result.failures else "")
+        )
     return EXIT_PARTIAL if result.failures else 0
 
 
@@ -93,11 +108,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rtlab {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("ingest", help="read harness logs into canonical JSONL",
-                       description="Read every trajectory under PATH... and write canonical JSONL. "
-                       f"Units that fail are reported and skipped (exit {EXIT_PARTIAL}) unless --strict.")
+    p = sub.add_parser(
+        "ingest",
+        help="read harness logs into canonical JSONL",
+        description="Read every trajectory under PATH... and write canonical JSONL. "
+        f"Units that fail are reported and skipped (exit {EXIT_PARTIAL}) unless --strict.",
+    )
     _add_input_options(p)
-    p.add_argument("-o", "--output", required=True, metavar="OUT.jsonl", help="output file ('-' for stdout); written atomically")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT.jsonl",
+        help="output file ('-' for stdout); written atomically",
+    )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("info", help="summarise trajectories (readable, or one JSON object per trajectory)")

@@ -50,7 +50,9 @@ class TokenUsage:
         def add(a: Any, b: Any) -> Any:
             return b if a is None else a if b is None else a + b
 
-        return TokenUsage(**{f.name: add(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)})
+        return TokenUsage(
+            **{f.name: add(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)}
+        )
 
 
 @dataclass
@@ -326,7 +328,9 @@ def trajectory_from_dict(data: dict[str, Any], where: str = "trajectory") -> Tra
     if schema != SCHEMA:
         raise ValueError(f"{where}: field 'schema' is {schema!r}, expected {SCHEMA!r}")
     if not isinstance(version, int) or version > SCHEMA_VERSION:
-        raise ValueError(f"{where}: field 'version' is {version!r}; this rtlab reads versions <= {SCHEMA_VERSION}")
+        raise ValueError(
+            f"{where}: field 'version' is {version!r}; this rtlab reads versions <= {SCHEMA_VERSION}"
+        )
     return _build(Trajectory, data, where)
 
 

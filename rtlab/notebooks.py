@@ -40,22 +40,37 @@ def parameter_cell(values: dict[str, object]):
     return cell
 
 
-def run_notebook(path: Path, values: dict[str, object], *, cwd: Path = ROOT, timeout: int = 600, executed: Path | None = None):
+def run_notebook(
+    path: Path,
+    values: dict[str, object],
+    *,
+    cwd: Path = ROOT,
+    timeout: int = 600,
+    executed: Path | None = None,
+):
     """Execute one notebook with ``values`` injected after its ``parameters`` cell; raises NotebookFailure."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     nb = nbformat.read(path, as_version=4)
-    at = next((i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), -1)
+    at = next(
+        (i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), -1
+    )
     nb.cells.insert(at + 1, parameter_cell(values))
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}})
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    )
     try:
         client.execute()
     except CellExecutionError as exc:
         failed = next(
-            (i for i, c in enumerate(nb.cells) if c.cell_type == "code"
-             and any(o.get("output_type") == "error" for o in c.get("outputs", []))),
+            (
+                i
+                for i, c in enumerate(nb.cells)
+                if c.cell_type == "code"
+                and any(o.get("output_type") == "error" for o in c.get("outputs", []))
+            ),
             -1,
         )
         # 1-based cell number as a reader counts cells in the source notebook (the injected cell is not there).
@@ -71,8 +86,12 @@ def run_notebook(path: Path, values: dict[str, object], *, cwd: Path = ROOT, tim
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rtlab.notebooks", description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default="data/sample", help="dataset each notebook reads (default: %(default)s)")
-    parser.add_argument("--figures", default="figures", help="where figures are written (default: %(default)s)")
+    parser.add_argument(
+        "--data", default="data/sample", help="dataset each notebook reads (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--figures", default="figures", help="where figures are written (default: %(default)s)"
+    )
     parser.add_argument("--notebooks", default=str(ROOT / "notebooks"), help="folder of notebooks")
     parser.add_argument("--only", nargs="*", help="run only notebooks whose name starts with one of these")
     parser.add_argument("--executed", help="write executed copies of the notebooks here")

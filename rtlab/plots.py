@@ -64,7 +64,9 @@ def _short(label: str, width: int = 34) -> str:
     return label if len(label) <= width else label[: width - 1] + "…"
 
 
-def plot_trajectory_sizes(summary: pd.DataFrame, *, title: str = "What was logged and what the model was shown") -> Figure:
+def plot_trajectory_sizes(
+    summary: pd.DataFrame, *, title: str = "What was logged and what the model was shown"
+) -> Figure:
     """Per trajectory: characters of tool output logged vs shown to the model (after clipping), and steps."""
     import matplotlib.pyplot as plt
     import numpy as np
@@ -101,7 +103,9 @@ def plot_step_sizes(steps: pd.DataFrame, *, title: str) -> Figure:
             ax.bar(part["index"], part["chars_shown"], color=OKABE_ITO[k % len(OKABE_ITO)], label=tool)
         errors = steps[steps["is_error"]]
         if len(errors):
-            ax.scatter(errors["index"], errors["chars_shown"], marker="x", color="black", zorder=3, label="error")
+            ax.scatter(
+                errors["index"], errors["chars_shown"], marker="x", color="black", zorder=3, label="error"
+            )
         ax.set_xlabel("step (tool call index)")
         ax.set_ylabel("shown to the model (characters)")
         ax.set_title(title, loc="left")

@@ -79,8 +79,17 @@ def steps_frame(t: Trajectory) -> pd.DataFrame:
             for s in t.steps
         ],
         columns=[
-            "trajectory", "index", "tool", "command", "answered", "is_error", "exit_code", "clipped",
-            "chars_logged", "chars_shown", "started_at",
+            "trajectory",
+            "index",
+            "tool",
+            "command",
+            "answered",
+            "is_error",
+            "exit_code",
+            "clipped",
+            "chars_logged",
+            "chars_shown",
+            "started_at",
         ],
     )
 
@@ -122,5 +131,9 @@ def format_step(step: Step, *, max_chars: int = 1500) -> str:
     out = [head, f"$ {step.command}"]
     if step.clipped:
         out.append(f"(clipped: {len(step.output or ''):,} characters logged, {len(shown):,} shown)")
-    out.append(shown if len(shown) <= max_chars else shown[:max_chars] + f"\n… [{len(shown) - max_chars:,} more characters]")
+    out.append(
+        shown
+        if len(shown) <= max_chars
+        else shown[:max_chars] + f"\n… [{len(shown) - max_chars:,} more characters]"
+    )
     return "\n".join(out)

@@ -8,12 +8,23 @@ import sys
 from pathlib import Path
 
 from conftest import ROOT
+
 from rtlab.cli import EXIT_PARTIAL, main
 from rtlab.model import read_jsonl
 
 SAMPLE = ROOT / "data" / "sample"
-INFO_FIELDS = {"id", "format", "model", "method", "n_steps", "chars_logged", "chars_shown", "deliverable_files",
-               "n_rubric_items", "n_rubric_passed"}
+INFO_FIELDS = {
+    "id",
+    "format",
+    "model",
+    "method",
+    "n_steps",
+    "chars_logged",
+    "chars_shown",
+    "deliverable_files",
+    "n_rubric_items",
+    "n_rubric_passed",
+}
 
 
 def test_ingest_then_info_json(tmp_path: Path, capsys) -> None:
@@ -36,7 +47,10 @@ def test_ingest_then_info_json(tmp_path: Path, capsys) -> None:
     # the abandoned branch's read is not on the path the model saw: ls, 2 reads, grep, write
     assert by_format["pi"]["n_steps"] == 5
     assert by_format["openai-chat"]["n_steps"] == 3
-    assert by_format["openai-chat"]["n_rubric_items"] is None and by_format["openai-chat"]["n_rubric_passed"] is None
+    assert (
+        by_format["openai-chat"]["n_rubric_items"] is None
+        and by_format["openai-chat"]["n_rubric_passed"] is None
+    )
 
 
 def test_info_on_raw_paths_is_readable(capsys) -> None:
@@ -48,7 +62,9 @@ def test_info_on_raw_paths_is_readable(capsys) -> None:
 def test_partial_failure_exit_status_and_strict(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "runs" / "broken.jsonl"
     bad.parent.mkdir()
-    bad.write_text('{"schema":"rtlab.trajectory","version":1,"id":"a","format":"pi","source_path":"p"}\n{oops\n')
+    bad.write_text(
+        '{"schema":"rtlab.trajectory","version":1,"id":"a","format":"pi","source_path":"p"}\n{oops\n'
+    )
     ok = tmp_path / "runs" / "ok.jsonl"
     main(["ingest", str(SAMPLE / "openai"), "-o", str(ok)])
     capsys.readouterr()

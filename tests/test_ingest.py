@@ -23,7 +23,9 @@ def _canonical(tmp: Path, name: str, ids: list[str]) -> Path:
 def test_bad_unit_is_reported_and_the_rest_go_on(tmp_path: Path) -> None:
     _canonical(tmp_path, "a.jsonl", ["a1", "a2"])
     bad = tmp_path / "b.jsonl"
-    bad.write_text(json.dumps(trajectory_to_dict(Trajectory(id="b1", format="pi", source_path="x"))) + "\n{not json\n")
+    bad.write_text(
+        json.dumps(trajectory_to_dict(Trajectory(id="b1", format="pi", source_path="x"))) + "\n{not json\n"
+    )
     sub = tmp_path / "z"
     sub.mkdir()
     _canonical(sub, "c.jsonl", ["c1"])

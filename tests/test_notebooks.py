@@ -6,8 +6,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from conftest import ROOT
+
 from rtlab.notebooks import NotebookFailure, run_notebook
 from rtlab.notebooks import main as run_all
 
@@ -25,8 +25,12 @@ def test_failure_names_notebook_and_cell(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     params = nbformat.v4.new_code_cell("DATA = 'x'")
     params.metadata["tags"] = ["parameters"]
-    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params, nbformat.v4.new_code_cell("y = 1"),
-                nbformat.v4.new_code_cell("raise ValueError('boom ' + DATA)")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# t"),
+        params,
+        nbformat.v4.new_code_cell("y = 1"),
+        nbformat.v4.new_code_cell("raise ValueError('boom ' + DATA)"),
+    ]
     path = tmp_path / "99_broken.ipynb"
     nbformat.write(nb, path)
     with pytest.raises(NotebookFailure) as err:

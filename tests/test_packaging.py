@@ -12,12 +12,16 @@ from conftest import ROOT
 
 def test_import_rtlab_is_cheap() -> None:
     code = "import sys, rtlab; print(','.join(m for m in ('pandas', 'numpy', 'matplotlib', 'openai', 'sklearn') if m in sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == ""
 
 
 def test_cli_help_lists_subcommands() -> None:
-    out = subprocess.run([sys.executable, "-m", "rtlab", "--help"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "rtlab", "--help"], capture_output=True, text=True, check=True
+    ).stdout
     for sub in ("ingest", "info", "formats"):
         assert re.search(rf"^\s+{sub}\s", out, re.M), sub
 

@@ -104,7 +104,9 @@ def field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: st
     """``obj[key]`` checked for type; a missing or mistyped field raises :class:`ReaderError` naming it."""
     name = f"{where}.{key}" if where else key
     if not isinstance(obj, dict):
-        raise ReaderError(path, f"expected an object, got {type(obj).__name__}", line=line, field=where or None)
+        raise ReaderError(
+            path, f"expected an object, got {type(obj).__name__}", line=line, field=where or None
+        )
     if key not in obj:
         raise ReaderError(path, "missing field", line=line, field=name)
     value = obj[key]
