@@ -572,7 +572,7 @@ def test_responses_bad_files(oa: Path, tmp_path: Path) -> None:
         ("run_tests", {"command": "pytest -q"}, "pytest -q"),
         ("shell", {"commands": ["ls", "pwd"], "timeout_ms": 5}, "ls\npwd"),
         ("read", {"path": "a.py", "offset": 10, "limit": 5}, "read a.py 10 5"),
-        ("read_file", {"file_path": "a.py", "limit": 5}, "read a.py - 5"),
+        ("read_file", {"file_path": "a.py", "limit": 5}, "read a.py 1 5"),  # a limit alone starts at line 1
         ("cat", {"path": "a.py"}, "read a.py"),
         ("view", {"path": "docs/"}, "read docs/"),
         ("str_replace_editor", {"command": "view", "path": "a.py"}, "read a.py"),
@@ -582,7 +582,7 @@ def test_responses_bad_files(oa: Path, tmp_path: Path) -> None:
         ("create_file", {"path": "n.md"}, "write n.md"),
         ("search", {"query": "retry", "k": 3}, 'search {"query":"retry","k":3}'),
         ("bash", {"_raw": '{"command": "ls'}, 'bash {"command": "ls'),
-        ("noargs", {}, "noargs {}"),
+        ("noargs", {}, "noargs"),
     ],
 )  # fmt: skip
 def test_step_command_rules(tool: str, args: dict[str, Any], command: str) -> None:

@@ -287,7 +287,7 @@ def test_file_actions_commands(tmp_path: Path) -> None:
     (t,) = openhands.read(_write(tmp_path, events), OPTS)
     assert [s.command for s in t.steps] == [
         "read /a.txt",
-        "read /a.txt 3 9",
+        "read /a.txt 4 6",  # start 3 (0-based), end 9 (exclusive): lines 4-9, 6 lines
         "write /b.txt",
         "edit /c.py",
         "browse http://x",

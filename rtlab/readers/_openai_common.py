@@ -6,7 +6,6 @@ policy ``none``. The command rules here (shell, read, write, generic) are the on
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shlex
@@ -19,7 +18,14 @@ from typing import Any
 from rtlab.clipping import ClipPolicy, get_policy
 from rtlab.errors import ReaderError
 from rtlab.model import DeliverableFile, Event, EventKind, Step, TokenUsage
-from rtlab.readers._base import ReadOptions, head_bytes
+from rtlab.readers._base import (
+    ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
+    head_bytes,
+    read_command,
+)
 
 # ---------------------------------------------------------------------------------------------------------
 # Step commands
@@ -33,11 +39,6 @@ PATH_KEYS = ("path", "file_path", "filename", "file")
 OFFSET_KEYS = ("offset", "start_line")
 LIMIT_KEYS = ("limit",)
 CONTENT_KEYS = ("content", "file_text")
-
-
-def compact_json(value: Any) -> str:
-    """JSON without spaces, keys in logged order: the readable form of arguments and structured results."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def shell_text(value: Any) -> str | None:
@@ -106,20 +107,13 @@ def write_target(tool: str, args: dict[str, Any]) -> str | None:
 def step_command(tool: str, args: dict[str, Any]) -> str:
     """Step.command: ``read PATH [OFFSET [LIMIT]]``, ``write PATH``, the shell command, or ``tool {json args}``.
 
-    A limit without an offset is written ``read PATH - LIMIT``. Arguments that were not valid JSON give
-    ``tool RAW`` with the raw text.
+    Arguments that were not valid JSON give ``tool RAW`` with the raw text.
     """
     if set(args) == {"_raw"}:
-        return f"{tool} {args['_raw']}"
+        return call_command(tool, args)
     target = read_target(tool, args)
     if target is not None:
-        path, offset, limit = target
-        parts = ["read", path]
-        if offset is not None or limit is not None:
-            parts.append("-" if offset is None else str(offset))
-        if limit is not None:
-            parts.append(str(limit))
-        return " ".join(parts)
+        return read_command(*target)
     written = write_target(tool, args)
     if written is not None:
         return f"write {written}"
@@ -127,7 +121,7 @@ def step_command(tool: str, args: dict[str, Any]) -> str:
         shell = _shell_command(tool, args)
         if shell is not None:
             return shell
-    return f"{tool} {compact_json(args)}"
+    return call_command(tool, args)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -274,14 +268,10 @@ def written_files(steps: list[Step]) -> list[DeliverableFile]:
         if target is None or not step.answered or step.is_error:
             continue
         content = _first(step.args, CONTENT_KEYS, str)
-        data = content.encode("utf-8") if content is not None else None
-        files[target] = DeliverableFile(
-            path=target,
-            content=content,
-            size=None if data is None else len(data),
-            sha256=None if data is None else hashlib.sha256(data).hexdigest(),
-            origin="write_tool",
-        )
+        if content is None:
+            files[target] = DeliverableFile(path=target, origin="write_tool")
+        else:
+            files[target] = deliverable_file(target, content.encode("utf-8"), origin="write_tool")
     return list(files.values())
 
 

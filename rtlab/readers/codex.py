@@ -15,8 +15,6 @@ named ``<task>_<arm>`` gives the task id and the method.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import shlex
 from collections.abc import Iterator
@@ -29,6 +27,9 @@ from rtlab.errors import ReaderError
 from rtlab.model import Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
 from rtlab.readers._base import (
     ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
     first_json_line,
     iter_json_lines,
     load_json,
@@ -125,10 +126,6 @@ def _unwrap_shell(raw: str) -> str:
     if len(argv) == 3 and Path(argv[0]).name in _SHELLS and argv[1] in ("-c", "-lc"):
         return argv[2]
     return raw
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _optional(
@@ -278,16 +275,16 @@ class _Stream:
             name = get_field(item, "tool", str, path, line, "item")
             args, error = parse_arguments(item.get("arguments"))
             tool = f"mcp__{server}__{name}"
-            return tool, f"{tool} {_compact(args)}", args, error
+            return tool, call_command(tool, args), args, error
         if itype == "collab_tool_call":
             name = get_field(item, "tool", str, path, line, "item")
             args = {k: item[k] for k in ("sender_thread_id", "receiver_thread_ids", "prompt") if k in item}
-            return name, f"{name} {_compact(args)}", args, None
+            return name, call_command(name, args), args, None
         if itype == "web_search":
             args = {"query": get_field(item, "query", str, path, line, "item")}
             if item.get("action") is not None:
                 args["action"] = item["action"]
-            return itype, f"{itype} {_compact(args)}", args, None
+            return itype, call_command(itype, args), args, None
         changes = get_field(item, "changes", list, path, line, "item")
         parts = []
         for i, change in enumerate(changes):
@@ -314,7 +311,7 @@ class _Stream:
             step.is_error = step.is_error or failed
             step.shown = self.policy.apply(step.output)
         elif itype == "collab_tool_call":
-            step.output = _compact(item.get("agents_states") or {})
+            step.output = compact_json(item.get("agents_states") or {})
         elif itype == "file_change":
             step.output = status or "completed"
         else:
@@ -335,11 +332,11 @@ class _Stream:
         texts = [
             c["text"]
             if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
-            else _compact(c)
+            else compact_json(c)
             for c in content
         ]
         if not texts and result.get("structured_content") is not None:
-            texts = [_compact(result["structured_content"])]
+            texts = [compact_json(result["structured_content"])]
         return "\n".join(texts), False
 
 
@@ -384,19 +381,9 @@ def _files(folder: Path | None) -> list[DeliverableFile]:
         return []
     out = []
     for file in sorted(p for p in folder.rglob("*") if p.is_file()):
-        data = file.read_bytes()
-        try:
-            content: str | None = data.decode("utf-8") if b"\x00" not in data else None
-        except UnicodeDecodeError:
-            content = None
+        rel = file.relative_to(folder).as_posix()
         out.append(
-            DeliverableFile(
-                path=file.relative_to(folder).as_posix(),
-                local_path=str(file.resolve()),
-                content=content,
-                size=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-            )
+            deliverable_file(rel, file.read_bytes(), origin="output_dir", local_path=str(file.resolve()))
         )
     return out
 

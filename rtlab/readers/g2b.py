@@ -37,8 +37,6 @@ commands use (``meta["cwd_from"]`` says which).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections import Counter, deque
 from dataclasses import dataclass
@@ -49,7 +47,17 @@ from typing import Any
 from rtlab.clipping import ClipPolicy, get_policy
 from rtlab.errors import ReaderError
 from rtlab.model import Deliverable, DeliverableFile, Event, EventKind, Step, Trajectory
-from rtlab.readers._base import ReadOptions, field, first_json_line, iter_json_lines, parse_arguments
+from rtlab.readers._base import (
+    ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
+    field,
+    first_json_line,
+    iter_json_lines,
+    parse_arguments,
+    read_command,
+)
 
 NAME = "g2b"
 LOOKS_FOR = (
@@ -199,23 +207,19 @@ def _commands(args: dict[str, Any]) -> list[str] | None:
     return None
 
 
-def _compact(args: dict[str, Any]) -> str:
-    return json.dumps(args, ensure_ascii=False, separators=(",", ":"))
-
-
 def command_for(tool: str, args: dict[str, Any], skill_dirs: dict[str, str]) -> str:
     """``Step.command``: shell text, ``read PATH``, ``write PATH`` or ``tool {json args}``."""
     cmds = _commands(args) if tool == "shell" else None
     if cmds is not None:
         return "\n".join(cmds)
     if tool == "read_file" and isinstance(args.get("file_path"), str):
-        return f"read {args['file_path']}"
+        return read_command(args["file_path"])
     if tool == "read_reference" and isinstance(args.get("ref_path"), str):
         base = skill_dirs.get(str(args.get("skill_name", "")).lower())
-        return f"read {base}/{args['ref_path']}" if base else f"read {args['ref_path']}"
+        return read_command(f"{base}/{args['ref_path']}" if base else args["ref_path"])
     if tool == "write_file" and isinstance(args.get("file_path"), str):
         return f"write {args['file_path']}"
-    return f"{tool} {_compact(args)}" if args else tool
+    return call_command(tool, args)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -315,7 +319,7 @@ def _on_event(
     if event == "phase":
         text = field(content, "phase", str, run.path, line, "content")
     else:
-        text = _compact(content)
+        text = compact_json(content)
     if event not in KNOWN_EVENTS:
         run.warnings.append(f"{run.path.name}:{line}: unknown event {event!r} kept as an 'other' event")
     kind = "system" if event in META_EVENTS else "other"
@@ -404,31 +408,24 @@ def labels(folder: Path, sources: str | None) -> dict[str, str | None]:
     return {"task_id": task, "method": None, "variant": None, "run": run}
 
 
-def _file_facts(data: bytes) -> tuple[str | None, int, str]:
-    try:
-        text: str | None = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None
-    return text, len(data), hashlib.sha256(data).hexdigest()
-
-
 def deliverable(folder: Path, steps: list[Step], events: list[Event]) -> Deliverable:
     """The last message and the answer files: ``output.txt`` on disk, plus each successful ``write_file``."""
     messages = [e.text for e in events if e.kind == "message"]
     files: list[DeliverableFile] = []
     answer = folder / "output.txt"
     if answer.is_file():
-        text, size, digest = _file_facts(answer.read_bytes())
-        files.append(DeliverableFile("output.txt", str(answer), text, size, digest, "output_dir"))
+        files.append(
+            deliverable_file("output.txt", answer.read_bytes(), origin="output_dir", local_path=str(answer))
+        )
     written: dict[str, str] = {}
     for s in steps:
         path, content = s.args.get("file_path"), s.args.get("content")
         if s.tool == "write_file" and s.answered and not s.is_error and isinstance(path, str):
             if isinstance(content, str):
                 written[path] = content
-    for path, content in written.items():
-        _, size, digest = _file_facts(content.encode("utf-8"))
-        files.append(DeliverableFile(path, None, content, size, digest, "write_tool"))
+    files += [
+        deliverable_file(p, content.encode("utf-8"), origin="write_tool") for p, content in written.items()
+    ]
     return Deliverable(final_message=messages[-1] if messages else None, files=files)
 
 

@@ -33,12 +33,11 @@ from typing import Any
 
 from rtlab.errors import ReaderError
 from rtlab.model import Deliverable, EventKind, Trajectory
-from rtlab.readers._base import ReadOptions, field, iter_json_lines, load_json, parse_arguments
+from rtlab.readers._base import ReadOptions, compact_json, field, iter_json_lines, load_json, parse_arguments
 from rtlab.readers._openai_common import (
     Timeline,
     all_match,
     clip_policy,
-    compact_json,
     content_text,
     iso_time,
     join_field,

@@ -16,7 +16,6 @@ the interpreter prompt) are not part of ``shown``.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,15 @@ from typing import Any
 from rtlab.clipping import OPENHANDS_TRUNCATION_MARKER, get_policy
 from rtlab.errors import ReaderError
 from rtlab.model import Deliverable, DeliverableFile, Event, EventKind, Step, TokenUsage, Trajectory
-from rtlab.readers._base import ReadOptions, field, head_bytes, load_json, parse_arguments
+from rtlab.readers._base import (
+    ReadOptions,
+    call_command,
+    field,
+    head_bytes,
+    load_json,
+    parse_arguments,
+    read_command,
+)
 
 NAME = "openhands"
 LOOKS_FOR = (
@@ -187,19 +194,24 @@ def command_for(action: str, args: dict[str, Any], path: Path, line: int) -> str
         return ("write " if args.get("command") == "create" else "edit ") + target
     if action == "call_tool_mcp":
         name = field(args, "name", str, path, line, where)
-        return f"{name} {json.dumps(args.get('arguments') or {}, separators=(',', ':'), ensure_ascii=False)}"
-    return f"{action} {json.dumps(args, separators=(',', ':'), ensure_ascii=False, default=str)}"
+        arguments = args.get("arguments")
+        return call_command(name, arguments if isinstance(arguments, dict) else {})
+    return call_command(action, args)
 
 
 def _read_command(target: str, args: dict[str, Any]) -> str:
-    """``read PATH`` plus the line range when one was asked for (``view_range`` or ``start``/``end``)."""
+    """``read PATH OFFSET LIMIT`` from OpenHands' line range: ``view_range`` [first, last] (1-based, last -1 = to
+    the end) or ``start``/``end`` (0-based start, exclusive end, -1 = to the end)."""
     rng = args.get("view_range")
-    if isinstance(rng, list) and len(rng) == 2:
-        return f"read {target} {rng[0]} {rng[1]}"
+    if isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, int) for v in rng):
+        first, last = rng
+        return read_command(target, first, None if last == -1 else last - first + 1)
     start, end = args.get("start", 0), args.get("end", -1)
-    if start in (0, None) and end in (-1, None):
-        return f"read {target}"
-    return f"read {target} {start} {end}"
+    start = start if isinstance(start, int) else 0
+    end = end if isinstance(end, int) else -1
+    if start == 0 and end == -1:
+        return read_command(target)
+    return read_command(target, start + 1, None if end == -1 else end - start)
 
 
 def _model_response(ev: dict[str, Any]) -> dict[str, Any] | None:

@@ -23,8 +23,6 @@ Pi's tools shorten their own output and the session logs the shortened text with
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import re
 import shlex
 from collections.abc import Iterable
@@ -46,10 +44,13 @@ from rtlab.model import (
 )
 from rtlab.readers._base import (
     ReadOptions,
+    call_command,
+    deliverable_file,
     field,
     first_json_line,
     iter_json_lines,
     parse_arguments,
+    read_command,
 )
 
 NAME = "pi"
@@ -196,10 +197,6 @@ def _q(value: Any) -> str:
     return shlex.quote(str(value))
 
 
-def _generic(tool: str, args: dict[str, Any]) -> str:
-    return f"{tool} {json.dumps(args, ensure_ascii=False, separators=(',', ':'))}"
-
-
 def tool_command(tool: str, args: dict[str, Any]) -> str:
     """The shell command a Pi tool call amounts to: the command for ``bash``, an equivalent for the file tools.
 
@@ -210,15 +207,10 @@ def tool_command(tool: str, args: dict[str, Any]) -> str:
     path = args.get("path")
     if tool == "bash" and isinstance(args.get("command"), str):
         return args["command"]
-    if tool in ("read", "write", "edit") and isinstance(path, str):
-        parts = [tool, path]
-        if tool == "read":
-            offset, limit = args.get("offset"), args.get("limit")
-            if offset is not None or limit is not None:
-                parts.append(str(offset if offset is not None else 1))
-            if limit is not None:
-                parts.append(str(limit))
-        return " ".join(parts)
+    if tool == "read" and isinstance(path, str):
+        return read_command(path, args.get("offset"), args.get("limit"))
+    if tool in ("write", "edit") and isinstance(path, str):
+        return f"{tool} {path}"
     where = path if isinstance(path, str) and path else "."
     if tool == "ls":
         return f"ls {_q(where)}"
@@ -235,7 +227,7 @@ def tool_command(tool: str, args: dict[str, Any]) -> str:
         if isinstance(args.get("glob"), str):
             flags.append(f"--include={_q(args['glob'])}")
         return f"grep {' '.join(flags)} {_q(args['pattern'])} {_q(where)}"
-    return _generic(tool, args)
+    return call_command(tool, args)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -580,19 +572,10 @@ def apply_policy(steps: Iterable[Step], policy: ClipPolicy) -> None:
 
 def written_files(written: dict[str, str]) -> list[DeliverableFile]:
     """Deliverable files for the contents ``write`` calls wrote."""
-    files = []
-    for path, content in written.items():
-        data = content.encode("utf-8")
-        files.append(
-            DeliverableFile(
-                path=path,
-                content=content,
-                size=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-                origin="write_tool",
-            )
-        )
-    return files
+    return [
+        deliverable_file(path, content.encode("utf-8"), origin="write_tool")
+        for path, content in written.items()
+    ]
 
 
 def parse_meta(parse: PiParse) -> dict[str, Any]:

@@ -1,0 +1,47 @@
+"""The rules every reader shares: the read-command form, generic commands, a delivered file's facts."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from rtlab.readers._base import call_command, deliverable_file, read_command
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("a.txt",), "read a.txt"),
+        (("a.txt", 10), "read a.txt 10"),
+        (("a.txt", 10, 5), "read a.txt 10 5"),
+        (("a.txt", None, 5), "read a.txt 1 5"),  # a limit alone starts at line 1
+        (("dir/报告 v2.md", 1, 1), "read dir/报告 v2.md 1 1"),
+    ],
+)
+def test_read_command(args, expected) -> None:
+    assert read_command(*args) == expected
+
+
+def test_call_command() -> None:
+    assert call_command("fetch", {"url": "http://x", "n": [1, 2]}) == 'fetch {"url":"http://x","n":[1,2]}'
+    assert call_command("fetch", {}) == "fetch"
+    assert call_command("fetch", {"_raw": '{"url": '}) == 'fetch {"url": '
+    assert call_command("t", {"s": "é"}) == 't {"s":"é"}'
+
+
+def test_deliverable_file_facts() -> None:
+    text = "总计 1,234\n".encode()
+    f = deliverable_file("out.md", text, origin="write_tool")
+    # "总计 1,234\n": two 3-byte CJK characters + 7 ASCII bytes = 13 bytes
+    assert (f.path, f.content, f.size, f.origin, f.local_path) == (
+        "out.md",
+        "总计 1,234\n",
+        13,
+        "write_tool",
+        None,
+    )
+    assert f.sha256 == hashlib.sha256(text).hexdigest()
+    binary = deliverable_file("a.xlsx", b"PK\x03\x04\x00\x00", origin="output_dir", local_path="/x/a.xlsx")
+    assert binary.content is None and binary.size == 6 and binary.local_path == "/x/a.xlsx"
+    assert deliverable_file("b.bin", b"\xff\xfe", origin="output_dir").content is None
