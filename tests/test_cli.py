@@ -89,3 +89,10 @@ def test_console_script_runs() -> None:
     exe = Path(sys.executable).with_name("rtlab")
     out = subprocess.run([str(exe), "formats"], capture_output=True, text=True, check=True).stdout
     assert "codex:" in out and "none:" in out
+
+
+def test_ingest_accepts_every_format(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "fixtures.jsonl"
+    assert main(["ingest", str(ROOT / "tests" / "fixtures"), "-o", str(out)]) == 0
+    formats = {t.format for t in read_jsonl(out)}
+    assert formats == {"codex", "g2b", "openhands", "pi", "dci", "openai-chat", "openai-responses"}
