@@ -7,13 +7,12 @@ Every reader produces these records and every analysis consumes them. The JSONL 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from rtlab._io import atomic_open
 from rtlab.errors import ReaderError
 
 SCHEMA = "rtlab.trajectory"
@@ -335,21 +334,13 @@ def trajectory_from_dict(data: dict[str, Any], where: str = "trajectory") -> Tra
 
 
 def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
-    """Write trajectories to ``path`` atomically (temp file + rename); returns how many were written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write trajectories to ``path`` atomically (a failure leaves any old file intact); returns the count."""
     n = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for t in trajectories:
-                fh.write(json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")))
-                fh.write("\n")
-                n += 1
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(path) as fh:
+        for t in trajectories:
+            fh.write(json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")))
+            fh.write("\n")
+            n += 1
     return n
 
 

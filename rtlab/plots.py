@@ -6,10 +6,10 @@ Colours are the Okabe-Ito palette, which stays distinguishable under the common 
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from rtlab._io import atomic_open
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,20 +42,12 @@ def _style():
 
 
 def save_figure(fig: Figure, name: str, figures_dir: str | Path = "figures") -> list[Path]:
-    """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically; returns the paths."""
-    out = Path(figures_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically and reproducibly; returns the paths."""
     written = []
-    for ext in ("png", "pdf"):
-        target = out / f"{name}.{ext}"
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=out)
-        os.close(fd)
-        try:
-            fig.savefig(tmp, format=ext)
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    for ext, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Producer": None})):
+        target = Path(figures_dir) / f"{name}.{ext}"
+        with atomic_open(target, "wb") as fh:
+            fig.savefig(fh, format=ext, metadata=metadata)
         written.append(target)
     return written
 
@@ -73,20 +65,25 @@ def plot_trajectory_sizes(
 
     with _style():
         data = summary.sort_values("chars_logged")
-        labels = [_short(str(i)) for i in data["id"]]
+        labels = [_short(str(v)) for v in data["label"]]
         y = np.arange(len(data))
         fig, (ax, ax2) = plt.subplots(
-            1, 2, figsize=(10, 1.2 + 0.38 * len(data)), sharey=True, gridspec_kw={"width_ratios": [3, 1]}
+            1, 2, figsize=(10, 1.6 + 0.34 * len(data)), sharey=True, gridspec_kw={"width_ratios": [3, 1]}
         )
-        ax.barh(y - 0.2, data["chars_logged"], height=0.4, label="logged", color=OKABE_ITO[0])
-        ax.barh(y + 0.2, data["chars_shown"], height=0.4, label="shown to the model", color=OKABE_ITO[1])
+        ax.barh(y + 0.2, data["chars_logged"], height=0.4, label="logged", color=OKABE_ITO[0])
+        ax.barh(y - 0.2, data["chars_shown"], height=0.4, label="shown to the model", color=OKABE_ITO[1])
         ax.set_yticks(y, labels)
-        ax.set_xlabel("tool output (characters)")
-        ax.set_xscale("symlog", linthresh=100)
-        ax.legend(loc="lower right")
-        ax.set_title(title, loc="left")
+        positive = data["chars_logged"][data["chars_logged"] > 0]
+        if len(positive) and positive.max() / max(positive.min(), 1) > 100:
+            ax.set_xscale("log")
+            ax.set_xlabel("tool output (characters, log scale)")
+        else:
+            ax.set_xlabel("tool output (characters)")
+        ax.margins(y=0.5 / max(len(data), 1))
         ax2.barh(y, data["n_steps"], color=OKABE_ITO[2])
         ax2.set_xlabel("tool calls answered")
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.legend(*ax.get_legend_handles_labels(), loc="upper right", ncols=2)
         fig.tight_layout()
     return fig
 

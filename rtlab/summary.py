@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtlab.model import Step, Trajectory
@@ -20,6 +21,7 @@ def trajectory_summary(t: Trajectory) -> dict[str, Any]:
         n_items = len(t.judgement.items)
     return {
         "id": t.id,
+        "label": f"{Path(t.source_path).name} [{t.format}]",
         "format": t.format,
         "benchmark": t.benchmark,
         "task_id": t.task_id,

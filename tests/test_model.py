@@ -214,3 +214,13 @@ def test_bad_canonical_line_names_line_and_field(tmp_path: Path, line: str, mess
     assert err.value.line == 3
     assert f"{p}:3" in str(err.value)
     assert message in str(err.value)
+
+
+def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
+    import os
+
+    out = tmp_path / "out.jsonl"
+    write_jsonl([], out)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~mask
