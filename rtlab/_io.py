@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
+
+T = TypeVar("T")
 
 
 def _umask() -> int:
@@ -35,3 +38,22 @@ def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def cached_by_file(loader: Callable[[Path], T]) -> Callable[[str | Path], T]:
+    """Memoise a one-file loader on the file's identity (resolved path, mtime, size).
+
+    A batch joining thousands of runs to one task file parses it once; an edited file is read again. What
+    it returns is shared between callers, so they must copy before they change anything.
+    """
+
+    @functools.lru_cache(maxsize=32)
+    def cached(resolved: str, mtime_ns: int, size: int) -> T:
+        return loader(Path(resolved))
+
+    def load(path: str | Path) -> T:
+        resolved = Path(path).resolve()
+        st = resolved.stat()
+        return cached(str(resolved), st.st_mtime_ns, st.st_size)
+
+    return load

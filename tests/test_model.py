@@ -224,3 +224,21 @@ def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
     mask = os.umask(0)
     os.umask(mask)
     assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def test_cached_by_file_reloads_an_edited_file(tmp_path: Path) -> None:
+    from rtlab._io import cached_by_file
+
+    calls: list[Path] = []
+
+    def loader(p: Path) -> str:
+        calls.append(p)
+        return p.read_text()
+
+    load = cached_by_file(loader)
+    f = tmp_path / "tasks.csv"
+    f.write_text("a")
+    assert load(f) == "a" and load(str(f)) == "a"
+    assert len(calls) == 1  # the same file (by resolved path, mtime, size) is parsed once
+    f.write_text("bb")  # a different size changes the identity even within one mtime tick
+    assert load(f) == "bb" and len(calls) == 2

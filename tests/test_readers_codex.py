@@ -409,3 +409,32 @@ def test_real_run_95_gfs_on_has_unanswered_calls(real: Path) -> None:
         "in-process app-server event stream lagged; dropped 24 events",
         "in-process app-server event stream lagged; dropped 28 events",
     ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ("ls -la", ["ls", "-la"]),
+        ("/bin/bash -lc 'cat a.txt'", ["/bin/bash", "-lc", "cat a.txt"]),
+        # Codex's double-quoted form: inside "...", \$ \" \\ and \` lose the backslash as bash reads them
+        ('/bin/bash -lc "echo \\"\\$HOME\\" && ls \'a b\'"', ["/bin/bash", "-lc", "echo \"$HOME\" && ls 'a b'"]),
+        ("/bin/bash -lc 'it'\"'\"'s'", ["/bin/bash", "-lc", "it's"]),
+        ('echo "a\\nb"', ["echo", "a\\nb"]),  # other backslashes stay inside double quotes
+        ("echo a\\ b\\\nc", ["echo", "a bc"]),  # escaped space joins; backslash-newline vanishes
+        ("  ", []),
+        ('""', [""]),
+        ("echo 报告.md", ["echo", "报告.md"]),
+    ],
+)
+def test_split_shell_words(raw: str, words: list[str]) -> None:
+    from rtlab.readers.codex import split_shell_words
+
+    assert split_shell_words(raw) == words
+
+
+@pytest.mark.parametrize("raw", ["echo 'open", 'echo "open', "echo \\"])
+def test_split_shell_words_rejects_unterminated(raw: str) -> None:
+    from rtlab.readers.codex import split_shell_words
+
+    with pytest.raises(ValueError):
+        split_shell_words(raw)

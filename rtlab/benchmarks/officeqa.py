@@ -19,12 +19,14 @@ used to add difficulty and source URLs and to cross-check the answer.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import re
 from pathlib import Path
 from typing import Any
 
+from rtlab._io import cached_by_file
 from rtlab.errors import ReaderError
 from rtlab.model import ItemResult, Judgement, RubricItem, Task, Trajectory
 from rtlab.readers._base import field, load_json, read_text
@@ -156,6 +158,9 @@ def load_assessment(json_path: str | Path) -> Judgement:
 # ---------------------------------------------------------------------------------------------------------
 # Joining
 
+_questions = cached_by_file(load_questions)
+_dataset = cached_by_file(load_g2b_dataset)
+
 
 def find_dataset(start: Path) -> Path | None:
     """``g2b_officeqa_pro_dataset.json`` in ``start`` or up to :data:`SEARCH_LEVELS` folders above it."""
@@ -183,7 +188,7 @@ def find_assessment(run_dir: Path, round_no: int | None) -> Path | None:
 
 def _cross_check(task: Task, csv_path: Path, warnings: list[str]) -> None:
     uid = task.meta.get("uid")
-    question = load_questions(csv_path).get(str(uid))
+    question = _questions(csv_path).get(str(uid))
     if question is None:
         warnings.append(f"officeqa: uid {uid!r} of {task.id} not in {csv_path}")
         return
@@ -205,9 +210,10 @@ def attach(trajectory: Trajectory) -> bool:
     dataset = find_dataset(run_dir)
     if dataset is None:
         return False
-    task = load_g2b_dataset(dataset).get(trajectory.task_id)
-    if task is None:
+    shared = _dataset(dataset).get(trajectory.task_id)
+    if shared is None:
         return False
+    task = copy.deepcopy(shared)
     warnings: list[str] = []
     questions = (dataset.parent / QUESTIONS_CSV).resolve()
     if questions.is_file():

@@ -16,7 +16,6 @@ named ``<task>_<arm>`` gives the task id and the method.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,10 +116,50 @@ def _layout(path: Path) -> _Layout:
 # The event stream
 
 
+_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
+_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
+
+
+def split_shell_words(raw: str) -> list[str]:
+    """Split a command line into words as a POSIX shell does (quotes, backslashes; no expansion).
+
+    Unlike ``shlex.split``, a backslash inside double quotes escapes ``$``, backquote, ``"``, ``\\`` and newline
+    exactly as bash reads it, which is how Codex quotes ``bash -lc`` arguments; and it is linear-time.
+    Raises ``ValueError`` on an unterminated quote or a trailing backslash.
+    """
+    words: list[str] = []
+    current: list[str] | None = None
+    pos = 0
+    while pos < len(raw):
+        m = _WORD_PART.match(raw, pos)
+        if m is None:
+            raise ValueError(f"unterminated quote or escape at position {pos}")
+        single, double, escaped, plain, space = m.groups()
+        if space is not None:
+            if current is not None:
+                words.append("".join(current))
+                current = None
+        else:
+            if current is None:
+                current = []
+            if single is not None:
+                current.append(single)
+            elif double is not None:
+                current.append(_DQ_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), double))
+            elif escaped is not None:
+                current.append("" if escaped == "\n" else escaped)
+            else:
+                current.append(plain)
+        pos = m.end()
+    if current is not None:
+        words.append("".join(current))
+    return words
+
+
 def _unwrap_shell(raw: str) -> str:
     """The inner command of ``/bin/bash -lc "..."`` (as Codex logs shell calls); other commands unchanged."""
     try:
-        argv = shlex.split(raw)
+        argv = split_shell_words(raw)
     except ValueError:
         return raw
     if len(argv) == 3 and Path(argv[0]).name in _SHELLS and argv[1] in ("-c", "-lc"):
