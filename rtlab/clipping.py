@@ -8,6 +8,7 @@ pass another by name (``--clip NAME``) or build their own with other parameters.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,15 @@ class CodexLineTruncation:
         return _from_utf8(result)
 
 
-ClipPolicy = NoClip | OpenHandsClip | CodexTruncation | CodexLineTruncation  # the union of all policy classes
+class ClipPolicy(Protocol):
+    """What a policy offers: a ``name`` (recorded in ``Trajectory.clip_policy``) and ``apply(output) -> shown``.
+
+    Any object with these two serves, so a user can write a policy for a harness rtlab does not know yet.
+    """
+
+    name: str
+
+    def apply(self, text: str) -> str: ...
 
 
 POLICIES: dict[str, ClipPolicy] = {
