@@ -29,7 +29,8 @@ figures: $(STAMP)
 	$(BIN)/python -m rtlab.notebooks --data $(DATA) --figures $(FIGURES)
 
 bench: $(STAMP)
-	$(BIN)/python bench/ingest.py | tee bench/.ingest.out
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -28,7 +28,8 @@ def test_cli_help_lists_subcommands() -> None:
 
 def test_environment_yml_mirrors_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = set(project["dependencies"]) | set(project["optional-dependencies"]["dev"])
+    extras = project["optional-dependencies"]
+    wanted = set(project["dependencies"]) | set(extras["dev"]) | set(extras["bench"])
     env = (ROOT / "environment.yml").read_text()
     pinned = {m.group(1) for m in re.finditer(r"^\s+- ([A-Za-z][\w.-]*[<>=!~][^\s#]*)\s*$", env, re.M)}
     assert "python>=3.11" in pinned
