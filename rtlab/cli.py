@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
@@ -27,6 +28,25 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="stop at the first unit that fails to read")
     p.add_argument("--no-join", action="store_true", help="do not look for benchmark tasks and judge files")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
+
+
+def _add_tab_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--requirements",
+        choices=("none", "rubric", "trajectory"),
+        default="none",
+        help="none (plain runs), rubric (one per rubric item), trajectory (the agent's own tab_add calls)",
+    )
+    p.add_argument(
+        "--ablation",
+        choices=("full", "no-capture", "no-review", "no-evidence-check", "no-finish-check"),
+        default="full",
+        help="switch one component of the tab off",
+    )
+    p.add_argument("--workspace", metavar="DIR", help="the workspace's files, to confirm reads by content")
+    p.add_argument(
+        "--agent-root", metavar="PATH", help="the path the agent knew the workspace by (with --workspace)"
+    )
 
 
 def _ingest(args: argparse.Namespace):
@@ -85,6 +105,108 @@ def cmd_info(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if result.failures else 0
 
 
+def _replay_options(args: argparse.Namespace):
+    from rtlab.replay import ReplayOptions
+    from rtlab.tab import TabConfig
+
+    if args.clip is not None:
+        from rtlab.clipping import get_policy
+
+        get_policy(args.clip)
+    if args.agent_root and not args.workspace:
+        raise ValueError("--agent-root needs --workspace")
+    return ReplayOptions(
+        format=args.format,
+        clip=args.clip,
+        config=TabConfig.ablation(args.ablation),
+        requirements=args.requirements,
+        workspace=args.workspace,
+        agent_root=args.agent_root,
+    )
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from rtlab.replay import export_parquet, replay_paths, replay_summary
+
+    options = _replay_options(args)
+    replays, failures = [], []
+    for done, failed in replay_paths(
+        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict
+    ):
+        for f in failed:
+            print(
+                f"rtlab: skipped {f.path}" + (f" [{f.trajectory}]" if f.trajectory else "") + f": {f.error}",
+                file=sys.stderr,
+            )
+        failures.extend(failed)
+        if args.json:
+            for r in done:
+                print(json.dumps(replay_summary(r, redact=args.redact), ensure_ascii=False), flush=True)
+        if args.out:
+            replays.extend(done)
+        elif not args.json:
+            for r in done:
+                s = replay_summary(r)
+                print(
+                    f"{r.trajectory_id}: {len(s['read_log'])} read-log entries from "
+                    f"{len({e['path'] for e in s['read_log']})} files, {len(s['candidates'])} candidates, "
+                    f"{len(s['requirements'])} requirements"
+                    + (f", finish check: {s['finish_check'].splitlines()[0]}" if s["finish_check"] else "")
+                )
+    if args.out:
+        for path in export_parquet(replays, args.out, redact=args.redact):
+            print(f"wrote {path}", file=sys.stderr)
+    return EXIT_PARTIAL if failures else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from rtlab.environment import with_status
+    from rtlab.ingest import ingest
+    from rtlab.replay import replay
+    from rtlab.summary import format_step
+
+    options = _replay_options(args)
+    result = ingest(args.paths, format=args.format, clip=args.clip, strict=True)
+    pool = [t for t in result.trajectories if args.id is None or t.id == args.id]
+    if not pool:
+        known = ", ".join(t.id for t in result.trajectories[:10])
+        raise ValueError(f"no trajectory {args.id!r} here; known: {known}")
+    if len(pool) > 1:
+        raise ValueError(f"{len(pool)} trajectories here; choose one with --id (e.g. {pool[0].id})")
+    t = pool[0]
+    steps = {s.index: s for s in t.steps}
+    if args.step not in steps:
+        raise ValueError(f"{t.id} has steps 0..{len(t.steps) - 1}; no step {args.step}")
+    workspace = None
+    if options.workspace:
+        from rtlab.workspace import Workspace
+
+        workspace = Workspace(Path(options.workspace), agent_root=options.agent_root)
+    r = replay(
+        t, config=options.config, requirements=options.requirements, workspace=workspace, until=args.step
+    )
+    step = steps[args.step]
+    rule = "─" * 100
+    print(
+        f"{t.id}  step {args.step} of {len(t.steps) - 1}  ({r.config.name}, requirements: {r.requirements})"
+    )
+    print(rule)
+    print(format_step(step, max_chars=args.max_chars))
+    print(with_status("", r.tab.status_line()).strip())
+    print(rule)
+    print("The review (tab_list) at this step:")
+    print(r.tab.review().render())
+    print(rule)
+    print(f"Read log ({len(r.tab.read_log)} entries):")
+    for e in r.tab.read_log:
+        print(f"  {e.id:>5}  step {e.step:<4} {len(e.excerpt):>8,} chars  {e.path}")
+    ranked = r.tab.candidates_ranked()
+    print(f"Candidates ({len(ranked)}; top {min(args.candidates, len(ranked))}):")
+    for c in ranked[: args.candidates]:
+        print(f"  {c.score:8.3f}  {c.path}")
+    return 0
+
+
 def cmd_formats(args: argparse.Namespace) -> int:
     from rtlab.clipping import POLICIES
     from rtlab.readers import describe_formats
@@ -128,6 +250,28 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object per trajectory")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser(
+        "replay",
+        help="rebuild the environment-side tab for each trajectory",
+        description="Replay trajectories through the environment and report what the tab held.",
+    )
+    _add_input_options(p)
+    _add_tab_options(p)
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--json", action="store_true", help="one JSON object per trajectory")
+    p.add_argument("--out", metavar="DIR", help="write read_log, candidates, requirements, steps as Parquet")
+    p.add_argument("--redact", action="store_true", help="mask excerpt and requirement text (shape kept)")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("show", help="the tab at step N as the agent would have seen it")
+    _add_input_options(p)
+    _add_tab_options(p)
+    p.add_argument("--id", help="the trajectory, when PATH holds several")
+    p.add_argument("--step", type=int, required=True, metavar="N", help="step index (from 0)")
+    p.add_argument("--max-chars", type=int, default=2000, help="how much of the observation to print")
+    p.add_argument("--candidates", type=int, default=10, metavar="K", help="how many candidates to list")
+    p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("formats", help="list the log formats and clip policies rtlab knows")
     p.set_defaults(func=cmd_formats)

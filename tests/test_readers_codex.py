@@ -417,7 +417,10 @@ def test_real_run_95_gfs_on_has_unanswered_calls(real: Path) -> None:
         ("ls -la", ["ls", "-la"]),
         ("/bin/bash -lc 'cat a.txt'", ["/bin/bash", "-lc", "cat a.txt"]),
         # Codex's double-quoted form: inside "...", \$ \" \\ and \` lose the backslash as bash reads them
-        ('/bin/bash -lc "echo \\"\\$HOME\\" && ls \'a b\'"', ["/bin/bash", "-lc", "echo \"$HOME\" && ls 'a b'"]),
+        (
+            '/bin/bash -lc "echo \\"\\$HOME\\" && ls \'a b\'"',
+            ["/bin/bash", "-lc", "echo \"$HOME\" && ls 'a b'"],
+        ),
         ("/bin/bash -lc 'it'\"'\"'s'", ["/bin/bash", "-lc", "it's"]),
         ('echo "a\\nb"', ["echo", "a\\nb"]),  # other backslashes stay inside double quotes
         ("echo a\\ b\\\nc", ["echo", "a bc"]),  # escaped space joins; backslash-newline vanishes
