@@ -1,0 +1,45 @@
+"""Replay over every real trajectory: no file that was read is a candidate, and every listed-only file is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rtlab.capture import capture_step
+from rtlab.environment import is_tab_call
+from rtlab.ingest import ingest
+from rtlab.replay import replay
+
+
+@pytest.fixture(scope="module")
+def corpus(real: Path):
+    return ingest([real]).trajectories
+
+
+def test_candidates_are_exactly_the_listed_never_read_files(corpus) -> None:
+    checked = 0
+    for t in corpus:
+        r = replay(t)
+        read = {e.path for e in r.tab.read_log}
+        listed: set[str] = set()
+        written: set[str] = set()
+        for step in t.steps:
+            if not step.answered or is_tab_call(step):
+                continue
+            c = capture_step(step, cwd=step.cwd or t.cwd, root=t.cwd)
+            listed.update(c.listed)
+            written.update(c.written)
+        candidates = set(r.tab.candidates)
+        assert not candidates & read, t.id
+        assert candidates == listed - read - written, t.id
+        checked += len(candidates)
+    assert checked > 1000  # the Workspace-Bench listings alone name hundreds of files
+
+
+def test_candidate_scores_are_sorted_and_bounded(corpus) -> None:
+    for t in corpus:
+        ranked = replay(t).tab.candidates_ranked()
+        scores = [c.score for c in ranked]
+        assert scores == sorted(scores, reverse=True), t.id
+        assert len({c.path for c in ranked}) == len(ranked), t.id
