@@ -161,13 +161,18 @@ class Environment:
         """
         if is_tab_call(step):
             return self.call(step.tool, step.args, step=step.index)
+        self.record(step)
+        return with_status(step.shown or "", self.tab.status_line())
+
+    def record(self, step: Step) -> None:
+        """Capture a step that is not a tab call into the tab: :meth:`observe` without composing what the model
+        reads (replay keeps only the status line)."""
         self._next_step = max(self._next_step, step.index + 1)
         if self.config.capture and step.answered:
             captured = self._capture_fn()(
                 step, cwd=step.cwd or self.cwd, root=self.root, workspace=self.workspace
             )
             self.tab.record(step.index, step.command, captured)
-        return with_status(step.shown or "", self.tab.status_line())
 
     def _capture_fn(self) -> CaptureFn:
         if self._capture is None:

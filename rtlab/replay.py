@@ -103,7 +103,7 @@ def replay(
                 kind = "skipped_tab_call"
         else:
             kind = "observe"
-            env.observe(step)
+            env.record(step)  # what observe does, less composing the text the model would read
         result.records.append(_record(step.index, step.tool, kind, env, before, reply))
 
     if until is None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -309,6 +310,12 @@ def _id_range(prefix: str, n: int) -> str:
     return f"{prefix}1" if n == 1 else f"{prefix}1–{prefix}{n}"
 
 
+@lru_cache(maxsize=1 << 15)
+def _tokenize_path(path: str) -> tuple[str, ...]:
+    """``tokenize(path)``, kept for the paths that come back in every run replayed over one workspace."""
+    return tuple(tokenize(path))
+
+
 def _top(scores: np.ndarray, eligible: Iterable[int], n: int, key: Sequence[Any]) -> list[tuple[int, float]]:
     """The ``n`` eligible indices by score descending, ties by ``key[i]`` ascending."""
     ranked = sorted(eligible, key=lambda i: (-float(scores[i]), key[i]))
@@ -424,7 +431,7 @@ class Tab:
         pos = len(self._paths)
         self._paths.append(path)
         self._path_pos[path] = pos
-        tokens = tokenize(path)
+        tokens = list(_tokenize_path(path))
         self._path_tokens.append(tokens)
         for term in set(tokens):
             self._path_postings.setdefault(term, []).append(pos)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from rtlab._capture.frame import trim
 from rtlab.paths import normalize_path, relative_to
@@ -25,8 +26,7 @@ def has_extension(path: str) -> bool:
     return bool(_FILE_NAME.match(name))
 
 
-@dataclass(frozen=True)
-class Ref:
+class Ref(NamedTuple):
     """A path as capture keys it (``key``: normalised against cwd and root) and as the agent saw it (``agent``)."""
 
     key: str

@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from rtlab.clipping import OPENHANDS_TRUNCATION_MARKER
 from rtlab.readers.pi import TRUNCATION_NOTICES
@@ -22,8 +23,7 @@ from rtlab.readers.pi import TRUNCATION_NOTICES
 # Blocks: spans of shown text with cuts
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """Spans of the shown text in order; ``clipped[i]`` says a clip marker sits between piece i and i + 1."""
 
     pieces: tuple[tuple[int, int], ...]
@@ -59,8 +59,7 @@ class Block:
         return all(not shown[s:e].strip() for s, e in self.pieces)
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     """One line of a block: ``[start, end)`` excludes the newline; ``partial`` when a clip marker cut it."""
 
     start: int
@@ -88,6 +87,27 @@ def lines(shown: str, block: Block) -> Iterator[Line]:
             pos = end + 1
 
 
+def lines_backward(shown: str, block: Block) -> Iterator[Line]:
+    """The block's lines from the last to the first: ``reversed(list(lines(shown, block)))`` without
+    splitting the lines before the ones the caller looks at."""
+    count = len(block.pieces)
+    for i in range(count - 1, -1, -1):
+        s, e = block.pieces[i]
+        if s >= e:
+            continue
+        cut_before = i > 0 and block.clip_after(i - 1)
+        last = shown[e - 1] != "\n"  # a final line with no newline (a newline-ended piece has none)
+        cut_last = last and block.clip_after(i) and i < count - 1
+        end = e if last else e - 1
+        while True:
+            nl = shown.rfind("\n", s, end)
+            start = s if nl < 0 else nl + 1
+            yield Line(start, end, shown[start:end], (start == s and cut_before) or cut_last)
+            if start == s:
+                break
+            end, cut_last = start - 1, False
+
+
 def trim(shown: str, start: int, end: int) -> tuple[int, int]:
     """``[start, end)`` without blank lines at either end; the last line keeps its own newline."""
     while start < end:
@@ -110,11 +130,17 @@ def trim(shown: str, start: int, end: int) -> tuple[int, int]:
 _CODEX_HEADER = re.compile(r"Total output lines: \d+\n\n?")
 _CLIP_MARKERS = re.compile(
     r"…\d+ (?:tokens|chars) truncated…"
-    r"|\n?\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
-    r"|\n?\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
+    r"|\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
+    r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
+    r"|\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
+    r"|\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
     r"|" + re.escape(OPENHANDS_TRUNCATION_MARKER)
 )
-"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers."""
+"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers. Every
+alternative starts with a plain character (the optional newline before ``[...`` is written out as two
+alternatives) so that the regex engine skips ahead to the characters that can start a marker."""
+_CLIP_MARKER_TEXTS = ("…", "[... ")
+"""Every clip marker holds one of these: text without them needs no regex scan."""
 _EXIT_CODE = re.compile(r"\nexit_code: (-?\d+)")
 
 
@@ -132,7 +158,7 @@ def _clip_block(shown: str, start: int, end: int, clipped: bool) -> Block:
     pieces: list[tuple[int, int]] = []
     flags: list[bool] = []
     pos = start
-    if clipped:
+    if clipped and any(shown.find(text, start, end) >= 0 for text in _CLIP_MARKER_TEXTS):
         for m in _CLIP_MARKERS.finditer(shown, start, end):
             pieces.append((pos, m.start()))
             flags.append(True)
@@ -161,14 +187,16 @@ _PI_STATUS = re.compile(
     r"(?:^|\n\n)(?:Command exited with code -?\d+|Command aborted|Command timed out after [\d.]+ seconds?)\s*$"
 )
 """The status Pi's bash tool appends to a failed command's output (core/tools/bash.ts ``appendStatus``)."""
+_NO_OUTPUT = "(no output)"
 
 
 def _trailer_start(shown: str, start: int, end: int) -> int:
     """Where the harness's trailing words begin: Pi's exit status, Pi's truncation notices, ``(no output)``."""
     for _ in range(3):
-        m = _PI_STATUS.search(shown, max(start, end - 200), end)
+        window = max(start, end - 200)
+        m = _PI_STATUS.search(shown, window, end) if shown.find("Command ", window, end) >= 0 else None
         new_end = m.start() if m else _notice_start(shown, start, end)
-        if shown[start:new_end].strip() == "(no output)":
+        if shown.find(_NO_OUTPUT, start, new_end) >= 0 and shown[start:new_end].strip() == _NO_OUTPUT:
             return start
         if new_end == end:
             return end
@@ -259,6 +287,8 @@ _TRACEBACK = re.compile(r"^Traceback \(most recent call last\):")
 _WARNING = re.compile(r"^\S+\.py:\d+: \w*Warning: ")
 """Python's ``warnings`` line on stderr (``/x/site-packages/openpyxl/reader/excel.py:227: UserWarning: ...``)."""
 _EXCEPTION_LINE = re.compile(r"^[\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b(?::.*)?$")
+_INNER_DROP_TEXTS = ("Traceback (most recent call last):", "Warning: ")
+"""A line that :func:`without_errors` drops inside a block holds one of these (``_TRACEBACK``, ``_WARNING``)."""
 
 
 def error_line(text: str) -> bool:
@@ -271,6 +301,13 @@ def without_errors(shown: str, block: Block) -> Block:
 
     Error-looking lines inside the output are kept: a file may well contain a line ``Usage: ...``.
     """
+    if all(shown.find(text, block.start, block.end) < 0 for text in _INNER_DROP_TEXTS):
+        return _without_edge_errors(shown, block)
+    return _without_errors_by_line(shown, block)
+
+
+def _without_errors_by_line(shown: str, block: Block) -> Block:
+    """:func:`without_errors` for any block: every line looked at."""
     found = list(lines(shown, block))
     drop = [False] * len(found)
     in_traceback = False
@@ -286,12 +323,27 @@ def without_errors(shown: str, block: Block) -> Block:
                 drop[k + 1] = True
     for order in (range(len(found)), range(len(found) - 1, -1, -1)):
         for k in order:
-            line = found[k]
-            if drop[k] or not line.text.strip() or (not line.partial and error_line(line.text)):
+            if drop[k] or not _kept_at_edge(found[k]):
                 drop[k] = True
             else:
                 break
     return _rebuild(shown, block, found, drop)
+
+
+def _kept_at_edge(line: Line) -> bool:
+    """Whether a line at either end of an output stays: not blank, and not a tool's error message."""
+    return bool(line.text.strip()) and (line.partial or not error_line(line.text))
+
+
+def _without_edge_errors(shown: str, block: Block) -> Block:
+    """:func:`without_errors` for a block with no traceback or warning: only lines at its two ends can go, so
+    only those lines are looked at (on a large output, a few lines instead of all)."""
+    first = next((line for line in lines(shown, block) if _kept_at_edge(line)), None)
+    if first is None:
+        return Block(())
+    last = next(line for line in lines_backward(shown, block) if _kept_at_edge(line))
+    piece_end = next(e for s, e in block.pieces if s <= last.start < e)
+    return block.within(first.start, last.end + 1 if last.end < piece_end else last.end)
 
 
 def _rebuild(shown: str, block: Block, found: list[Line], drop: list[bool]) -> Block:

@@ -16,7 +16,8 @@ import itertools
 import posixpath
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from rtlab._capture.collect import Collector
 from rtlab._capture.frame import Block, lines
@@ -50,6 +51,18 @@ _PATH_LINE = re.compile(
 _MAX_VALUES = 64
 _HEADER_AT = 40
 """A line names a file as a header only when the name starts within its first characters (``FILE: x``)."""
+# Node classes tested together, built once (a union written inside a hot function is rebuilt per call)
+_ASSIGNMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign)
+_LOOPS = (ast.For, ast.comprehension)
+_FLOW_KINDS = frozenset(_ASSIGNMENTS + _LOOPS)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_SEQUENCES = (ast.List, ast.Tuple, ast.Set)
+_NO_CONTENT = (ast.Constant, ast.Compare, ast.BoolOp, ast.Lambda)
+_WRAPPERS = (ast.Subscript, ast.Starred, ast.FormattedValue)
+_ITEM_TARGETS = (ast.Subscript, ast.Attribute)
+_JOINING_OPS = (ast.Add, ast.Div)
+_STRING_OPS = (ast.Add, ast.Mod)
+_GLOB_CHAR = re.compile(r"[*?\[]")
 _QUOTED = re.compile(r"""(['"])([^'"\n]{1,400})\1""")
 _NAME_TOKEN = re.compile(r"[^\s'\"\[\](){}:,=]+\.[A-Za-z0-9_]{1,10}\b")
 
@@ -80,7 +93,7 @@ def _is_file_name(text: str) -> bool:
 
 
 def _has_glob(text: str) -> bool:
-    return any(c in text for c in "*?[")
+    return _GLOB_CHAR.search(text) is not None
 
 
 def _is_dir_name(text: str) -> bool:
@@ -125,7 +138,7 @@ class _Evaluator:
                         return []
                     parts.append(got)
             return self._product(parts, "")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Div):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _JOINING_OPS):
             left, right = self.values(node.left), self.values(node.right)
             sep = "/" if isinstance(node.op, ast.Div) else ""
             return self._product([left, right], sep) if left and right else []
@@ -154,7 +167,7 @@ class _Evaluator:
                         parts = [base, *parts]
                 if parts and all(parts):
                     return self._product(parts, "/")
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        if isinstance(node, _SEQUENCES):
             out: list[str] = []
             for elt in node.elts:
                 out.extend(self.values(elt))
@@ -194,7 +207,14 @@ def _call_name(func: ast.AST) -> str:
 
 def analyze(code: str) -> Script:
     """The files a script names as inputs, writes and walks (best effort; unparsable code falls back to its
-    quoted strings)."""
+    quoted strings). A fresh copy each call: callers may change it."""
+    script = _analyze(code)
+    return replace(script, inputs=list(script.inputs), writes=list(script.writes), walked=list(script.walked))
+
+
+@lru_cache(maxsize=256)
+def _analyze(code: str) -> Script:
+    """:func:`analyze`, kept for scripts seen again (a run replayed under several tab configurations)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # '\|' in the agent's regexes: not our warning to give
@@ -212,18 +232,20 @@ def analyze(code: str) -> Script:
                 into.append(v)
                 seen.add(v)
 
-    for node in _ordered(tree):
-        if isinstance(node, ast.Assign):
+    nodes = _Tree(tree)
+    for node in nodes.ordered():
+        kind = type(node)  # exact classes: the parser makes no subclasses
+        if kind is ast.Assign:
             vals = ev.values(node.value)
             for target in node.targets:
                 ev.bind(target, vals)
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        elif kind is ast.AnnAssign and node.value is not None:
             ev.bind(node.target, ev.values(node.value))
-        elif isinstance(node, ast.For | ast.comprehension):
+        elif kind is ast.For or kind is ast.comprehension:
             ev.bind(node.target, ev.values(node.iter))
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        elif kind is ast.withitem and node.optional_vars is not None:
             ev.bind(node.optional_vars, [])
-        elif isinstance(node, ast.Call):
+        elif kind is ast.Call:
             name = _call_name(node.func)
             if name == "open" and _write_mode(node):
                 note([v for a in node.args[:1] for v in ev.values(a)], script.writes)
@@ -252,12 +274,12 @@ def analyze(code: str) -> Script:
                 opens = True
             if name in _READ_CALLS or name in ("join", "joinpath"):
                 note([v for a in node.args for v in ev.values(a) if _is_file_name(v)], script.inputs)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        elif kind is ast.BinOp and isinstance(node.op, ast.Div):
             note([v for v in ev.values(node) if _is_file_name(v)], script.inputs)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_file_name(node.value):
+        elif kind is ast.Constant and isinstance(node.value, str) and _is_file_name(node.value):
             note([node.value], script.inputs)
     script.reads_files = opens
-    script.prints_content = _prints_content(tree)
+    script.prints_content = _prints_content(nodes.breadth_first)
     written = set(script.writes)
     script.inputs = _prefer_full(
         [p for p in script.inputs if p not in written and not any(w.endswith("/" + p) for w in written)]
@@ -294,7 +316,7 @@ class _Taint:
         self.names: set[str] = set()
 
     def carries(self, node: ast.AST | None) -> bool:
-        if node is None or isinstance(node, ast.Constant | ast.Compare | ast.BoolOp | ast.Lambda):
+        if node is None or isinstance(node, _NO_CONTENT):
             return False
         if isinstance(node, ast.Name):
             return node.id in self.names
@@ -309,21 +331,21 @@ class _Taint:
             return self.carries(receiver) or any(self.carries(a) for a in args)
         if isinstance(node, ast.Attribute):
             return node.attr not in _METADATA and self.carries(node.value)
-        if isinstance(node, ast.Subscript | ast.Starred | ast.FormattedValue):
+        if isinstance(node, _WRAPPERS):
             return self.carries(node.value)
         if isinstance(node, ast.JoinedStr):
             return any(self.carries(v) for v in node.values)
         if isinstance(node, ast.BinOp):  # arithmetic computes; string building (+, %) passes content on
-            if isinstance(node.op, ast.Add | ast.Mod):
+            if isinstance(node.op, _STRING_OPS):
                 return self.carries(node.left) or self.carries(node.right)
             return False
         if isinstance(node, ast.IfExp):
             return self.carries(node.body) or self.carries(node.orelse)
-        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        if isinstance(node, _SEQUENCES):
             return any(self.carries(e) for e in node.elts)
         if isinstance(node, ast.Dict):
             return any(self.carries(v) for v in node.values)
-        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
+        if isinstance(node, _COMPREHENSIONS):
             for gen in node.generators:
                 if self.carries(gen.iter):
                     self.taint(gen.target)
@@ -337,19 +359,31 @@ class _Taint:
                 self.names.add(node.id)
 
 
-def _prints_content(tree: ast.AST) -> bool:
+def _prints_content(nodes: list[ast.AST]) -> bool:
     """Whether some ``print(...)`` shows data the script read: names bound to read results, loop variables
     over rows and lines, slices and string formatting of them carry it; aggregates (``sum``, ``len``) and
-    position lookups (``.start()``, ``.find()``) do not. Assignments are followed to a fixed point."""
+    position lookups (``.start()``, ``.find()``) do not. Assignments are followed to a fixed point.
+
+    ``nodes`` is every node of the script in :func:`ast.walk` order (see :class:`_Tree`)."""
     taint = _Taint()
-    nodes = list(ast.walk(tree))
+    flows: list[ast.AST] = []  # the nodes that can pass data on, in walk order: only they are revisited
+    outputs: list[ast.Call] = []
+    for node in nodes:
+        kind = type(node)  # exact classes: the parser makes no subclasses
+        if kind is ast.Call:
+            if _is_output(node):
+                outputs.append(node)
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _COLLECTING:
+                flows.append(node)
+        elif kind in _FLOW_KINDS or (kind is ast.withitem and node.optional_vars is not None):
+            flows.append(node)
     for _ in range(6):
         before = len(taint.names)
-        for node in nodes:
-            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and taint.carries(node.value):
+        for node in flows:
+            if isinstance(node, _ASSIGNMENTS) and taint.carries(node.value):
                 for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    taint.taint(target.value if isinstance(target, ast.Subscript | ast.Attribute) else target)
-            elif isinstance(node, ast.For | ast.comprehension) and taint.carries(node.iter):
+                    taint.taint(target.value if isinstance(target, _ITEM_TARGETS) else target)
+            elif isinstance(node, _LOOPS) and taint.carries(node.iter):
                 taint.taint(node.target)
             elif (
                 isinstance(node, ast.withitem)
@@ -360,58 +394,88 @@ def _prints_content(tree: ast.AST) -> bool:
             elif (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
-                and node.func.attr in _COLLECTING
                 and any(taint.carries(a) for a in node.args)
             ):
-                taint.taint(node.func.value)
+                taint.taint(node.func.value)  # a collecting call: rows.append(line)
         if len(taint.names) == before:
             break
-    for node in nodes:
-        if isinstance(node, ast.Call) and _call_name(node.func) in ("print", "pprint", "display"):
-            if any(taint.carries(a) for a in node.args):
-                return True
-        elif (
-            isinstance(node, ast.Call)
-            and _call_name(node.func) == "write"
-            and isinstance(node.func, ast.Attribute)
-        ):
-            if getattr(node.func.value, "attr", None) == "stdout" and any(
-                taint.carries(a) for a in node.args
-            ):
-                return True
-    return False
+    return any(any(taint.carries(a) for a in node.args) for node in outputs)
 
 
-def _ordered(tree: ast.AST) -> list[ast.AST]:
-    """Nodes in source order, each statement's value before its targets (so names bind before use)."""
+def _is_output(node: ast.Call) -> bool:
+    """``print(...)``, ``pprint(...)``, ``display(...)`` or ``sys.stdout.write(...)``."""
+    name = _call_name(node.func)
+    if name in ("print", "pprint", "display"):
+        return True
+    return (
+        name == "write"
+        and isinstance(node.func, ast.Attribute)
+        and getattr(node.func.value, "attr", None) == "stdout"
+    )
+
+
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.alias})
+"""The commonest nodes whose fields hold no node (names, constants, imported names)."""
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """The node's children in :func:`ast.iter_child_nodes` order, as one list (no generator per field), less
+    the expression contexts (``Load``, ``Store``: leaves that say nothing the analysis uses)."""
     out: list[ast.AST] = []
-
-    def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.Assign):
-            visit(node.value)
-            out.append(node)
-            return
-        if isinstance(node, ast.For):
-            visit(node.iter)
-            out.append(node)
-            for child in node.body + node.orelse:
-                visit(child)
-            return
-        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp):
-            for gen in node.generators:
-                visit(gen.iter)
-                out.append(gen)
-                for cond in gen.ifs:
-                    visit(cond)
-            for child in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
-                visit(child)
-            return
-        out.append(node)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    visit(tree)
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            if name != "ctx":
+                out.append(value)
+        elif isinstance(value, list):
+            out.extend([item for item in value if isinstance(item, ast.AST)])
     return out
+
+
+class _Tree:
+    """A parsed script's nodes, each node's children listed once for both orders the analysis needs."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.root = tree
+        self.children: dict[ast.AST, list[ast.AST]] = {}
+        self.breadth_first: list[ast.AST] = [tree]
+        """Every node in :func:`ast.walk` order (the expression contexts left out)."""
+        for node in self.breadth_first:  # the loop also visits what it appends: children queue up by level
+            kids = [] if type(node) in _LEAVES else _children(node)
+            self.children[node] = kids
+            self.breadth_first.extend(kids)
+
+    def ordered(self) -> list[ast.AST]:
+        """Nodes in source order, each statement's value before its targets (so names bind before use)."""
+        out: list[ast.AST] = []
+        children = self.children
+
+        def visit(node: ast.AST) -> None:
+            if isinstance(node, ast.Assign):
+                visit(node.value)
+                out.append(node)
+                return
+            if isinstance(node, ast.For):
+                visit(node.iter)
+                out.append(node)
+                for child in node.body + node.orelse:
+                    visit(child)
+                return
+            if isinstance(node, _COMPREHENSIONS):
+                for gen in node.generators:
+                    visit(gen.iter)
+                    out.append(gen)
+                    for cond in gen.ifs:
+                        visit(cond)
+                for child in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+                    visit(child)
+                return
+            out.append(node)
+            for child in children[node]:
+                visit(child)
+
+        visit(self.root)
+        return out
 
 
 def _write_mode(node: ast.Call) -> bool:
@@ -447,7 +511,8 @@ def _fallback(code: str) -> Script:
 
 def is_path_line(text: str) -> bool:
     """A line that is nothing but a file path (``./a/b.xlsx``, ``data/x.csv``)."""
-    return bool(_PATH_LINE.match(text.strip())) and len(text.strip()) < 400
+    text = text.strip()
+    return len(text) < 400 and bool(_PATH_LINE.match(text))
 
 
 def attribute(
@@ -496,14 +561,17 @@ def _header_path(
     if is_path_line(stripped):
         return stripped, True
     for p in inputs:
-        at = text.find(p)
-        if 0 <= at <= _HEADER_AT:
+        if text.find(p, 0, _HEADER_AT + len(p)) >= 0:  # the first occurrence starts within _HEADER_AT
             return p, False
-    tokens = [m.group(0) for m in _NAME_TOKEN.finditer(text) if m.start() <= _HEADER_AT]
-    for tok in tokens:
+    if len(walked) != 1 and not any(text.find(b, 0, _HEADER_AT + len(b)) >= 0 for b in basenames):
+        return None, False  # then only a token equal to an input's name could count, and none is there
+    for m in _NAME_TOKEN.finditer(text):
+        if m.start() > _HEADER_AT:
+            break
+        tok = m.group(0)
         if tok in basenames and len(basenames[tok]) == 1:
             return basenames[tok][0], False
-        if _is_file_name(tok) and len(walked) == 1 and len(stripped) < len(tok) + 60:
+        if len(walked) == 1 and len(stripped) < len(tok) + 60 and _is_file_name(tok):
             return _join((walked[0], tok)) if "/" not in tok else tok, False
     return None, False
 

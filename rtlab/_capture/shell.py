@@ -29,16 +29,15 @@ class Word:
     """One shell word as parts; ``text`` is the word with variables left as written."""
 
     parts: tuple[Part, ...]
+    text: str = field(init=False, repr=False, compare=False)
+    """The word's text with variables written ``$name``."""
+    literal: bool = field(init=False, repr=False, compare=False)
+    """Only literal text: the word means exactly ``text``."""
 
-    @property
-    def text(self) -> str:
-        """The word's text with variables written ``$name``."""
-        return "".join(f"${t}" if k == "var" else t for k, t in self.parts)
-
-    @property
-    def literal(self) -> bool:
-        """Only literal text: the word means exactly ``text``."""
-        return all(k == "lit" for k, _ in self.parts)
+    def __post_init__(self) -> None:
+        # worked out once: capture asks for them many times per word
+        object.__setattr__(self, "text", "".join(f"${t}" if k == "var" else t for k, t in self.parts))
+        object.__setattr__(self, "literal", all(k == "lit" for k, _ in self.parts))
 
     def resolve(self, env: dict[str, str]) -> Word:
         """Variables known in ``env`` replaced by their values."""
@@ -145,7 +144,7 @@ class _Lexer:
                 self.i += 1
                 yield _Token("op", "\n")
                 self._read_heredocs()
-            elif (redir := self._redirect("")) is not None:
+            elif c in "<>&" and (redir := self._redirect("")) is not None:  # all _REDIRECTS start so
                 yield redir
             elif c in "&|;()":
                 op = next(o for o in _OPERATORS if s.startswith(o, self.i))
@@ -521,8 +520,29 @@ class _Parser:
             self.i += 1
 
 
+_PLAIN = re.compile(r"[^\t\n;&|()<>'\"\\$`#*?\[]*")
+"""A command of plain words: nothing the lexer reads as quoting, expansion, an operator, a comment or a glob."""
+_COMMAND_KEYWORDS = _RESERVED_STOPS | {"!", "{", "for", "while", "until", "if", "case"}
+
+
 def parse(command: str) -> list[Pipeline]:
     """The command's pipelines in order; never raises (unknown syntax ends as literal words)."""
+    return _plain(command) or _parse_tokens(command)
+
+
+def _plain(command: str) -> list[Pipeline] | None:
+    """The one simple command of a line of plain words (``cat notes.md``), as :func:`_parse_tokens` would
+    read it, without lexing it character by character; None for any other command."""
+    if not _PLAIN.fullmatch(command):
+        return None
+    words = [literal_word(text) for text in command.split(" ") if text]
+    if not words or words[0].text in _COMMAND_KEYWORDS:
+        return None
+    return [Pipeline([Simple(words)])]
+
+
+def _parse_tokens(command: str) -> list[Pipeline]:
+    """:func:`parse` for any command: lex, then parse the tokens."""
     lexer = _Lexer(command)
     tokens = list(lexer.tokens())
     if lexer.pending:  # a here-document whose body never came: read what is left
