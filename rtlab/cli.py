@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
@@ -162,7 +161,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from rtlab.environment import with_status
     from rtlab.ingest import ingest
-    from rtlab.replay import replay
+    from rtlab.replay import replay, workspace_for
     from rtlab.summary import format_step
 
     options = _replay_options(args)
@@ -177,11 +176,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     steps = {s.index: s for s in t.steps}
     if args.step not in steps:
         raise ValueError(f"{t.id} has steps 0..{len(t.steps) - 1}; no step {args.step}")
-    workspace = None
-    if options.workspace:
-        from rtlab.workspace import Workspace
-
-        workspace = Workspace(Path(options.workspace), agent_root=options.agent_root)
+    workspace = workspace_for(t, options.workspace, options.agent_root)
     r = replay(
         t, config=options.config, requirements=options.requirements, workspace=workspace, until=args.step
     )

@@ -9,6 +9,8 @@ trajectory and going on.
 
 from __future__ import annotations
 
+import functools
+import posixpath
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +82,11 @@ def replay(
         raise ValueError(f"requirements must be one of {REQUIREMENT_SOURCES}, got {requirements!r}")
     config = config or TabConfig()
     env = Environment(
-        task_text(trajectory), config=config, cwd=trajectory.cwd, root=trajectory.cwd, workspace=workspace
+        task_text(trajectory),
+        config=config,
+        cwd=trajectory.cwd,
+        root=workspace.agent_root if workspace is not None and workspace.agent_root else trajectory.cwd,
+        workspace=workspace,
     )
     if requirements == "rubric":
         if trajectory.task is None or not trajectory.task.rubric:
@@ -325,12 +331,30 @@ class ReplayOptions:
     agent_root: str | None = None
 
 
-def _workspace(options: ReplayOptions) -> Workspace | None:
-    if options.workspace is None:
-        return None
+def agent_root_for(trajectory: Trajectory) -> str | None:
+    """Where the agent knew its workspace (``--agent-root auto``): the folder of sources a G2B run was given
+    (``meta["sources_dir"]``, relative to its cwd), else the trajectory's cwd."""
+    sources = trajectory.meta.get("sources_dir")
+    if isinstance(sources, str) and sources:
+        return posixpath.join(trajectory.cwd or "", sources) if trajectory.cwd else sources
+    return trajectory.cwd
+
+
+@functools.lru_cache(maxsize=4)
+def _open_workspace(folder: str) -> Workspace:
+    """One Workspace (and its line index) per folder per process, shared by every run replayed over it."""
     from rtlab.workspace import Workspace
 
-    return Workspace(Path(options.workspace), agent_root=options.agent_root)
+    return Workspace(Path(folder))
+
+
+def workspace_for(trajectory: Trajectory, folder: str | None, agent_root: str | None) -> Workspace | None:
+    """The workspace a trajectory is replayed against: ``folder`` seen from ``agent_root`` (``"auto"``: from
+    :func:`agent_root_for`); ``None`` without a folder."""
+    if folder is None:
+        return None
+    root = agent_root_for(trajectory) if agent_root == "auto" else agent_root
+    return _open_workspace(str(Path(folder).resolve())).rebased(root)
 
 
 def _replay_unit(unit: str, fmt: str, options: ReplayOptions) -> tuple[list[Replay], list[ReplayFailure]]:
@@ -341,10 +365,10 @@ def _replay_unit(unit: str, fmt: str, options: ReplayOptions) -> tuple[list[Repl
         trajectories = read_unit(Path(unit), fmt, clip=options.clip)
     except Exception as exc:  # reported, and the batch goes on
         return [], [ReplayFailure(unit, None, _describe(exc))]
-    workspace = _workspace(options)
     done, failed = [], []
     for t in trajectories:
         try:
+            workspace = workspace_for(t, options.workspace, options.agent_root)
             done.append(
                 replay(t, config=options.config, requirements=options.requirements, workspace=workspace)
             )

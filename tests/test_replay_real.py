@@ -43,3 +43,27 @@ def test_candidate_scores_are_sorted_and_bounded(corpus) -> None:
         scores = [c.score for c in ranked]
         assert scores == sorted(scores, reverse=True), t.id
         assert len({c.path for c in ranked}) == len(ranked), t.id
+
+
+def test_officeqa_replay_against_the_bulletins(real: Path) -> None:
+    """`--workspace bulletins --agent-root auto`: each run's reads confirmed by content, named as its sources."""
+    from rtlab.replay import ReplayOptions, replay_paths
+
+    traces = real / "officeqa" / "g2b-gpt-5.4-traces"
+    options = ReplayOptions(
+        workspace=str(real / "officeqa" / "treasury_bulletins_transformed_subset"), agent_root="auto"
+    )
+    replays = {
+        r.trajectory_id: r for done, failed in replay_paths([traces], options) for r in done if not failed
+    }
+    assert len(replays) == 32
+    tasks = {t.id: t for t in ingest([traces]).trajectories}
+    with_reads = 0
+    for tid, r in replays.items():
+        read = {e.path for e in r.tab.read_log}
+        # only the question's own bulletins are read (the workspace holds all 40)
+        assert {p for p in read if p.startswith("treasury_bulletin_")} <= set(tasks[tid].task.source_files), (
+            tid
+        )
+        with_reads += bool(read)
+    assert with_reads >= 30
