@@ -20,16 +20,19 @@ def _umask() -> int:
 
 
 @contextmanager
-def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+def atomic_open(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8", *, private: bool = False
+) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; on success it replaces ``path``, on any error it is removed.
 
-    The file gets the permissions a plain ``open`` would give (0666 less the umask), not mkstemp's 0600.
+    The file gets the permissions a plain ``open`` would give (0666 less the umask), or owner-only (0600) when
+    ``private``: for files holding what agents read in workspaces, which may be sensitive.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, 0o600 if private else 0o666 & ~_umask())
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as fh:
             yield fh
             fh.flush()

@@ -334,9 +334,12 @@ def trajectory_from_dict(data: dict[str, Any], where: str = "trajectory") -> Tra
 
 
 def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
-    """Write trajectories to ``path`` atomically (a failure leaves any old file intact); returns the count."""
+    """Write trajectories to ``path`` atomically (a failure leaves any old file intact); returns the count.
+
+    The file is readable by its owner only: it holds everything the agents were shown of their workspaces.
+    """
     n = 0
-    with atomic_open(path) as fh:
+    with atomic_open(path, private=True) as fh:
         for t in trajectories:
             fh.write(json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")))
             fh.write("\n")

@@ -293,17 +293,14 @@ def export_parquet(replays: Sequence[Replay], out_dir: str | Path, *, redact: bo
     The read log holds excerpts of workspace files, which may be sensitive (the paper's own caution), so every
     file gets mode 0600 whether or not ``redact`` masks the excerpt text.
     """
-    import os
-
     from rtlab._io import atomic_open
 
     out = Path(out_dir)
     written = []
     for name, frame in tables(replays, redact=redact).items():
         target = out / f"{name}.parquet"
-        with atomic_open(target, "wb") as fh:
+        with atomic_open(target, "wb", private=True) as fh:
             frame.to_parquet(fh, index=False)
-        os.chmod(target, 0o600)
         written.append(target)
     return written
 

@@ -216,14 +216,20 @@ def test_bad_canonical_line_names_line_and_field(tmp_path: Path, line: str, mess
     assert message in str(err.value)
 
 
-def test_written_files_get_ordinary_permissions(tmp_path: Path) -> None:
+def test_permissions_of_written_files(tmp_path: Path) -> None:
     import os
+
+    from rtlab._io import atomic_open
 
     out = tmp_path / "out.jsonl"
     write_jsonl([], out)
+    assert out.stat().st_mode & 0o777 == 0o600  # canonical JSONL holds what agents were shown: owner only
+    plain = tmp_path / "fig.png"
+    with atomic_open(plain, "wb") as fh:
+        fh.write(b"x")
     mask = os.umask(0)
     os.umask(mask)
-    assert out.stat().st_mode & 0o777 == 0o666 & ~mask
+    assert plain.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
 def test_cached_by_file_reloads_an_edited_file(tmp_path: Path) -> None:
