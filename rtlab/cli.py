@@ -202,6 +202,37 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_score(args: argparse.Namespace) -> int:
+    from rtlab.benchmarks.officeqa_scorer import SCORER_VERSION
+    from rtlab.benchmarks.workspace_bench import TCR_P
+    from rtlab.metrics import aggregate, records, scores_frame
+
+    result = _ingest(args)
+    by = [c.strip() for c in args.by.split(",") if c.strip()]
+    frame = scores_frame(result.trajectories)
+    groups = aggregate(frame, by, n_boot=args.n_boot, seed=args.seed)
+    if args.json:
+        out = {
+            "scorer_version": SCORER_VERSION,
+            "by": by,
+            "n_boot": args.n_boot,
+            "seed": args.seed,
+            "ci": 0.95,
+            "tcr_p": TCR_P,
+            "groups": records(groups),
+            "failures": [{"path": f.path, "format": f.format, "error": f.error} for f in result.failures],
+        }
+        if args.trajectories:
+            out["trajectories"] = records(frame)
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+    else:
+        import pandas as pd
+
+        with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_columns", None):
+            print(groups.to_string(index=False) if len(groups) else "no graded trajectories")
+    return EXIT_PARTIAL if result.failures else 0
+
+
 def cmd_formats(args: argparse.Namespace) -> int:
     from rtlab.clipping import POLICIES
     from rtlab.readers import describe_formats
@@ -258,6 +289,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="write read_log, candidates, requirements, steps as Parquet")
     p.add_argument("--redact", action="store_true", help="mask excerpt and requirement text (shape kept)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "score",
+        help="the benchmarks' own metrics per group, with bootstrap 95%% CIs over tasks",
+        description="Workspace-Bench pass rate and TCR@70, TheAgentCompany Success and Score, OfficeQA Acc@0%% and "
+        "Acc@1%% (official scorer), averaged over runs, per group.",
+    )
+    _add_input_options(p)
+    p.add_argument(
+        "--by", default="benchmark,model,method,variant", help="grouping columns (comma-separated)"
+    )
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples over tasks")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--trajectories", action="store_true", help="with --json, also each trajectory's inputs")
+    p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("show", help="the tab at step N as the agent would have seen it")
     _add_input_options(p)

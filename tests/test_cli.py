@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import ROOT
 
 from rtlab.cli import EXIT_PARTIAL, main
@@ -96,3 +97,15 @@ def test_ingest_accepts_every_format(tmp_path: Path, capsys) -> None:
     assert main(["ingest", str(ROOT / "tests" / "fixtures"), "-o", str(out)]) == 0
     formats = {t.format for t in read_jsonl(out)}
     assert formats == {"codex", "g2b", "openhands", "pi", "dci", "openai-chat", "openai-responses"}
+
+
+def test_score_json_on_the_sample(capsys) -> None:
+    assert main(["score", str(SAMPLE), "--json", "--n-boot", "50"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scorer_version"].startswith("databricks/officeqa@") and out["tcr_p"] == 0.7
+    wb = {g["metric"]: g for g in out["groups"] if g["benchmark"] == "workspace-bench"}
+    # one run, 4 of 6 rubric items passed: pass rate 4/6; 4/6 < 0.70, so the task is not completed
+    assert wb["pass_rate"]["value"] == pytest.approx(4 / 6)
+    assert wb["tcr@70"]["value"] == 0.0
+    assert wb["pass_rate"]["ci_low"] == wb["pass_rate"]["ci_high"] == pytest.approx(4 / 6)  # one task
+    assert out["failures"] == []

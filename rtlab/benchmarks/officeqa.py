@@ -7,8 +7,9 @@ littleQ235566673333/G2B-Skill: ``{id: "oqa-N", uid_orig, instruction, answer, an
 source_files, ...}``); and ``assessment_r<N>.json``, which ``OfficeQABench.assess`` writes per run
 (``accuracy, match_count, total_count, is_correct, match_type, tolerance_pct, predicted, target, details``).
 
-An OfficeQA task has one gradable item: the final answer. The official scorer lives elsewhere; this module
-only reads what the G2B grader decided.
+An OfficeQA task has one gradable item: the final answer. ``attach`` records what the G2B grader decided; the
+official scorer (``score_answer``, Acc@0% and Acc@1% at tolerance 0 and 0.01) is
+:mod:`rtlab.benchmarks.officeqa_scorer`, re-exported here.
 
 Search rule for :func:`attach` (trajectories whose ``task_id`` is ``oqa-N``): the dataset file in the
 trajectory's folder or up to 3 folders above it; the assessment in the run folder (round from

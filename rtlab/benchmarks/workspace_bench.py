@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import json
+import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,8 @@ NAME = "workspace-bench"
 METADATA = "metadata.json"
 JUDGE_GLOB = "rubrics_judge--*.json"
 MAX_LEVELS_UP = 3
+TCR_P = 0.7
+"""The default threshold of TCR@p (TCR@70): the share of a task's rubrics that must pass."""
 _LIST_COLUMNS = (
     "output_files",
     "rubrics",
@@ -251,3 +255,34 @@ def attach(trajectory: Trajectory) -> bool:
     trajectory.judgement = judgement
     trajectory.benchmark = NAME
     return True
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Official metrics (Workspace-Bench: Rubric Pass Rate and TCR@p)
+
+
+def task_completed(n_passed: int, n_rubrics: int, p: float = TCR_P) -> bool:
+    """TCR's per-task rule: the fraction of passed rubrics is at least ``p``.
+
+    A task with no rubrics has no fraction; it counts as not completed (it stays in TCR's denominator, as a
+    task of the benchmark that was attempted, but nothing shows it was done).
+    """
+    if not 0 <= p <= 1:
+        raise ValueError(f"p must be within [0, 1], got {p}")
+    return n_rubrics > 0 and n_passed / n_rubrics >= p
+
+
+def pass_rate(judgements: Iterable[Judgement]) -> float:
+    """Rubric Pass Rate: passed rubrics / all rubrics over all tasks (micro-average); NaN with no rubrics."""
+    passed = total = 0
+    for judgement in judgements:
+        passed += judgement.n_passed
+        total += len(judgement.items)
+    return passed / total if total else math.nan
+
+
+def tcr(judgements: Iterable[Judgement], p: float = TCR_P) -> float:
+    """TCR@p: the share of tasks (one judgement each) whose fraction of passed rubrics is >= ``p``; NaN with no
+    tasks. Tasks without rubrics count as not completed (:func:`task_completed`)."""
+    flags = [task_completed(j.n_passed, len(j.items), p) for j in judgements]
+    return sum(flags) / len(flags) if flags else math.nan
