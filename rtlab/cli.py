@@ -224,12 +224,47 @@ def cmd_score(args: argparse.Namespace) -> int:
         }
         if args.trajectories:
             out["trajectories"] = records(frame)
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+        print(json.dumps(_json_safe(out), ensure_ascii=False, indent=1, allow_nan=False))
     else:
         import pandas as pd
 
         with pd.option_context("display.max_rows", None, "display.width", 200, "display.max_columns", None):
             print(groups.to_string(index=False) if len(groups) else "no graded trajectories")
+    return EXIT_PARTIAL if result.failures else 0
+
+
+def _json_safe(obj):
+    """NaN and infinities become null: JSON has no such numbers."""
+    import math
+
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    return obj
+
+
+def cmd_values(args: argparse.Namespace) -> int:
+    from rtlab.values import value_records, value_summary, values_frame
+
+    result = _ingest(args)
+    frame = values_frame(result.trajectories)
+    if args.summary:
+        print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False, allow_nan=False))
+    elif args.json:
+        for row in value_records(frame):
+            print(json.dumps(_json_safe(row), ensure_ascii=False, allow_nan=False))
+    else:
+        import pandas as pd
+
+        cols = ["trajectory", "rubric_index", "passed", "value", "shown", "shown_step", "delivered", "held"]
+        with pd.option_context("display.max_rows", None, "display.width", 200):
+            print(
+                frame[cols].to_string(index=False) if len(frame) else "no distinctive values in these rubrics"
+            )
+        print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False))
     return EXIT_PARTIAL if result.failures else 0
 
 
@@ -305,6 +340,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--trajectories", action="store_true", help="with --json, also each trajectory's inputs")
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser(
+        "values",
+        help="numeric values the rubrics expect: shown, delivered, held by the tab",
+        description="One row per (trajectory, rubric item, distinctive value): was it shown to the model, is it "
+        "in the deliverable, does the tab's read log hold it after replay.",
+    )
+    _add_input_options(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per row")
+    p.add_argument("--summary", action="store_true", help="only the summary shares, as one JSON object")
+    p.set_defaults(func=cmd_values)
 
     p = sub.add_parser("show", help="the tab at step N as the agent would have seen it")
     _add_input_options(p)

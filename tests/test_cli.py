@@ -109,3 +109,20 @@ def test_score_json_on_the_sample(capsys) -> None:
     assert wb["tcr@70"]["value"] == 0.0
     assert wb["pass_rate"]["ci_low"] == wb["pass_rate"]["ci_high"] == pytest.approx(4 / 6)  # one task
     assert out["failures"] == []
+
+
+def test_values_json_rows_and_summary(capsys) -> None:
+    assert main(["values", str(SAMPLE), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {"trajectory", "rubric_index", "value", "shown", "delivered", "held"} <= set(rows[0])
+    by_value = {r["value"]: r for r in rows}
+    # July's total: printed by the agent's python one-liner (step 3) and in the review, but no file holds it
+    assert (
+        by_value["26,060.50"] | {} and by_value["26,060.50"]["shown"] and by_value["26,060.50"]["delivered"]
+    )
+    assert not by_value["26,060.50"]["held"]
+    # August's total (38,810.25) was never printed and the review distorts it (36,810.25)
+    assert not by_value["38,810.25"]["shown"] and not by_value["38,810.25"]["delivered"]
+    assert main(["values", str(SAMPLE), "--summary"]) == 0
+    summary = json.loads(capsys.readouterr().out)  # strict JSON: no NaN
+    assert summary["shown_missing"] == 0 and summary["share_missing_held"] is None
