@@ -116,7 +116,7 @@ def test_values_json_rows_and_summary(capsys) -> None:
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {"trajectory", "rubric_index", "value", "shown", "delivered", "held"} <= set(rows[0])
     by_value = {r["value"]: r for r in rows}
-    # July's total: printed by the agent's python one-liner (step 3) and in the review, but no file holds it
+    # July's total: computed and printed by the agent's python one-liner (step 3), so no read-log entry holds it
     assert (
         by_value["26,060.50"] | {} and by_value["26,060.50"]["shown"] and by_value["26,060.50"]["delivered"]
     )
