@@ -74,7 +74,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
-from rtlab.model import DeliverableFile, Trajectory
+from rtlab.model import DeliverableFile, RubricItem, Task, Trajectory
 from rtlab.numbers import Number, NumberIndex, find_numbers, is_year_like
 
 if TYPE_CHECKING:
@@ -412,6 +412,14 @@ def _locate(t: Trajectory, r: Replay, values: list[Number]) -> list[_Found]:
     return found
 
 
+def item_values(task: Task, item: RubricItem) -> list[Number]:
+    """The values an item expects: every number of the reference answer for an answer item (OfficeQA, whose
+    rubric text is generic), else the distinctive numbers of the item's text (:func:`expected_values`)."""
+    if item.type == "answer" and task.answer:
+        return find_numbers(task.answer)
+    return expected_values(item.text)
+
+
 def values_frame(
     trajectories: Iterable[Trajectory], replays: Sequence[Replay] | Mapping[str, Replay] | None = None
 ) -> pd.DataFrame:
@@ -425,7 +433,7 @@ def values_frame(
     rows: list[dict[str, Any]] = []
     for position, t in enumerate(trajectories):
         rubric = t.task.rubric if t.task is not None else []
-        items = [(item, expected_values(item.text)) for item in rubric]
+        items = [(item, item_values(t.task, item)) for item in rubric]
         values = [(item, v) for item, vs in items for v in vs]
         if not values:
             continue

@@ -225,3 +225,17 @@ def test_hand_checked_task_44(frame: pd.DataFrame, trajectories: dict[str, Traje
     assert "Requested consolidation target: 120 development tasks" in deliverable_text(
         trajectories["codex:44_nokg"]
     )
+
+
+def test_officeqa_values_come_from_the_answer(real) -> None:
+    """OfficeQA's one rubric item is generic text; its expected values are the reference answer's numbers."""
+    from rtlab import ingest
+    from rtlab.values import value_summary, values_frame
+
+    frame = values_frame(ingest([real / "officeqa" / "g2b-gpt-5.4-traces"]).trajectories)
+    assert len(frame) == 32  # every answer of these 32 questions is a single number
+    # v2_branch2__oqa-91_s2 answered 19519285 for 19519306: correct within 1% but not the value itself
+    row = frame[frame["trajectory"] == "g2b:v2_branch2__oqa-91_s2"].iloc[0]
+    assert (row["value"], bool(row["passed"]), bool(row["delivered"])) == ("19519306", True, False)
+    s = value_summary(frame)
+    assert (s["shown"], s["delivered"], s["held"], s["shown_missing"], s["shown_missing_held"]) == (13, 9, 7, 4, 3)
