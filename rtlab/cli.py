@@ -268,6 +268,37 @@ def cmd_values(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if result.failures else 0
 
 
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from rtlab.diagnose import breakdown, diagnose, label_to_dict
+
+    result = _ingest(args)
+    if args.breakdown:
+        from rtlab.diagnose import diagnose_frame
+
+        by = [c.strip() for c in args.by.split(",") if c.strip()]
+        table = breakdown(diagnose_frame(result.trajectories), by, level=args.level)
+        if args.json:
+            for row in table.to_dict(orient="records"):
+                print(json.dumps(_json_safe(row), ensure_ascii=False, default=str))
+        else:
+            print(table.to_string(index=False) if len(table) else "no failed rubric items")
+        return EXIT_PARTIAL if result.failures else 0
+    n = 0
+    for t in result.trajectories:
+        for label in diagnose(t):
+            n += 1
+            if args.json:
+                print(json.dumps(_json_safe(label_to_dict(label)), ensure_ascii=False, default=str))
+            else:
+                where = label.evidence[0] if label.evidence else {}
+                cite = f"  [{where.get('path')} step {where.get('step')}]" if where else ""
+                kind = label.category + (f"/{label.subreason}" if label.subreason else "")
+                print(f"{t.id} #{label.rubric_index}: {kind}{cite}\n    {label.rationale}")
+    if not args.json:
+        print(f"{n} failed rubric items labelled")
+    return EXIT_PARTIAL if result.failures else 0
+
+
 def cmd_formats(args: argparse.Namespace) -> int:
     from rtlab.clipping import POLICIES
     from rtlab.readers import describe_formats
@@ -351,6 +382,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     p.add_argument("--summary", action="store_true", help="only the summary shares, as one JSON object")
     p.set_defaults(func=cmd_values)
+
+    p = sub.add_parser(
+        "diagnose",
+        help="label each failed rubric item (shown but missing, dropped or distorted, discovery, other)",
+        description="Deterministic failure labels from the evidence (read log, values shown and delivered, the "
+        "task's source files, the judge's evidence), following the codebook shipped with rtlab.",
+    )
+    _add_input_options(p)
+    p.add_argument("--json", action="store_true", help="one JSON object per failed rubric item")
+    p.add_argument(
+        "--breakdown", action="store_true", help="lost rubric points by category per group instead"
+    )
+    p.add_argument(
+        "--by", default="method", help="grouping for --breakdown (comma-separated; '' for overall)"
+    )
+    p.add_argument("--level", choices=("category", "subreason"), default="category")
+    p.set_defaults(func=cmd_diagnose)
 
     p = sub.add_parser("show", help="the tab at step N as the agent would have seen it")
     _add_input_options(p)

@@ -150,15 +150,18 @@ def opens_file(entry: ReadEntry) -> bool:
 
 
 def task_sources(trajectory: Trajectory) -> list[str]:
-    """The task's source files: data-manifest names, then dependency-graph nodes not already named."""
+    """The task's source files: data-manifest names, then dependency-graph nodes not already named; never the
+    deliverables the task asks for (a graph may end in them)."""
     if trajectory.task is None:
         return []
+    outputs = {name_key(n) for n in trajectory.task.expected_outputs}
     out: list[str] = []
     for name in [
         *trajectory.task.source_files,
         *(n for edge in trajectory.task.dependency_graph for n in edge),
     ]:
-        if not any(name_key(name) == name_key(o) for o in out):
+        key = name_key(name)
+        if key not in outputs and not any(key == name_key(o) for o in out):
             out.append(name)
     return out
 

@@ -126,3 +126,17 @@ def test_values_json_rows_and_summary(capsys) -> None:
     assert main(["values", str(SAMPLE), "--summary"]) == 0
     summary = json.loads(capsys.readouterr().out)  # strict JSON: no NaN
     assert summary["shown_missing"] == 0 and summary["share_missing_held"] is None
+
+
+def test_diagnose_json_and_breakdown(capsys) -> None:
+    assert main(["diagnose", str(SAMPLE), "--json"]) == 0
+    labels = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # the sample's judge fails rubric items 2 (August total) and 3 (September total)
+    assert [lab["rubric_index"] for lab in labels] == [2, 3]
+    for lab in labels:
+        assert lab["category"] in {"shown_but_missing", "dropped_or_distorted", "discovery", "other"}
+        assert lab["codebook_version"] == "rtlab-codebook/1"
+        assert lab["evidence"] and {"step", "path", "excerpt"} <= set(lab["evidence"][0])
+    assert main(["diagnose", str(SAMPLE), "--breakdown", "--by", "method", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert sum(r["lost"] for r in rows) == 2 and {r["method"] for r in rows} == {"plain"}
