@@ -238,4 +238,10 @@ def test_officeqa_values_come_from_the_answer(real) -> None:
     row = frame[frame["trajectory"] == "g2b:v2_branch2__oqa-91_s2"].iloc[0]
     assert (row["value"], bool(row["passed"]), bool(row["delivered"])) == ("19519306", True, False)
     s = value_summary(frame)
-    assert (s["shown"], s["delivered"], s["held"], s["shown_missing"], s["shown_missing_held"]) == (13, 9, 7, 4, 3)
+    assert (s["shown"], s["delivered"], s["held"], s["shown_missing"], s["shown_missing_held"]) == (
+        13,
+        9,
+        7,
+        4,
+        3,
+    )
