@@ -28,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _timing import best  # noqa: E402
 from rank_bm25 import BM25Okapi  # noqa: E402
 
 from rtlab.bm25 import BM25  # noqa: E402
@@ -138,16 +139,6 @@ def make_paths(n: int, seed: int) -> list[str]:
         parts.append(f"{stem}.{rng.choices(EXTS, EXT_WEIGHTS)[0]}")
         paths.append("/".join(parts))
     return paths
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    """Fastest of ``repeat`` runs, in seconds."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def per_query(fn: Callable[[list[str]], object], queries: list[list[str]], repeat: int) -> float:

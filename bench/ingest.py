@@ -12,12 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from _timing import best  # noqa: E402
 
 from rtlab.ingest import iter_units, read_unit  # noqa: E402
 
@@ -35,15 +36,6 @@ def parse_bare(blobs: list[tuple[str, bytes]]) -> None:
                     json.loads(line)
         else:
             json.loads(data)
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> int:

@@ -15,25 +15,17 @@ import argparse
 import json
 import random
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _timing import best  # noqa: E402
+
 from rtlab.ingest import ingest  # noqa: E402
 from rtlab.model import Step, Trajectory, trajectory_from_dict, trajectory_to_dict  # noqa: E402
 from rtlab.replay import replay  # noqa: E402
-
-
-def best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def clear_caches() -> None:
