@@ -1,0 +1,310 @@
+"""A local OpenAI-compatible HTTP server with a deterministic **simulated** model, for tests and offline use.
+
+:class:`SimulatedServer` listens on 127.0.0.1 (the OS picks the port) and speaks enough of the Chat
+Completions API for the real ``openai`` client: ``POST /v1/chat/completions`` and ``GET /v1/models``. Its
+model is not a language model: :func:`simulate_answer` reads the annotation prompt rtlab builds and applies a
+few keyword rules, so every answer is a deterministic function of the request. The returned model name
+contains ``simulated`` and every label's rationale starts with :data:`SIMULATED_TAG`, so nothing it says can
+pass for a real annotation.
+
+Tests script what the next requests get (:meth:`SimulatedServer.script`): malformed content, an HTTP error
+with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` delays every answer
+(for benchmarks); :attr:`SimulatedServer.requests` logs every request body received.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+SIMULATED_MODEL = "rtlab-simulated"
+"""The model name to request from the server; answers report ``simulated:<requested>`` unless the name
+already says ``simulated``."""
+SIMULATED_TAG = "[simulated]"
+"""Prefix of every rationale and free-text answer the simulated model gives."""
+
+
+@dataclass(frozen=True)
+class Scripted:
+    """What one request gets instead of the simulated answer (fields left at default keep the simulation)."""
+
+    status: int = 200
+    content: str | None = None
+    """Message content to return verbatim (``None``: the simulated answer)."""
+    refusal: str | None = None
+    """A refusal message (content ``None``)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds to wait before answering."""
+    finish_reason: str = "stop"
+
+
+def reply(content: str) -> Scripted:
+    """Answer with this message content (e.g. malformed JSON)."""
+    return Scripted(content=content)
+
+
+def http_error(status: int, *, retry_after: float | None = None) -> Scripted:
+    """Answer with an HTTP error status (429, 500, ...), optionally with a ``Retry-After`` header in seconds."""
+    headers = {} if retry_after is None else {"Retry-After": f"{retry_after:g}"}
+    return Scripted(status=status, headers=headers)
+
+
+def slow(seconds: float) -> Scripted:
+    """Answer the simulated answer after ``seconds`` (longer than the client's timeout: a timeout)."""
+    return Scripted(delay=seconds)
+
+
+def refuse(text: str = "I can't help with that.") -> Scripted:
+    """Answer with a refusal instead of content."""
+    return Scripted(refusal=text)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The simulated model
+
+_SECTION = re.compile(r"^## (.+?)\s*$", re.MULTILINE)
+_FILE = re.compile(r"[\w\-.]+\.(?:xlsx|xls|csv|tsv|txt|md|docx|pdf|pptx|json|html?)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
+_RUBRIC_ERROR = re.compile(r"rubric (?:is )?(?:wrong|incorrect)|rubric incorrectly|incorrectly lists", re.I)
+_MISMATCH = re.compile(r"does not match|doesn't match|inconsistent|incorrect|wrong value|distort", re.I)
+
+
+def sections(prompt: str) -> dict[str, str]:
+    """The ``## Title`` sections of a prompt: lower-cased first word of the title -> body."""
+    marks = list(_SECTION.finditer(prompt))
+    out: dict[str, str] = {}
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(prompt)
+        out[m.group(1).split()[0].lower()] = prompt[m.end() : end].strip()
+    return out
+
+
+def simulate_label(prompt: str) -> dict[str, Any]:
+    """A codebook label for an rtlab annotation prompt by keyword rules S1-S6 (first that holds decides)."""
+    part = sections(prompt)
+    item, judge = part.get("item", ""), part.get("judge", "")
+    deliverable, read_log, candidates = (
+        part.get("deliverable", ""),
+        part.get("read", ""),
+        part.get("candidates", ""),
+    )
+
+    def label(rule: str, category: str, subreason: str | None, why: str) -> dict[str, Any]:
+        return {"category": category, "subreason": subreason, "rationale": f"{SIMULATED_TAG} {rule}: {why}"}
+
+    if deliverable in ("", "(none)"):
+        return label("S1", "other", "missing_deliverable", "the prompt shows no deliverable")
+    if _RUBRIC_ERROR.search(judge):
+        return label("S2", "other", "judge_error", "the judge says the rubric is wrong")
+    if _MISMATCH.search(judge):
+        return label("S3", "dropped_or_distorted", None, "the judge reports a mismatch")
+    files = {f.lower() for f in _FILE.findall(item)}
+    if any(f in candidates.lower() and f not in read_log.lower() for f in files):
+        return label("S4", "discovery", None, "a file the item names was listed but never read")
+    numbers = [n for n in _NUMBER.findall(_FILE.sub(" ", item)) if len(n.strip(",.%")) >= 2]
+    if any(n in read_log and n not in deliverable for n in numbers):
+        return label("S5", "shown_but_missing", None, "a value of the item was read but is not delivered")
+    return label("S6", "other", "undetermined", "no keyword rule applies")
+
+
+def simulate_answer(messages: list[dict[str, Any]]) -> str:
+    """The simulated model's message content for a conversation: a JSON label when the last user message is
+    an rtlab annotation prompt (it has an ``## Item`` section), else a tagged echo."""
+    user = [m for m in messages if m.get("role") == "user"]
+    first = str(user[0].get("content") or "") if user else ""
+    if "## Item" in first:
+        return json.dumps(simulate_label(first), ensure_ascii=False)
+    return f"{SIMULATED_TAG} {first[:200]}"
+
+
+def _tokens(text: str) -> int:
+    return max(1, -(-len(text) // 4))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The server
+
+
+class SimulatedServer:
+    """An OpenAI-compatible server on 127.0.0.1 with a simulated model; a context manager.
+
+    ``with SimulatedServer() as srv: openai.OpenAI(base_url=srv.base_url, api_key="x")``.
+    """
+
+    def __init__(self, *, latency: float = 0.0, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.latency = latency
+        self._host, self._port = host, port
+        self._lock = threading.Lock()
+        self._script: deque[Scripted] = deque()
+        self._log: list[dict[str, Any]] = []
+        self._times: list[float] = []
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------------
+
+    def start(self) -> SimulatedServer:
+        """Bind and serve in a daemon thread."""
+        handler = type("Handler", (_Handler,), {"server_obj": self})
+        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="rtlab-simulated", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> SimulatedServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1``: what ``openai.OpenAI(base_url=...)`` takes."""
+        if self._httpd is None:
+            raise RuntimeError("server not started")
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    # -- scripting and the log --------------------------------------------------------------------------
+
+    def script(self, *responses: Scripted) -> None:
+        """Queue what the next requests get, in order; once the queue is empty the simulation answers."""
+        with self._lock:
+            self._script.extend(responses)
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """The JSON bodies of every chat-completion request received, in arrival order."""
+        with self._lock:
+            return list(self._log)
+
+    @property
+    def request_times(self) -> list[float]:
+        """``time.monotonic()`` at each request's arrival."""
+        with self._lock:
+            return list(self._times)
+
+    @property
+    def n_requests(self) -> int:
+        with self._lock:
+            return len(self._log)
+
+    def reset(self) -> None:
+        """Forget the log and any scripted responses left."""
+        with self._lock:
+            self._log.clear()
+            self._times.clear()
+            self._script.clear()
+
+    def _next(self, body: dict[str, Any]) -> Scripted | None:
+        with self._lock:
+            self._log.append(body)
+            self._times.append(time.monotonic())
+            return self._script.popleft() if self._script else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_obj: SimulatedServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        pass  # quiet: tests read the request log instead
+
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (its timeout): nothing to answer
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path.rstrip("/") == "/v1/models":
+            model = {"id": SIMULATED_MODEL, "object": "model", "created": 0, "owned_by": "rtlab (simulated)"}
+            self._send(200, {"object": "list", "data": [model]})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if self.path.rstrip("/") != "/v1/chat/completions":
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        try:
+            body = json.loads(raw)
+            messages = body["messages"]
+        except (ValueError, KeyError, TypeError):
+            self._send(
+                400, {"error": {"message": "body must be JSON with messages", "type": "invalid_request"}}
+            )
+            return
+        srv = self.server_obj
+        scripted = srv._next(body) or Scripted()
+        time.sleep(srv.latency + scripted.delay)
+        if scripted.status != 200:
+            error = {"message": f"scripted HTTP {scripted.status}", "type": "scripted_error", "code": None}
+            self._send(scripted.status, {"error": error}, scripted.headers)
+            return
+        self._send(200, _completion(body, messages, scripted), scripted.headers)
+
+
+def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: Scripted) -> dict[str, Any]:
+    requested = str(body.get("model") or SIMULATED_MODEL)
+    model = requested if "simulated" in requested else f"simulated:{requested}"
+    if scripted.refusal is not None:
+        content, message = "", {"role": "assistant", "content": None, "refusal": scripted.refusal}
+    else:
+        content = scripted.content if scripted.content is not None else simulate_answer(messages)
+        message = {"role": "assistant", "content": content, "refusal": None}
+    prompt = _tokens("".join(str(m.get("content") or "") for m in messages))
+    completion = _tokens(content or scripted.refusal or "")
+    return {
+        "id": f"chatcmpl-sim-{uuid.uuid4().hex[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": scripted.finish_reason}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+        "system_fingerprint": "rtlab-simulated",
+    }
+
+
+__all__ = [
+    "SIMULATED_MODEL",
+    "SIMULATED_TAG",
+    "Scripted",
+    "SimulatedServer",
+    "http_error",
+    "refuse",
+    "reply",
+    "sections",
+    "simulate_answer",
+    "simulate_label",
+    "slow",
+]
