@@ -299,6 +299,76 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if result.failures else 0
 
 
+def cmd_agree(args: argparse.Namespace) -> int:
+    from rtlab.agreement import agreement_report, check_labels, load_labels
+    from rtlab.annotate import NON_LABELS
+
+    frame = load_labels(args.labels)
+    dropped = frame["label"].isin(NON_LABELS)
+    if dropped.any():
+        # unparsable / refused / failed calls are no labels: counted as missing, never as a category
+        print(
+            f"rtlab: {int(dropped.sum())} non-labels ({', '.join(NON_LABELS)}) counted as missing",
+            file=sys.stderr,
+        )
+        frame = check_labels(frame[~dropped])
+    report = agreement_report(frame, reference=args.reference, n_boot=args.n_boot, seed=args.seed)
+    if args.json:
+        print(json.dumps(_json_safe(report), ensure_ascii=False, indent=2, allow_nan=False))
+        return 0
+    print(f"{report['n_items']} items, {report['n_annotators']} annotators, {report['n_labels']} labels")
+    print(f"Krippendorff's alpha {report['krippendorff_alpha']:.3f}  CI {report['krippendorff_alpha_ci']}")
+    print(f"percent agreement   {report['percent_agreement']:.3f}  CI {report['percent_agreement_ci']}")
+    for pair, kappa in report["cohen_kappa"].items():
+        print(f"Cohen's kappa {pair:<30} {kappa:.3f}  CI {report['cohen_kappa_ci'][pair]}")
+    return 0
+
+
+def cmd_annotate(args: argparse.Namespace) -> int:
+    import contextlib
+
+    import pandas as pd
+
+    from rtlab._io import atomic_open
+    from rtlab.annotate import annotate_llm, annotator_grid, first_requests, item_contexts, rule_labels
+    from rtlab.llm import DEFAULT_PRICES, LLMClient, load_prices, usage_summary
+    from rtlab.replay import replay
+
+    result = _ingest(args)
+    trajectories = result.trajectories
+    replays = [replay(t) for t in trajectories]
+    frames = [rule_labels(trajectories, replays)]
+    if args.model:
+        contexts = item_contexts(trajectories, replays)
+        annotators = annotator_grid(args.model, args.prompt or ["p1"], args.samples)
+        with contextlib.ExitStack() as stack:
+            base_url = args.base_url
+            if args.simulated:
+                from rtlab.testing import SimulatedServer
+
+                base_url = stack.enter_context(SimulatedServer()).base_url
+                print(
+                    "rtlab: using the local SIMULATED model (rtlab.testing), not a real LLM", file=sys.stderr
+                )
+            client = LLMClient(
+                base_url=base_url,
+                api_key=args.api_key,
+                cache_dir=args.cache_dir,
+                prices=load_prices(args.prices) if args.prices else dict(DEFAULT_PRICES),
+            )
+            if args.dry_run:
+                print(client.dry_run(first_requests(contexts, annotators)).describe())
+                return 0
+            run = annotate_llm(contexts, annotators, client, max_workers=args.jobs, progress=args.progress)
+        frames.append(run.labels)
+        print(f"rtlab: {json.dumps(_json_safe(usage_summary(run.calls)))}", file=sys.stderr)
+    labels = pd.concat(frames, ignore_index=True)
+    with atomic_open(args.output, private=True) as fh:
+        labels.to_csv(fh, index=False)
+    print(f"wrote {len(labels)} labels to {args.output}", file=sys.stderr)
+    return EXIT_PARTIAL if result.failures else 0
+
+
 def cmd_formats(args: argparse.Namespace) -> int:
     from rtlab.clipping import POLICIES
     from rtlab.readers import describe_formats
@@ -399,6 +469,42 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--level", choices=("category", "subreason"), default="category")
     p.set_defaults(func=cmd_diagnose)
+
+    p = sub.add_parser(
+        "annotate",
+        help="label failed rubric items with the rule-based labeler and LLM annotators",
+        description="Writes long-form labels (item, annotator, label, ...) to CSV: the rule-based labeler always, "
+        "plus one LLM annotator per model x prompt version x sample through any OpenAI-compatible endpoint "
+        "(cached on disk; a rerun makes no requests).",
+    )
+    _add_input_options(p)
+    p.add_argument(
+        "-o", "--output", required=True, metavar="LABELS.csv", help="written atomically, owner-only"
+    )
+    p.add_argument("--model", action="append", default=[], help="an LLM to annotate with (repeatable)")
+    p.add_argument("--prompt", action="append", choices=("p1", "p2"), help="prompt version(s); default p1")
+    p.add_argument("--samples", type=int, default=1, help="samples per model and prompt")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    p.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
+    p.add_argument(
+        "--cache-dir", help="where responses are cached (default: RTLAB_CACHE_DIR or ~/.cache/rtlab)"
+    )
+    p.add_argument("--prices", metavar="FILE", help='JSON {"model": [input $/1M, output $/1M]}')
+    p.add_argument("--jobs", type=int, default=8, help="concurrent requests")
+    p.add_argument("--dry-run", action="store_true", help="print the number of calls and the estimated cost")
+    p.add_argument("--simulated", action="store_true", help="use rtlab.testing's local simulated model")
+    p.set_defaults(func=cmd_annotate)
+
+    p = sub.add_parser(
+        "agree",
+        help="agreement between annotators: Krippendorff's alpha, Cohen's kappa, percent agreement",
+    )
+    p.add_argument("labels", metavar="LABELS", help="CSV or Parquet with columns item, annotator, label")
+    p.add_argument("--reference", help="annotator to score the others against (precision, recall, F1, kappa)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples over items")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("show", help="the tab at step N as the agent would have seen it")
     _add_input_options(p)

@@ -140,3 +140,33 @@ def test_diagnose_json_and_breakdown(capsys) -> None:
     assert main(["diagnose", str(SAMPLE), "--breakdown", "--by", "method", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert sum(r["lost"] for r in rows) == 2 and {r["method"] for r in rows} == {"plain"}
+
+
+def test_annotate_with_the_simulated_model_then_agree(tmp_path: Path, capsys) -> None:
+    import pandas as pd
+
+    labels = tmp_path / "labels.csv"
+    args = [
+        "annotate",
+        str(SAMPLE),
+        "-o",
+        str(labels),
+        "--model",
+        "m",
+        "--simulated",
+        "--cache-dir",
+        str(tmp_path),
+    ]
+    assert main(args) == 0
+    frame = pd.read_csv(labels)
+    # the sample's two failed rubric items, labelled by the rules and by one simulated LLM annotator
+    assert sorted(frame["annotator"].unique()) == ["llm:m:p1:s0", "rules"]
+    assert sorted(frame["item"].unique()) == ["codex:301_plain#2", "codex:301_plain#3"]
+    assert (labels.stat().st_mode & 0o777) == 0o600
+    assert "SIMULATED" in capsys.readouterr().err
+    assert main([*args, "--dry-run"]) == 0
+    assert capsys.readouterr().out.startswith("0 calls to make (2 of 2 requests cached)")
+    assert main(["agree", str(labels), "--json", "--reference", "rules", "--n-boot", "20"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {"krippendorff_alpha", "percent_agreement", "cohen_kappa"} <= set(report)
+    assert list(report["cohen_kappa"]) == ["llm:m:p1:s0|rules"]
