@@ -31,8 +31,8 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from rtlab.bootstrap import bootstrap_weights
 from rtlab.errors import ReaderError
-from rtlab.metrics import bootstrap_weights
 from rtlab.readers._base import read_text
 
 COLUMNS = ("item", "annotator", "label")

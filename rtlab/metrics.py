@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rtlab.benchmarks import officeqa_scorer, theagentcompany, workspace_bench
+from rtlab.bootstrap import bootstrap_weights
 from rtlab.model import Trajectory
 
 if TYPE_CHECKING:
@@ -188,14 +189,6 @@ def _mean_over_runs(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     n = counted.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(n > 0, total / np.where(n > 0, n, 1), np.nan)
-
-
-def bootstrap_weights(n_tasks: int, n_boot: int, seed: int) -> np.ndarray:
-    """``n_boot`` resamples of ``n_tasks`` tasks with replacement, as counts per task (shape n_boot x n_tasks)."""
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_tasks, size=(n_boot, n_tasks))
-    offsets = np.arange(n_boot)[:, None] * n_tasks
-    return np.bincount((draws + offsets).ravel(), minlength=n_boot * n_tasks).reshape(n_boot, n_tasks)
 
 
 def _estimate(

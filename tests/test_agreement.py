@@ -15,8 +15,8 @@ import pytest
 from sklearn import metrics as skm
 
 from rtlab import agreement as ag
+from rtlab.bootstrap import bootstrap_weights
 from rtlab.errors import ReaderError
-from rtlab.metrics import bootstrap_weights
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", C. "Nominal data, any number of
 # observers, missing data": 4 observers, 12 units, "." = no value.

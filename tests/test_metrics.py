@@ -331,7 +331,7 @@ def test_bootstrap_is_seeded_and_groups_are_independent() -> None:
 
 
 def test_bootstrap_weights_are_task_counts() -> None:
-    weights = bootstrap_weights(n_tasks=5, n_boot=7, seed=0)
+    weights = bootstrap_weights(n_units=5, n_boot=7, seed=0)
     assert weights.shape == (7, 5)
     assert (weights.sum(axis=1) == 5).all()  # each resample draws 5 tasks
 
