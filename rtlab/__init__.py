@@ -32,7 +32,52 @@ from rtlab.summary import format_step, format_summary, steps_frame, summary_fram
 
 __version__ = "0.1.0"
 
+# Names whose modules need numpy or pandas: imported on first use (PEP 562), so `import rtlab` stays cheap.
+_LAZY: dict[str, str] = {
+    "BM25": "rtlab.bm25",
+    "Capture": "rtlab.capture",
+    "CapturedRead": "rtlab.capture",
+    "Environment": "rtlab.environment",
+    "LLMClient": "rtlab.llm",
+    "Replay": "rtlab.replay",
+    "Tab": "rtlab.tab",
+    "TabConfig": "rtlab.tab",
+    "Workspace": "rtlab.workspace",
+    "agreement_report": "rtlab.agreement",
+    "aggregate": "rtlab.metrics",
+    "capture_step": "rtlab.capture",
+    "diagnose": "rtlab.diagnose",
+    "diagnose_frame": "rtlab.diagnose",
+    "evaluator_view": "rtlab.environment",
+    "find_numbers": "rtlab.numbers",
+    "normalize_path": "rtlab.paths",
+    "replay": "rtlab.replay",
+    "replay_paths": "rtlab.replay",
+    "score_answer": "rtlab.benchmarks.officeqa_scorer",
+    "scores_frame": "rtlab.metrics",
+    "tokenize": "rtlab.text",
+    "value_summary": "rtlab.values",
+    "values_frame": "rtlab.values",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rtlab' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
 __all__ = [
+    *_LAZY,
     "BENCHMARKS",
     "FORMATS",
     "POLICIES",

@@ -42,3 +42,11 @@ def test_python_requirement_matches_readme() -> None:
     readme = (ROOT / "README.md").read_text()
     first_commands = re.findall(r"^\s*(make \w+)", readme, re.M)[:2]
     assert first_commands == ["make figures", "make test"]
+
+
+def test_lazy_public_names_resolve() -> None:
+    import rtlab
+
+    for name in rtlab._LAZY:
+        assert getattr(rtlab, name) is not None, name
+    assert set(rtlab._LAZY) <= set(dir(rtlab))
