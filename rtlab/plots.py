@@ -109,3 +109,65 @@ def plot_step_sizes(steps: pd.DataFrame, *, title: str) -> Figure:
         ax.legend(ncols=min(len(tools) + 1, 4), loc="upper left", bbox_to_anchor=(0, -0.2))
         fig.tight_layout()
     return fig
+
+
+CATEGORY_ORDER = ("shown_but_missing", "dropped_or_distorted", "discovery", "other")
+CATEGORY_LABELS = {
+    "shown_but_missing": "Shown but Missing",
+    "dropped_or_distorted": "Dropped or Distorted",
+    "discovery": "Discovery failure",
+    "other": "Other",
+}
+
+
+def plot_breakdown(table: pd.DataFrame, *, by: str, title: str = "Where the lost rubric points went") -> Figure:
+    """Stacked shares of lost rubric points by failure category, one bar per group (``diagnose.breakdown``)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        groups = list(dict.fromkeys(table[by]))
+        fig, ax = plt.subplots(figsize=(9, 1.4 + 0.45 * len(groups)))
+        left = np.zeros(len(groups))
+        for k, cat in enumerate(CATEGORY_ORDER):
+            part = table[table["category"] == cat].set_index(by).reindex(groups)
+            share = part["share"].fillna(0).to_numpy(dtype=float) * 100
+            ax.barh(groups, share, left=left, color=OKABE_ITO[k], label=CATEGORY_LABELS[cat])
+            for y, (x0, w) in enumerate(zip(left, share, strict=True)):
+                if w >= 8:
+                    ax.text(x0 + w / 2, y, f"{w:.0f}%", ha="center", va="center", fontsize=8, color="white")
+            left += share
+        totals = table.groupby(by, sort=False)["group_lost"].first().reindex(groups)
+        ax.set_yticks(range(len(groups)), [f"{g} (n={int(n)})" for g, n in zip(groups, totals, strict=True)])
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of lost rubric points (%)")
+        ax.invert_yaxis()
+        ax.legend(ncols=4, loc="lower left", bbox_to_anchor=(0, 1.0), fontsize=8)
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.tight_layout()
+    return fig
+
+
+def plot_value_coverage(frame: pd.DataFrame, *, by: str = "trajectory", title: str) -> Figure:
+    """Per group: expected numeric values shown to the model, delivered, and held by the tab (``values_frame``)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        counts = frame.groupby(by, sort=True)[["shown", "delivered", "held"]].sum()
+        totals = frame.groupby(by, sort=True).size()
+        labels = [f"{_short(str(g), 28)} (n={int(n)})" for g, n in totals.items()]
+        y = np.arange(len(counts))
+        fig, ax = plt.subplots(figsize=(9, 1.6 + 0.5 * len(counts)))
+        for k, col in enumerate(("shown", "delivered", "held")):
+            share = counts[col] / totals * 100
+            ax.barh(y + (k - 1) * 0.27, share, height=0.27, color=OKABE_ITO[k], label=col)
+        ax.set_yticks(y, labels)
+        ax.invert_yaxis()
+        ax.margins(y=0.5 / max(len(counts), 1))
+        ax.set_xlim(0, 100)
+        ax.set_xlabel("share of the expected values (%)")
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.legend(*ax.get_legend_handles_labels(), loc="upper right", ncols=3)
+        fig.tight_layout()
+    return fig
