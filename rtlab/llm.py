@@ -305,11 +305,11 @@ class LLMClient:
 
     # -- one call ---------------------------------------------------------------------------------------
 
-    def cached(self, request: Mapping[str, Any]) -> CallResult | None:
-        """The cached result of this request, or ``None``."""
+    def cached(self, request: Mapping[str, Any], *, key: str | None = None) -> CallResult | None:
+        """The cached result of this request, or ``None`` (``key``: its :func:`request_key`, if known)."""
         if self._store is None:
             return None
-        key = request_key(request)
+        key = key or request_key(request)
         record = self._store.get(key)
         if record is None:
             return None
@@ -396,7 +396,7 @@ class LLMClient:
         done: dict[str, CallResult] = {}
         todo = []
         for k, r in unique.items():
-            hit = self.cached(r)
+            hit = self.cached(r, key=k)
             if hit is not None:
                 done[k] = hit
             else:

@@ -2,10 +2,10 @@
 
 :class:`SimulatedServer` listens on 127.0.0.1 (the OS picks the port) and speaks enough of the Chat
 Completions API for the real ``openai`` client: ``POST /v1/chat/completions`` and ``GET /v1/models``. Its
-model is not a language model: :func:`simulate_answer` reads the annotation prompt rtlab builds and applies a
-few keyword rules, so every answer is a deterministic function of the request. The returned model name
-contains ``simulated`` and every label's rationale starts with :data:`SIMULATED_TAG`, so nothing it says can
-pass for a real annotation.
+model is not a language model: :func:`simulate_answer` reads the annotation (or masked-recovery) prompt
+rtlab builds and applies a few keyword rules, so every answer is a deterministic function of the request.
+The returned model name contains ``simulated`` and every label's rationale starts with :data:`SIMULATED_TAG`,
+so nothing it says can pass for a real annotation.
 
 Tests script what the next requests get (:meth:`SimulatedServer.script`): malformed content, an HTTP error
 with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` delays every answer
@@ -115,13 +115,51 @@ def simulate_label(prompt: str) -> dict[str, Any]:
     return label("S6", "other", "undetermined", "no keyword rule applies")
 
 
+_VALUE = re.compile(r"(?<![\w.])[$¥€£]?\d[\d,]*(?:\.\d+)?%?(?![\w])")
+_WORD = re.compile(r"[a-z]{3,}")
+_COMMON = frozenset("the and does did for from with are was were this that its into has have".split())
+RECOVERY_WINDOW = 24
+"""Characters before a number (same line) that the simulated recovery rule compares with the requirement."""
+
+
+def simulate_recovery(prompt: str) -> dict[str, Any]:
+    """The simulated answer to an rtlab masked-recovery prompt (it has a ``## Masked requirement`` section).
+
+    Rule R1: over the task and every context section (in prompt order; notes and answer aside), each number
+    with three or more digits that the requirement does not itself write is scored by the words (3+ letters,
+    a few common ones aside) it shares with the requirement within :data:`RECOVERY_WINDOW` characters
+    before it on its line; the best (first on ties, score at least 1) is the answer, as written. R2: no such
+    number: ``null``.
+    """
+    part = sections(prompt)
+    requirement = part.get("masked", "").split("\n", 1)[-1]  # the requirement, its heading line aside
+    words = set(_WORD.findall(requirement.lower())) - _COMMON - {"masked"}
+    own = set(_VALUE.findall(requirement))
+    best, best_score = None, 0
+    for name, body in part.items():
+        if name in ("masked", "notes", "answer"):
+            continue
+        for line in body.splitlines():
+            for m in _VALUE.finditer(line):
+                if m.group() in own or sum(c.isdigit() for c in m.group()) < 3:
+                    continue
+                window = line[max(0, m.start() - RECOVERY_WINDOW) : m.start()].lower()
+                score = len(words & set(_WORD.findall(window)))
+                if score > best_score:
+                    best, best_score = m.group(), score
+    return {"value": best}
+
+
 def simulate_answer(messages: list[dict[str, Any]]) -> str:
-    """The simulated model's message content for a conversation: a JSON label when the last user message is
-    an rtlab annotation prompt (it has an ``## Item`` section), else a tagged echo."""
+    """The simulated model's message content for a conversation: a JSON label when the first user message is
+    an rtlab annotation prompt (it has an ``## Item`` section), a JSON value for a masked-recovery prompt
+    (``## Masked requirement``), else a tagged echo."""
     user = [m for m in messages if m.get("role") == "user"]
     first = str(user[0].get("content") or "") if user else ""
     if "## Item" in first:
         return json.dumps(simulate_label(first), ensure_ascii=False)
+    if "## Masked requirement" in first:
+        return json.dumps(simulate_recovery(first), ensure_ascii=False)
     return f"{SIMULATED_TAG} {first[:200]}"
 
 
@@ -222,6 +260,7 @@ class SimulatedServer:
 class _Handler(BaseHTTPRequestHandler):
     server_obj: SimulatedServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart (Nagle + delayed ACK)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
         pass  # quiet: tests read the request log instead
@@ -306,5 +345,6 @@ __all__ = [
     "sections",
     "simulate_answer",
     "simulate_label",
+    "simulate_recovery",
     "slow",
 ]

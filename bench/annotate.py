@@ -1,0 +1,128 @@
+"""Annotation throughput: LLM calls against the local simulated server with artificial latency, as workers grow.
+
+    python bench/annotate.py [--latency 0.05] [--workers 1,2,4,8,16,32] [--cached 5000]
+
+The server (:class:`rtlab.testing.SimulatedServer`) runs in a child process, as an endpoint would, so its
+threads do not share the client's interpreter lock. Each level sends fresh annotation requests (prompts of
+:func:`rtlab.annotate.build_messages`, codebook included, ~10 KB each) through :meth:`LLMClient.batch` with
+the cache off. Ideal throughput = workers / latency; the issue's goal is at least 80% of it up to 32
+workers. The speed-up is against the 1-worker level measured in the same run. Then the cache-hit path: a
+batch of ``--cached`` requests is made once with the cache on, and the rerun (0 requests) is timed; goal:
+at least 10,000 items/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rtlab.annotate import ItemContext, LLMAnnotator, build_messages  # noqa: E402
+from rtlab.codebook import load_codebook  # noqa: E402
+from rtlab.llm import LLMClient  # noqa: E402
+from rtlab.testing import SIMULATED_MODEL, SimulatedServer  # noqa: E402
+
+READ_LOG = "\n\n".join(
+    f"[L{k}] step {k} data/sales_{k}.csv (cat data/sales_{k}.csv)\n"
+    + "".join(f"row {i},North,{1000 + 7 * i + k}.5\n" for i in range(40))
+    for k in range(1, 6)
+)
+
+
+def serve(latency: float, port: mp.Queue, stop: mp.Event) -> None:  # type: ignore[type-arg]
+    """Child process: run the simulated server until told to stop."""
+    with SimulatedServer(latency=latency) as srv:
+        port.put(srv.base_url)
+        stop.wait()
+
+
+def requests(n: int, tag: str) -> list[dict]:
+    """``n`` distinct annotation requests (one per made-up failed item)."""
+    cb = load_codebook()
+    annotator = LLMAnnotator(SIMULATED_MODEL)
+    out = []
+    for i in range(n):
+        ctx = ItemContext(
+            item=f"bench:{tag}:{i}#0",
+            trajectory=f"bench:{tag}:{i}",
+            rubric_index=0,
+            rubric_text=f"Does the report state the total revenue of {4000 + i}.5 from sales_{i % 5 + 1}.csv?",
+            rubric_type="Outcome Evaluation",
+            task="Summarise revenue from the sales files into report.md.",
+            judge_evidence="The report gives no total.",
+            deliverable="### report.md\n# Revenue\nNorth and South declined.",
+            read_log=READ_LOG,
+            candidates="data/budget.xlsx (listed at step 0)",
+        )
+        out.append(annotator.request(build_messages(ctx, cb)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--workers", default="1,2,4,8,16,32")
+    parser.add_argument("--cached", type=int, default=5000)
+    args = parser.parse_args()
+    levels = [int(w) for w in args.workers.split(",")]
+
+    ctx = mp.get_context("spawn")
+    port, stop = ctx.Queue(), ctx.Event()
+    child = ctx.Process(target=serve, args=(args.latency, port, stop), daemon=True)
+    child.start()
+    base_url = port.get(timeout=30)
+    try:
+        print(f"simulated server in pid {child.pid} at {base_url}, latency {args.latency * 1000:.0f} ms")
+        print(
+            f"{'workers':>7} {'calls':>6} {'seconds':>8} {'calls/s':>8} {'ideal':>7} {'of ideal':>8} {'speed-up':>8}"
+        )
+        client = LLMClient(base_url=base_url, api_key="x", cache=False, timeout=30)
+        client.batch(requests(4, "warm"), max_workers=4)  # connection pool and imports warm
+        baseline, worst = None, 1.0
+        for w in levels:
+            batch = requests(max(20, 8 * w), f"w{w}")
+            start = time.perf_counter()
+            results = client.batch(batch, max_workers=w)
+            seconds = time.perf_counter() - start
+            assert all(r.ok for r in results), [r.error for r in results if not r.ok][:3]
+            rate = len(batch) / seconds
+            baseline = baseline or rate
+            ideal = w / args.latency
+            worst = min(worst, rate / ideal)
+            print(
+                f"{w:>7} {len(batch):>6} {seconds:>8.2f} {rate:>8.1f} {ideal:>7.0f} "
+                f"{rate / ideal:>8.0%} {rate / baseline:>7.1f}x"
+            )
+        print(
+            f"goal >= 80% of workers/latency up to {max(levels)} workers: {'met' if worst >= 0.8 else 'NOT met'}"
+            f" (worst level {worst:.0%})"
+        )
+
+        with tempfile.TemporaryDirectory() as cache_dir:
+            cached = LLMClient(base_url=base_url, api_key="x", cache_dir=cache_dir, timeout=30)
+            batch = requests(args.cached, "cache")
+            start = time.perf_counter()
+            cached.batch(batch, max_workers=32)
+            first = time.perf_counter() - start
+            start = time.perf_counter()
+            again = cached.batch(batch, max_workers=32)
+            seconds = time.perf_counter() - start
+            made = sum(not r.cached for r in again)
+            rate = len(batch) / seconds
+            print(
+                f"cache: {len(batch)} calls made in {first:.2f} s; rerun {seconds:.3f} s, {made} requests, "
+                f"{rate:,.0f} items/s; goal >= 10,000 items/s: {'met' if rate >= 10_000 else 'NOT met'}"
+            )
+    finally:
+        stop.set()
+        child.join(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
