@@ -324,6 +324,69 @@ def cmd_agree(args: argparse.Namespace) -> int:
     return 0
 
 
+def _llm_client(args: argparse.Namespace, stack):
+    """The LLM client the options ask for; with ``--simulated`` the local simulated server, started in ``stack``."""
+    from rtlab.llm import DEFAULT_PRICES, LLMClient, load_prices
+
+    base_url = args.base_url
+    if args.simulated:
+        from rtlab.testing import SimulatedServer
+
+        base_url = stack.enter_context(SimulatedServer()).base_url
+        print("rtlab: using the local SIMULATED model (rtlab.testing), not a real LLM", file=sys.stderr)
+    return LLMClient(
+        base_url=base_url,
+        api_key=args.api_key,
+        cache_dir=args.cache_dir,
+        prices=load_prices(args.prices) if args.prices else dict(DEFAULT_PRICES),
+    )
+
+
+def _add_llm_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
+    p.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
+    p.add_argument(
+        "--cache-dir", help="where responses are cached (default: RTLAB_CACHE_DIR or ~/.cache/rtlab)"
+    )
+    p.add_argument("--prices", metavar="FILE", help='JSON {"model": [input $/1M, output $/1M]}')
+    p.add_argument("--jobs", type=int, default=8, help="concurrent requests")
+    p.add_argument("--dry-run", action="store_true", help="print the number of calls and the estimated cost")
+    p.add_argument("--simulated", action="store_true", help="use rtlab.testing's local simulated model")
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from rtlab.llm import usage_summary
+    from rtlab.recovery import (
+        CONDITIONS,
+        first_requests,
+        recover,
+        recovery_annotators,
+        recovery_figures,
+        recovery_items,
+    )
+
+    result = _ingest(args)
+    items = recovery_items(result.trajectories)
+    annotators = recovery_annotators(args.model, samples=args.samples)
+    with contextlib.ExitStack() as stack:
+        client = _llm_client(args, stack)
+        if args.dry_run:
+            print(client.dry_run(first_requests(items, annotators, CONDITIONS)).describe())
+            return 0
+        run = recover(items, annotators, client, max_workers=args.jobs, progress=args.progress)
+    if args.json:
+        for row in run.frame.to_dict(orient="records"):
+            print(json.dumps(_json_safe(row), ensure_ascii=False, default=str))
+    out = {"figures": recovery_figures(run.frame), "usage": usage_summary(run.calls)}
+    print(
+        json.dumps(_json_safe(out), ensure_ascii=False, default=str),
+        file=sys.stderr if args.json else sys.stdout,
+    )
+    return EXIT_PARTIAL if result.failures else 0
+
+
 def cmd_annotate(args: argparse.Namespace) -> int:
     import contextlib
 
@@ -331,7 +394,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
     from rtlab._io import atomic_open
     from rtlab.annotate import annotate_llm, annotator_grid, first_requests, item_contexts, rule_labels
-    from rtlab.llm import DEFAULT_PRICES, LLMClient, load_prices, usage_summary
+    from rtlab.llm import usage_summary
     from rtlab.replay import replay
 
     result = _ingest(args)
@@ -342,20 +405,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
         contexts = item_contexts(trajectories, replays)
         annotators = annotator_grid(args.model, args.prompt or ["p1"], args.samples)
         with contextlib.ExitStack() as stack:
-            base_url = args.base_url
-            if args.simulated:
-                from rtlab.testing import SimulatedServer
-
-                base_url = stack.enter_context(SimulatedServer()).base_url
-                print(
-                    "rtlab: using the local SIMULATED model (rtlab.testing), not a real LLM", file=sys.stderr
-                )
-            client = LLMClient(
-                base_url=base_url,
-                api_key=args.api_key,
-                cache_dir=args.cache_dir,
-                prices=load_prices(args.prices) if args.prices else dict(DEFAULT_PRICES),
-            )
+            client = _llm_client(args, stack)
             if args.dry_run:
                 print(client.dry_run(first_requests(contexts, annotators)).describe())
                 return 0
@@ -484,16 +534,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", action="append", default=[], help="an LLM to annotate with (repeatable)")
     p.add_argument("--prompt", action="append", choices=("p1", "p2"), help="prompt version(s); default p1")
     p.add_argument("--samples", type=int, default=1, help="samples per model and prompt")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
-    p.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
-    p.add_argument(
-        "--cache-dir", help="where responses are cached (default: RTLAB_CACHE_DIR or ~/.cache/rtlab)"
-    )
-    p.add_argument("--prices", metavar="FILE", help='JSON {"model": [input $/1M, output $/1M]}')
-    p.add_argument("--jobs", type=int, default=8, help="concurrent requests")
-    p.add_argument("--dry-run", action="store_true", help="print the number of calls and the estimated cost")
-    p.add_argument("--simulated", action="store_true", help="use rtlab.testing's local simulated model")
+    _add_llm_options(p)
     p.set_defaults(func=cmd_annotate)
+
+    p = sub.add_parser(
+        "recover",
+        help="masked recovery: can the LLM find a held value without the tab, from the review, from the read log",
+    )
+    _add_input_options(p)
+    p.add_argument("--model", action="append", required=True, help="the LLM to ask (repeatable)")
+    p.add_argument("--samples", type=int, default=1, help="samples per model")
+    p.add_argument("--json", action="store_true", help="one JSON object per (value, condition, model) row")
+    _add_llm_options(p)
+    p.set_defaults(func=cmd_recover)
 
     p = sub.add_parser(
         "agree",

@@ -170,3 +170,16 @@ def test_annotate_with_the_simulated_model_then_agree(tmp_path: Path, capsys) ->
     report = json.loads(capsys.readouterr().out)
     assert {"krippendorff_alpha", "percent_agreement", "cohen_kappa"} <= set(report)
     assert list(report["cohen_kappa"]) == ["llm:m:p1:s0|rules"]
+
+
+def test_recover_with_the_simulated_model(tmp_path: Path, capsys) -> None:
+    args = ["recover", str(SAMPLE), "--model", "m", "--simulated", "--cache-dir", str(tmp_path), "--json"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    rows = [json.loads(line) for line in captured.out.splitlines()]
+    # the sample's tab holds one expected value (15,800, read from the August sheet): three conditions
+    assert sorted(r["condition"] for r in rows) == ["no_tab", "read_log", "review"]
+    figures = json.loads(captured.err.strip().splitlines()[-1])["figures"]
+    assert figures["llm:m:r1:s0"]["read_log"]["values"] == 1
+    assert main([*args[:-1], "--dry-run"]) == 0
+    assert capsys.readouterr().out.startswith("0 calls to make (3 of 3 requests cached)")
