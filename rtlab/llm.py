@@ -114,27 +114,30 @@ class DryRun:
 # Requests, keys, prices
 
 
-def normalize_request(request: Mapping[str, Any]) -> dict[str, Any]:
-    """The request as canonical JSON-native data: ``None`` values dropped (also in messages), keys sorted."""
+def _without_none(value: Any) -> Any:
+    """JSON-native data with every ``None`` value of a mapping dropped, at any depth."""
+    if isinstance(value, Mapping):
+        return {str(k): _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_without_none(v) for v in value]
+    return value
 
-    def clean(value: Any) -> Any:
-        if isinstance(value, Mapping):
-            return {
-                str(k): clean(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0])) if v is not None
-            }
-        if isinstance(value, list | tuple):
-            return [clean(v) for v in value]
-        return value
 
+def _canonical(request: Mapping[str, Any]) -> str:
+    """The normalised request's canonical JSON (``sort_keys`` orders every depth, so nothing is rebuilt)."""
     if "model" not in request or "messages" not in request:
         raise LLMError("a request needs 'model' and 'messages'")
-    return clean(dict(request))
+    return json.dumps(_without_none(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def normalize_request(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The request as canonical JSON-native data: ``None`` values dropped (also in messages), keys sorted."""
+    return json.loads(_canonical(request))
 
 
 def request_key(request: Mapping[str, Any]) -> str:
     """sha256 hex of the canonical JSON of the normalised request."""
-    text = json.dumps(normalize_request(request), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(_canonical(request).encode("utf-8")).hexdigest()
 
 
 def call_cost(
@@ -184,8 +187,10 @@ class DiskCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The cached record, or ``None`` (absent, or unreadable: then the call is simply made again)."""
+        # plain string paths: this runs for every cache hit, where pathlib's parsing would dominate
         try:
-            record = json.loads(self.path(key).read_text(encoding="utf-8"))
+            with open(os.path.join(self.directory, key[:2], key + ".json"), "rb") as fh:
+                record = json.loads(fh.read())
         except (OSError, ValueError):
             return None
         return record if isinstance(record, dict) and record.get("schema") == CACHE_SCHEMA else None
