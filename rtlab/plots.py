@@ -120,7 +120,9 @@ CATEGORY_LABELS = {
 }
 
 
-def plot_breakdown(table: pd.DataFrame, *, by: str, title: str = "Where the lost rubric points went") -> Figure:
+def plot_breakdown(
+    table: pd.DataFrame, *, by: str, title: str = "Where the lost rubric points went"
+) -> Figure:
     """Stacked shares of lost rubric points by failure category, one bar per group (``diagnose.breakdown``)."""
     import matplotlib.pyplot as plt
     import numpy as np
