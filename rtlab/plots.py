@@ -6,6 +6,7 @@ Colours are the Okabe-Ito palette, which stays distinguishable under the common 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -171,5 +172,71 @@ def plot_value_coverage(frame: pd.DataFrame, *, by: str = "trajectory", title: s
         ax.set_xlabel("share of the expected values (%)")
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
         fig.legend(*ax.get_legend_handles_labels(), loc="upper right", ncols=3)
+        fig.tight_layout()
+    return fig
+
+
+CONDITION_LABELS = {"no_tab": "task + requirement", "review": "+ review", "read_log": "+ whole read log"}
+
+
+def plot_recovery(summary: pd.DataFrame, *, title: str) -> Figure:
+    """Share of held values recovered under each masked-recovery condition, per model (``recovery_summary``)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        annotators = list(dict.fromkeys(summary["annotator"]))
+        conditions = list(dict.fromkeys(summary["condition"]))
+        fig, ax = plt.subplots(figsize=(8, 3.8))
+        width = 0.8 / max(len(annotators), 1)
+        x = np.arange(len(conditions))
+        for k, name in enumerate(annotators):
+            part = summary[summary["annotator"] == name].set_index("condition").reindex(conditions)
+            share = part["share_tolerant"].to_numpy(dtype=float) * 100
+            bars = ax.bar(
+                x + (k - (len(annotators) - 1) / 2) * width, share, width, color=OKABE_ITO[k], label=name
+            )
+            ax.bar_label(bars, labels=[f"{v:.0f}%" for v in share], fontsize=8, padding=2)
+        ax.set_xticks(x, [CONDITION_LABELS.get(c, c) for c in conditions])
+        ax.set_ylim(0, 110)
+        ax.set_ylabel("held values recovered (%)")
+        ax.legend(loc="upper left", fontsize=8)
+        ax.set_title(title, loc="left")
+        fig.tight_layout()
+    return fig
+
+
+def plot_kappa_matrix(kappa: Mapping[str, float], *, title: str) -> Figure:
+    """Cohen's kappa for every annotator pair (keys ``"A|B"``) as a symmetric heat map with values written in."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        names = sorted({n for pair in kappa for n in pair.split("|")})
+        m = np.full((len(names), len(names)), np.nan)
+        for pair, value in kappa.items():
+            a, b = pair.split("|")
+            i, j = names.index(a), names.index(b)
+            m[i, j] = m[j, i] = value
+        np.fill_diagonal(m, 1.0)
+        fig, ax = plt.subplots(figsize=(2.2 + 1.1 * len(names), 1.6 + 0.9 * len(names)))
+        image = ax.imshow(m, vmin=-1, vmax=1, cmap="RdBu")
+        ax.grid(False)
+        ax.set_xticks(range(len(names)), [_short(n, 32) for n in names], rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), [_short(n, 32) for n in names])
+        for i in range(len(names)):
+            for j in range(len(names)):
+                text = "n/a" if np.isnan(m[i, j]) else f"{m[i, j]:.2f}"
+                ax.text(
+                    j,
+                    i,
+                    text,
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    color="white" if not np.isnan(m[i, j]) and abs(m[i, j]) > 0.6 else "black",
+                )
+        fig.colorbar(image, ax=ax, label="Cohen's kappa")
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold", fontsize=11)
         fig.tight_layout()
     return fig

@@ -16,7 +16,14 @@ def test_every_notebook_writes_its_figures(tmp_path: Path) -> None:
     figures = tmp_path / "figures"
     assert run_all(["--data", str(ROOT / "data" / "sample"), "--figures", str(figures)]) == 0
     names = sorted(p.name for p in figures.iterdir())
-    for stem in ("01_trajectory_sizes", "01_step_sizes", "02_failure_breakdown", "03_value_coverage"):
+    for stem in (
+        "01_trajectory_sizes",
+        "01_step_sizes",
+        "02_failure_breakdown",
+        "03_value_coverage",
+        "04_masked_recovery",
+        "09_annotator_kappa",
+    ):
         assert f"{stem}.png" in names and f"{stem}.pdf" in names
     assert all((figures / n).stat().st_size > 1000 for n in names)
 
