@@ -240,3 +240,50 @@ def plot_kappa_matrix(kappa: Mapping[str, float], *, title: str) -> Figure:
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold", fontsize=11)
         fig.tight_layout()
     return fig
+
+
+TAB_STAT_LABELS = {
+    "n_requirements": "requirements",
+    "n_entries": "read-log entries",
+    "n_files": "distinct files read",
+    "excerpt_chars": "excerpted characters",
+    "n_candidates": "candidates (listed, unopened)",
+    "review_coverage": "review coverage (%)",
+}
+
+
+def plot_tab_stats(frame: pd.DataFrame, *, by: str, title: str) -> Figure:
+    """What the final tab holds per trajectory, one panel per statistic, one box (with points) per group."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        groups = sorted(frame[by].dropna().unique(), key=str)
+        fig, axes = plt.subplots(
+            2, 3, figsize=(12, 1.6 + 2 * (0.3 * len(groups) + 0.6)), sharey=True, squeeze=False
+        )
+        y = np.arange(1, len(groups) + 1)
+        for ax, (stat, label) in zip(axes.ravel(), TAB_STAT_LABELS.items(), strict=True):
+            scale = 100 if stat == "review_coverage" else 1
+            data = [frame.loc[frame[by] == g, stat].dropna().to_numpy(dtype=float) * scale for g in groups]
+            ax.boxplot(
+                data,
+                vert=False,
+                widths=0.5,
+                showfliers=False,
+                medianprops={"color": OKABE_ITO[1], "linewidth": 2},
+            )
+            rng = np.random.default_rng(0)
+            for k, values in zip(y, data, strict=True):
+                ax.scatter(
+                    values, k + rng.uniform(-0.12, 0.12, len(values)), s=10, color=OKABE_ITO[0], alpha=0.7
+                )
+            ax.set_title(label, loc="left", fontsize=10)
+            if stat in ("excerpt_chars", "n_candidates"):
+                ax.set_xscale("symlog", linthresh=10)
+                ax.set_xlim(left=0)
+        axes[0, 0].set_yticks(y, [_short(str(g), 30) for g in groups])
+        axes[0, 0].invert_yaxis()
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.tight_layout()
+    return fig
