@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from rtlab.codebook import CATEGORIES, Codebook, load_codebook
 from rtlab.diagnose import deliverable_files, diagnose, failed_items, item_facts
 from rtlab.errors import ReaderError
-from rtlab.llm import CallResult, LLMClient
+from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message
 from rtlab.text import tokenize
 
 if TYPE_CHECKING:
@@ -375,11 +375,6 @@ def parse_answer(text: str | None, codebook: Codebook | None = None) -> tuple[An
     return Answer(category, subreason or None, rationale.strip()), None
 
 
-def corrective_message(error: str) -> str:
-    """The follow-up user message after an invalid answer."""
-    return f"Your answer is invalid: {error}. Reply again with only the JSON object, nothing else."
-
-
 # ---------------------------------------------------------------------------------------------------------
 # LLM annotators
 
@@ -468,51 +463,44 @@ def annotate_llm(
     """Label every item with every annotator; rows in annotator order, then item order.
 
     Rounds: all first requests run as one concurrent batch; answers that fail :func:`parse_answer` are
-    asked again (previous answer + :func:`corrective_message`) up to ``max_fixes`` times, then labelled
+    asked again (previous answer + :func:`rtlab.llm.corrective_message`) up to ``max_fixes`` times, then labelled
     :data:`UNPARSABLE` with the last raw answer.
     """
     cb = codebook or load_codebook()
     jobs = [(a, c) for a in annotators for c in contexts]
-    conversations = [build_messages(c, cb, prompt=a.prompt, budget=budget) for a, c in jobs]
-    rows: list[dict[str, Any] | None] = [None] * len(jobs)
-    calls: list[CallResult] = []
-    pending = list(range(len(jobs)))
-    for round_ in range(max_fixes + 1):
-        if not pending:
-            break
-        requests = [jobs[i][0].request(conversations[i]) for i in pending]
-        desc = "annotating" if round_ == 0 else f"corrective retry {round_}"
-        results = client.batch(requests, max_workers=max_workers, progress=progress, desc=desc)
-        calls += results
-        still = []
-        for i, result in zip(pending, results, strict=True):
-            annotator, ctx = jobs[i]
-            row = _row(annotator, ctx, cb)
-            if result.error is not None:
-                rows[i] = {**row, "label": FAILED, "raw_response": result.error}
-            elif result.refusal is not None:
-                rows[i] = {**row, "label": REFUSED, "raw_response": result.refusal}
-            else:
-                answer, error = parse_answer(result.content, cb)
-                if answer is not None:
-                    rows[i] = {
-                        **row,
-                        "label": answer.category,
-                        "subreason": answer.subreason,
-                        "rationale": answer.rationale,
-                        "raw_response": result.content,
-                    }
-                elif round_ < max_fixes:
-                    conversations[i] = [
-                        *conversations[i],
-                        {"role": "assistant", "content": result.content or ""},
-                        {"role": "user", "content": corrective_message(error or "invalid")},
-                    ]
-                    still.append(i)
-                else:
-                    rows[i] = {**row, "label": UNPARSABLE, "rationale": error, "raw_response": result.content}
-        pending = still
-    return LLMAnnotation(labels=_frame([r for r in rows if r is not None]), calls=calls)
+    asked, calls = ask_until_valid(
+        client,
+        [build_messages(c, cb, prompt=a.prompt, budget=budget) for a, c in jobs],
+        lambda i, messages: jobs[i][0].request(messages),
+        lambda text: parse_answer(text, cb),
+        max_fixes=max_fixes,
+        max_workers=max_workers,
+        progress=progress,
+        desc="annotating",
+    )
+    rows = []
+    for (annotator, ctx), outcome in zip(jobs, asked, strict=True):
+        row, result = _row(annotator, ctx, cb), outcome.result
+        if result.error is not None:
+            rows.append({**row, "label": FAILED, "raw_response": result.error})
+        elif result.refusal is not None:
+            rows.append({**row, "label": REFUSED, "raw_response": result.refusal})
+        elif outcome.parsed is None:
+            rows.append(
+                {**row, "label": UNPARSABLE, "rationale": outcome.error, "raw_response": result.content}
+            )
+        else:
+            answer = outcome.parsed
+            rows.append(
+                {
+                    **row,
+                    "label": answer.category,
+                    "subreason": answer.subreason,
+                    "rationale": answer.rationale,
+                    "raw_response": result.content,
+                }
+            )
+    return LLMAnnotation(labels=_frame(rows), calls=calls)
 
 
 def _row(annotator: LLMAnnotator, ctx: ItemContext, cb: Codebook) -> dict[str, Any]:

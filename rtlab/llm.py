@@ -26,7 +26,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlparse
 
 from rtlab._io import atomic_open
@@ -35,6 +35,8 @@ from rtlab.errors import RtlabError
 if TYPE_CHECKING:
     import openai
     import pandas as pd
+
+T = TypeVar("T")
 
 CACHE_SCHEMA = "rtlab.llm-cache/1"
 DEFAULT_PRICES: Mapping[str, tuple[float, float]] = {"rtlab-simulated": (0.0, 0.0)}
@@ -530,3 +532,76 @@ __all__ = [
     "results_frame",
     "usage_summary",
 ]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Structured answers: ask, validate, ask again
+
+
+def corrective_message(error: str) -> str:
+    """The follow-up user message after an invalid answer."""
+    return f"Your answer is invalid: {error}. Reply again with only the JSON object, nothing else."
+
+
+@dataclass
+class Asked(Generic[T]):
+    """The outcome of one conversation after validation rounds."""
+
+    result: CallResult
+    """The last call made for it."""
+    parsed: T | None = None
+    """The validated answer (``None`` for a failed call, a refusal, or an answer still invalid)."""
+    error: str | None = None
+    """Why the last answer was invalid, if it was."""
+
+    @property
+    def valid(self) -> bool:
+        return self.result.error is None and self.result.refusal is None and self.error is None
+
+
+def ask_until_valid(
+    client: LLMClient,
+    conversations: Sequence[list[dict[str, Any]]],
+    make_request: Callable[[int, list[dict[str, Any]]], dict[str, Any]],
+    parse: Callable[[str | None], tuple[T | None, str | None]],
+    *,
+    max_fixes: int = 2,
+    max_workers: int = 8,
+    progress: bool = False,
+    desc: str = "asking",
+) -> tuple[list[Asked[T]], list[CallResult]]:
+    """Ask every conversation, validate each answer with ``parse`` (``(value, None)`` when valid, ``(None,
+    reason)`` when not), and ask the invalid ones again with the reason, at most ``max_fixes`` times.
+
+    Each round is one concurrent :meth:`LLMClient.batch`. ``make_request(i, messages)`` builds conversation
+    ``i``'s request. Returns the outcome per conversation (input order) and every call made.
+    """
+    messages = [list(c) for c in conversations]
+    outcomes: list[Asked[T] | None] = [None] * len(messages)
+    calls: list[CallResult] = []
+    pending = list(range(len(messages)))
+    for round_ in range(max_fixes + 1):
+        if not pending:
+            break
+        requests = [make_request(i, messages[i]) for i in pending]
+        label = desc if round_ == 0 else f"corrective retry {round_}"
+        results = client.batch(requests, max_workers=max_workers, progress=progress, desc=label)
+        calls += results
+        still = []
+        for i, result in zip(pending, results, strict=True):
+            if result.error is not None or result.refusal is not None:
+                outcomes[i] = Asked(result)
+                continue
+            value, error = parse(result.content)
+            if error is None:
+                outcomes[i] = Asked(result, value)
+            elif round_ < max_fixes:
+                messages[i] += [
+                    {"role": "assistant", "content": result.content or ""},
+                    {"role": "user", "content": corrective_message(error)},
+                ]
+                still.append(i)
+            else:
+                outcomes[i] = Asked(result, None, error)
+        pending = still
+    return [o for o in outcomes if o is not None], calls

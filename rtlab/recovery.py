@@ -26,7 +26,7 @@ Decisions:
   (one per excerpt) are cut first to one common length (:func:`rtlab.annotate._fit`) and the prompt says
   what was cut. ``context_holds`` says whether the value survived in the context actually sent.
 - **Answers.** JSON ``{"value": "..."}`` (a string or a number; ``null`` when the model cannot tell).
-  Anything else is asked again with the reason (:func:`rtlab.annotate.corrective_message`), at most
+  Anything else is asked again with the reason (:func:`rtlab.llm.corrective_message`, via :func:`rtlab.llm.ask_until_valid`), at most
   ``max_fixes`` times, then recorded as :data:`~rtlab.annotate.UNPARSABLE`.
 - **Scoring** uses the first number the answer writes (so hedging with several numbers earns nothing
   extra). ``recovered_exact``: the same value and the same percent-ness (formatting, currency and scale
@@ -44,8 +44,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.annotate import _FENCE, FAILED, REFUSED, UNPARSABLE, LLMAnnotator, _fit, corrective_message
-from rtlab.llm import CallResult, LLMClient
+from rtlab.annotate import _FENCE, FAILED, REFUSED, UNPARSABLE, LLMAnnotator, _fit
+from rtlab.llm import CallResult, LLMClient, ask_until_valid
 from rtlab.numbers import Number, NumberIndex, find_numbers, matches
 from rtlab.replay import replay, task_text
 from rtlab.tab import Requirement, Review, ReviewItem, Tab, TabConfig, _norm_text
@@ -389,31 +389,30 @@ def recover(
             raise ValueError(f"unknown condition {c!r}; known: {CONDITIONS}")
     jobs = [(a, c, i) for a in annotators for c in conditions for i in items]
     built = [build_prompt(i, c, budget=budget) for _, c, i in jobs]
-    conversations = [p.messages for p in built]
-    rows: list[dict[str, Any] | None] = [None] * len(jobs)
-    calls: list[CallResult] = []
-    pending = list(range(len(jobs)))
-    for round_ in range(max_fixes + 1):
-        if not pending:
-            break
-        requests = [jobs[k][0].request(conversations[k]) for k in pending]
-        desc = "recovering" if round_ == 0 else f"corrective retry {round_}"
-        results = client.batch(requests, max_workers=max_workers, progress=progress, desc=desc)
-        calls += results
-        still = []
-        for k, result in zip(pending, results, strict=True):
-            annotator, condition, item = jobs[k]
-            row = _row(annotator, condition, item, built[k])
-            if result.error is not None:
-                rows[k] = {**row, "status": FAILED, "raw_response": result.error}
-                continue
-            if result.refusal is not None:
-                rows[k] = {**row, "status": REFUSED, "raw_response": result.refusal}
-                continue
-            answer, error = parse_value(result.content)
-            if error is None:
-                exact, tolerant = score(item.expected, answer)
-                rows[k] = {
+    asked, calls = ask_until_valid(
+        client,
+        [p.messages for p in built],
+        lambda k, messages: jobs[k][0].request(messages),
+        parse_value,
+        max_fixes=max_fixes,
+        max_workers=max_workers,
+        progress=progress,
+        desc="recovering",
+    )
+    rows = []
+    for (annotator, condition, item), prompt, outcome in zip(jobs, built, asked, strict=True):
+        row, result = _row(annotator, condition, item, prompt), outcome.result
+        if result.error is not None:
+            rows.append({**row, "status": FAILED, "raw_response": result.error})
+        elif result.refusal is not None:
+            rows.append({**row, "status": REFUSED, "raw_response": result.refusal})
+        elif outcome.error is not None:
+            rows.append({**row, "status": UNPARSABLE, "raw_response": result.content})
+        else:
+            answer = outcome.parsed
+            exact, tolerant = score(item.expected, answer)
+            rows.append(
+                {
                     **row,
                     "status": ANSWERED if answer is not None else NO_ANSWER,
                     "answer": answer,
@@ -421,17 +420,8 @@ def recover(
                     "recovered_tolerant": tolerant,
                     "raw_response": result.content,
                 }
-            elif round_ < max_fixes:
-                conversations[k] = [
-                    *conversations[k],
-                    {"role": "assistant", "content": result.content or ""},
-                    {"role": "user", "content": corrective_message(error)},
-                ]
-                still.append(k)
-            else:
-                rows[k] = {**row, "status": UNPARSABLE, "raw_response": result.content}
-        pending = still
-    return Recovery(frame=_frame([r for r in rows if r is not None]), calls=calls)
+            )
+    return Recovery(frame=_frame(rows), calls=calls)
 
 
 def _row(annotator: LLMAnnotator, condition: str, item: RecoveryItem, prompt: Prompt) -> dict[str, Any]:

@@ -214,3 +214,33 @@ def test_prices_file_and_results_frame(tmp_path):
         load_prices(path)
     frame = results_frame([CallResult(key="k", model="m", content="c", cached=True)])
     assert frame.loc[0, "model"] == "m" and bool(frame.loc[0, "cached"])
+
+
+def test_ask_until_valid_asks_again_with_the_reason(srv, tmp_path) -> None:
+    from rtlab.llm import ask_until_valid
+
+    def parse(text: str | None) -> tuple[int | None, str | None]:
+        try:
+            return int(json.loads(text or "")["n"]), None
+        except (ValueError, KeyError, TypeError):
+            return None, 'expected {"n": <integer>}'
+
+    # conversation 0: invalid, then valid; 1: valid at once; 2: invalid twice (max_fixes=1) -> stays invalid
+    srv.script(reply("oops"), reply('{"n": 2}'), reply("nope"), reply('{"n": 1}'), reply("still not"))
+    client = make(srv, tmp_path, cache=False)
+    asked, calls = ask_until_valid(
+        client,
+        [[{"role": "user", "content": f"q{i}"}] for i in range(3)],
+        lambda i, messages: {"model": "m", "messages": messages},
+        parse,
+        max_fixes=1,
+        max_workers=1,
+    )
+    assert [a.parsed for a in asked] == [1, 2, None]
+    assert [a.valid for a in asked] == [True, True, False] and asked[2].error == 'expected {"n": <integer>}'
+    assert len(calls) == 5  # 3 first answers + 2 corrective retries
+    retry = srv.requests[3]["messages"]
+    assert (
+        retry[-2] == {"role": "assistant", "content": "oops"}
+        and "Your answer is invalid" in retry[-1]["content"]
+    )
