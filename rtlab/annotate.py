@@ -262,7 +262,7 @@ def _answer_shape(cb: Codebook) -> str:
     )
 
 
-def _fit(parts: dict[str, str], budget: int) -> tuple[dict[str, str], list[str]]:
+def fit_to_budget(parts: dict[str, str], budget: int) -> tuple[dict[str, str], list[str]]:
     """Cut the biggest parts first to one common length so their sum fits ``budget``; notes of what was cut."""
     total = sum(len(v) for v in parts.values())
     if total <= budget:
@@ -295,7 +295,7 @@ def user_prompt(ctx: ItemContext, *, budget: int = DEFAULT_BUDGET) -> str:
         "candidates": ctx.candidates,
     }
     fixed = len(ctx.rubric_text) + 900  # the item, headings, notes and the answer line
-    fitted, notes = _fit(parts, max(0, budget - fixed))
+    fitted, notes = fit_to_budget(parts, max(0, budget - fixed))
     note = (
         f"To fit the budget of {budget} characters these parts were truncated (biggest first): "
         + "; ".join(notes)
@@ -341,7 +341,8 @@ def build_messages(
 # ---------------------------------------------------------------------------------------------------------
 # Answers
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+"""A JSON answer wrapped in a Markdown code fence, as models often send it."""
 
 
 @dataclass(frozen=True)
@@ -356,7 +357,7 @@ def parse_answer(text: str | None, codebook: Codebook | None = None) -> tuple[An
     cb = codebook or load_codebook()
     if not text or not text.strip():
         return None, "the answer is empty"
-    m = _FENCE.match(text)
+    m = JSON_FENCE.match(text)
     try:
         data = json.loads(m.group(1) if m else text)
     except json.JSONDecodeError as exc:

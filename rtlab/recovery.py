@@ -23,7 +23,7 @@ Decisions:
   the value itself must not steer the ranking. ``review_query="rubric"`` ranks with the unmasked text (the
   shown text is masked either way).
 - **Size budget.** The context parts share ``budget`` characters; when they do not fit, the biggest parts
-  (one per excerpt) are cut first to one common length (:func:`rtlab.annotate._fit`) and the prompt says
+  (one per excerpt) are cut first to one common length (:func:`rtlab.annotate.fit_to_budget`) and the prompt says
   what was cut. ``context_holds`` says whether the value survived in the context actually sent.
 - **Answers.** JSON ``{"value": "..."}`` (a string or a number; ``null`` when the model cannot tell).
   Anything else is asked again with the reason (:func:`rtlab.llm.corrective_message`, via :func:`rtlab.llm.ask_until_valid`), at most
@@ -44,11 +44,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.annotate import _FENCE, FAILED, REFUSED, UNPARSABLE, LLMAnnotator, _fit
+from rtlab.annotate import FAILED, JSON_FENCE, REFUSED, UNPARSABLE, LLMAnnotator, fit_to_budget
 from rtlab.llm import CallResult, LLMClient, ask_until_valid
 from rtlab.numbers import Number, NumberIndex, find_numbers, matches
 from rtlab.replay import replay, task_text
-from rtlab.tab import Requirement, Review, ReviewItem, Tab, TabConfig, _norm_text
+from rtlab.tab import Requirement, Review, ReviewItem, Tab, TabConfig, fold_text
 from rtlab.values import item_values, values_frame
 
 if TYPE_CHECKING:
@@ -167,8 +167,8 @@ def _entry_text(tab: Tab, lid: str) -> str:
 def _requirement_id(tab: Tab, text: str, step: int | None = None) -> str:
     """Add ``text`` as a requirement (or find the one already there with the same text) and return its id."""
     tab.add(text, step=step)
-    norm = _norm_text(text.strip())
-    return next(r.id for r in tab.requirements if _norm_text(r.text) == norm)
+    norm = fold_text(text.strip())
+    return next(r.id for r in tab.requirements if fold_text(r.text) == norm)
 
 
 def _review_text(tab: Tab, rid: str, masked: str) -> tuple[str, dict[str, str]]:
@@ -269,7 +269,7 @@ class Prompt:
 def build_prompt(item: RecoveryItem, condition: str, *, budget: int = DEFAULT_BUDGET) -> Prompt:
     """System and user messages of ``item`` under ``condition``: ``## `` sections, the context parts cut to
     ``budget`` characters (biggest parts first, noted in the prompt)."""
-    fitted, notes = _fit(item.parts(condition), budget)
+    fitted, notes = fit_to_budget(item.parts(condition), budget)
     lines = [
         "## Masked requirement",
         f"Run {item.trajectory}, rubric item {item.rubric_index}. One value is replaced by {MASK}:",
@@ -332,7 +332,7 @@ def parse_value(text: str | None) -> tuple[str | None, str | None]:
     (None, what is wrong with it)."""
     if not text or not text.strip():
         return None, "the answer is empty"
-    m = _FENCE.match(text)
+    m = JSON_FENCE.match(text)
     try:
         data = json.loads(m.group(1) if m else text)
     except json.JSONDecodeError as exc:

@@ -302,7 +302,8 @@ def _norm_id(value: str) -> str:
     return value.strip().upper()
 
 
-def _norm_text(text: str) -> str:
+def fold_text(text: str) -> str:
+    """A requirement's text with case and white space folded: two requirements are the same when these are."""
     return " ".join(text.split()).casefold()
 
 
@@ -501,7 +502,7 @@ class Tab:
         text = text.strip()
         if not text:
             return Reply(False, "Not added: the requirement text is empty. State one thing the task needs.")
-        existing = self._req_by_text.get(_norm_text(text))
+        existing = self._req_by_text.get(fold_text(text))
         if existing is not None:
             status = self._req_by_id[existing].status
             return Reply(
@@ -510,7 +511,7 @@ class Tab:
         req = Requirement(f"R{len(self._requirements) + 1}", text, step_added=step)
         self._requirements.append(req)
         self._req_by_id[req.id] = req
-        self._req_by_text[_norm_text(text)] = req.id
+        self._req_by_text[fold_text(text)] = req.id
         self._req_tokens[req.id] = tokenize(text)
         self._v_req += 1
         return Reply(True, f"Added {req.id}: {text}")
