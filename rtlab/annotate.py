@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from rtlab.codebook import CATEGORIES, Codebook, load_codebook
 from rtlab.diagnose import deliverable_files, diagnose, failed_items, item_facts
 from rtlab.errors import ReaderError
-from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message
+from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
 from rtlab.text import tokenize
 
 if TYPE_CHECKING:
@@ -341,9 +340,6 @@ def build_messages(
 # ---------------------------------------------------------------------------------------------------------
 # Answers
 
-JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-"""A JSON answer wrapped in a Markdown code fence, as models often send it."""
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -355,15 +351,9 @@ class Answer:
 def parse_answer(text: str | None, codebook: Codebook | None = None) -> tuple[Answer | None, str | None]:
     """(the answer, None) when ``text`` is a valid label JSON, else (None, what is wrong with it)."""
     cb = codebook or load_codebook()
-    if not text or not text.strip():
-        return None, "the answer is empty"
-    m = JSON_FENCE.match(text)
-    try:
-        data = json.loads(m.group(1) if m else text)
-    except json.JSONDecodeError as exc:
-        return None, f"the answer is not valid JSON ({exc.msg} at character {exc.pos})"
-    if not isinstance(data, dict):
-        return None, "the answer must be a JSON object"
+    data, error = parse_json_object(text)
+    if data is None:
+        return None, error
     category, subreason, rationale = data.get("category"), data.get("subreason"), data.get("rationale")
     if category not in CATEGORIES:
         return None, f"category must be one of {list(CATEGORIES)}, got {category!r}"

@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -541,6 +542,28 @@ __all__ = [
 
 # ---------------------------------------------------------------------------------------------------------
 # Structured answers: ask, validate, ask again
+
+
+JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+"""A JSON answer wrapped in a Markdown code fence, as models often send it."""
+
+
+def parse_json_object(
+    text: str | None, *, required: Sequence[str] = ()
+) -> tuple[dict[str, Any] | None, str | None]:
+    """``(object, None)`` when a model's answer is a JSON object (fenced or not) holding the ``required`` keys,
+    else ``(None, what is wrong)``."""
+    if not text or not text.strip():
+        return None, "the answer is empty"
+    m = JSON_FENCE.match(text)
+    try:
+        data = json.loads(m.group(1) if m else text)
+    except json.JSONDecodeError as exc:
+        return None, f"the answer is not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(data, dict) or any(k not in data for k in required):
+        keys = " and ".join(f'"{k}"' for k in required)
+        return None, "the answer must be a JSON object" + (f" with a {keys} key" if required else "")
+    return data, None
 
 
 def corrective_message(error: str) -> str:

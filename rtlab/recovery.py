@@ -37,15 +37,14 @@ Decisions:
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.annotate import FAILED, JSON_FENCE, REFUSED, UNPARSABLE, LLMAnnotator, fit_to_budget
-from rtlab.llm import CallResult, LLMClient, ask_until_valid
+from rtlab.annotate import FAILED, REFUSED, UNPARSABLE, LLMAnnotator, fit_to_budget
+from rtlab.llm import CallResult, LLMClient, ask_until_valid, parse_json_object
 from rtlab.numbers import Number, NumberIndex, find_numbers, matches
 from rtlab.replay import replay, task_text
 from rtlab.tab import Requirement, Review, ReviewItem, Tab, TabConfig, fold_text
@@ -330,15 +329,9 @@ def first_requests(
 def parse_value(text: str | None) -> tuple[str | None, str | None]:
     """(the value as a string, or None for ``null``; None) when ``text`` is a valid answer, else
     (None, what is wrong with it)."""
-    if not text or not text.strip():
-        return None, "the answer is empty"
-    m = JSON_FENCE.match(text)
-    try:
-        data = json.loads(m.group(1) if m else text)
-    except json.JSONDecodeError as exc:
-        return None, f"the answer is not valid JSON ({exc.msg} at character {exc.pos})"
-    if not isinstance(data, dict) or "value" not in data:
-        return None, 'the answer must be a JSON object with a "value" key'
+    data, error = parse_json_object(text, required=("value",))
+    if data is None:
+        return None, error
     value = data["value"]
     if value is None:
         return None, None

@@ -23,3 +23,19 @@ def real() -> Path:
 @pytest.fixture(scope="session")
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def server():
+    """One local OpenAI-compatible server (simulated model) for the whole test session."""
+    from rtlab.testing import SimulatedServer
+
+    with SimulatedServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def srv(server):
+    """The shared server with its script and request log cleared for this test."""
+    server.reset()
+    return server

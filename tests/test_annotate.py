@@ -36,7 +36,7 @@ from rtlab.model import (
     Trajectory,
 )
 from rtlab.replay import replay
-from rtlab.testing import SIMULATED_MODEL, SIMULATED_TAG, SimulatedServer, http_error, refuse, reply
+from rtlab.testing import SIMULATED_MODEL, SIMULATED_TAG, http_error, refuse, reply
 
 SALES = "region,revenue\nNorth,1234.5\nSouth,3200\nTotal revenue 4434.5 in 2024\n"
 REPORT = "# Revenue\n\nNorth 1234.5 and South 3200.\nSouth declined.\n"
@@ -87,18 +87,6 @@ def run():
 def contexts(run):
     t, r = run
     return item_contexts([t], [r])
-
-
-@pytest.fixture(scope="module")
-def server():
-    with SimulatedServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-def srv(server):
-    server.reset()
-    return server
 
 
 def client_for(srv, tmp_path) -> LLMClient:

@@ -21,18 +21,6 @@ from rtlab.llm import (
 from rtlab.testing import SIMULATED_MODEL, SimulatedServer, http_error, refuse, reply, slow
 
 
-@pytest.fixture(scope="module")
-def server():
-    with SimulatedServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-def srv(server):
-    server.reset()
-    return server
-
-
 def make(srv, tmp_path, **kw) -> LLMClient:
     kw.setdefault("backoff", 0.01)
     return LLMClient(

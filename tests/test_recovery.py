@@ -29,7 +29,7 @@ from rtlab.recovery import (
     recovery_summary,
     score,
 )
-from rtlab.testing import SIMULATED_MODEL, SimulatedServer, http_error, refuse, reply
+from rtlab.testing import SIMULATED_MODEL, http_error, refuse, reply
 from rtlab.values import values_frame
 
 SALES = "region,revenue\nNorth,1234.5\nSouth,3200\nTotal revenue 4434.5 in 2024\n"
@@ -91,18 +91,6 @@ def make_run(run_id: str = "fx:rec") -> Trajectory:
 @pytest.fixture(scope="module")
 def items():
     return recovery_items([make_run()])
-
-
-@pytest.fixture(scope="module")
-def server():
-    with SimulatedServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-def srv(server):
-    server.reset()
-    return server
 
 
 def client_for(srv, tmp_path, **kw) -> LLMClient:

@@ -411,3 +411,19 @@ def sniff_sample(path: Path) -> tuple[str, Any] | None:
 def all_match(values: list[Any], test: Callable[[Any], bool]) -> bool:
     """Non-empty and every value passes ``test``."""
     return bool(values) and all(test(v) for v in values)
+
+
+def sniff_log(
+    path: Path, *, is_conversation: Callable[[Any], bool], is_items: Callable[[list[Any]], bool]
+) -> bool:
+    """Whether ``path`` holds one conversation object, a list (or JSON lines) of entries ``is_items`` accepts,
+    or a list of conversation objects: the layouts both OpenAI formats are stored in."""
+    sample = sniff_sample(path)
+    if sample is None:
+        return False
+    kind, doc = sample
+    if kind == "json" and isinstance(doc, dict):
+        return is_conversation(doc)
+    if not isinstance(doc, list):
+        return False
+    return is_items(doc) or all_match(doc, is_conversation)

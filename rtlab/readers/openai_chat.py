@@ -31,7 +31,7 @@ from rtlab.readers._openai_common import (
     clip_policy,
     content_text,
     join_field,
-    sniff_sample,
+    sniff_log,
     tool_names,
     trajectory_id,
     usage_from,
@@ -84,15 +84,7 @@ def _is_conversation(obj: Any) -> bool:
 
 def sniff(path: Path) -> bool:
     """A .json/.jsonl whose messages (bare or under ``"messages"``) all look like Chat Completions messages."""
-    sample = sniff_sample(path)
-    if sample is None:
-        return False
-    kind, doc = sample
-    if kind == "json" and isinstance(doc, dict):
-        return _is_conversation(doc)
-    if not isinstance(doc, list):
-        return False
-    return all_match(doc, _is_message) or all_match(doc, _is_conversation)
+    return sniff_log(path, is_conversation=_is_conversation, is_items=lambda doc: all_match(doc, _is_message))
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from rtlab.readers._openai_common import (
     join_field,
     part_text,
     shell_text,
-    sniff_sample,
+    sniff_log,
     tool_names,
     trajectory_id,
     usage_from,
@@ -150,15 +150,7 @@ def _is_conversation(obj: Any) -> bool:
 
 def sniff(path: Path) -> bool:
     """A .json/.jsonl of Responses items, or of objects whose ``input``/``output`` lists hold them."""
-    sample = sniff_sample(path)
-    if sample is None:
-        return False
-    kind, doc = sample
-    if kind == "json" and isinstance(doc, dict):
-        return _is_conversation(doc)
-    if not isinstance(doc, list):
-        return False
-    return _is_items(doc) or all_match(doc, _is_conversation)
+    return sniff_log(path, is_conversation=_is_conversation, is_items=_is_items)
 
 
 # ---------------------------------------------------------------------------------------------------------
