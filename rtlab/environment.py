@@ -15,6 +15,7 @@ removes the status lines (and finish-check messages) the environment added.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -169,6 +170,8 @@ class Environment:
         reads (replay keeps only the status line)."""
         self._next_step = max(self._next_step, step.index + 1)
         if self.config.capture and step.answered:
+            if step.shown and STATUS_PREFIX in step.shown:  # a recorded tab run logs what the model read
+                step = dataclasses.replace(step, shown=strip_status(step.shown))
             captured = self._capture_fn()(
                 step, cwd=step.cwd or self.cwd, root=self.root, workspace=self.workspace
             )

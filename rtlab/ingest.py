@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtlab.errors import RtlabError
+from rtlab.labels import apply_labels
 from rtlab.model import Trajectory
 from rtlab.readers import ReadOptions, discover, get_reader
 
@@ -33,10 +34,13 @@ def iter_units(paths: Iterable[str | Path], *, format: str | None = None) -> Ite
 
 
 def read_unit(unit: Path, fmt: str, *, clip: str | None = None, join: bool = True) -> list[Trajectory]:
-    """Read one unit with its reader and join each trajectory with its benchmark files."""
+    """Read one unit with its reader, label it from its ``run.json`` (:mod:`rtlab.labels`) and join each
+    trajectory with its benchmark files."""
     from rtlab.benchmarks import attach
 
     trajectories = get_reader(fmt).read(unit, ReadOptions(clip=clip))
+    for t in trajectories:
+        apply_labels(t, unit)
     if join:
         for t in trajectories:
             if t.task is None and t.judgement is None:
