@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtlab.errors import RtlabError
-from rtlab.labels import apply_labels
+from rtlab.labels import apply_run_labels
 from rtlab.model import Trajectory
 from rtlab.readers import ReadOptions, discover, get_reader
 
@@ -40,7 +40,7 @@ def read_unit(unit: Path, fmt: str, *, clip: str | None = None, join: bool = Tru
 
     trajectories = get_reader(fmt).read(unit, ReadOptions(clip=clip))
     for t in trajectories:
-        apply_labels(t, unit)
+        apply_run_labels(t, unit)
     if join:
         for t in trajectories:
             if t.task is None and t.judgement is None:

@@ -26,7 +26,7 @@ LABEL_FIELDS: tuple[str, ...] = ("task_id", "model", "method", "variant", "run",
 FILE_NAME = "run.json"
 
 
-def labels_path(source: str | Path) -> Path | None:
+def run_labels_path(source: str | Path) -> Path | None:
     """The ``run.json`` that labels the run read from ``source``, or ``None``."""
     path = Path(source)
     if path.is_dir():
@@ -37,7 +37,7 @@ def labels_path(source: str | Path) -> Path | None:
     return next((c for c in candidates if c.is_file() and c != path), None)
 
 
-def load_labels(path: str | Path) -> dict[str, str | None]:
+def load_run_labels(path: str | Path) -> dict[str, str | None]:
     """The labels of one ``run.json``; a malformed file raises :class:`ReaderError` naming the field."""
     path = Path(path)
     try:
@@ -65,13 +65,13 @@ def load_labels(path: str | Path) -> dict[str, str | None]:
     return labels
 
 
-def apply_labels(trajectory: Trajectory, source: str | Path | None = None) -> bool:
+def apply_run_labels(trajectory: Trajectory, source: str | Path | None = None) -> bool:
     """Set the labels of the ``run.json`` found for ``source`` (default: the trajectory's source) on the
     trajectory; ``False`` when there is none."""
-    found = labels_path(source if source is not None else trajectory.source_path)
+    found = run_labels_path(source if source is not None else trajectory.source_path)
     if found is None:
         return False
-    for key, value in load_labels(found).items():
+    for key, value in load_run_labels(found).items():
         setattr(trajectory, key, value)
     trajectory.meta["labels_from"] = str(found)
     return True

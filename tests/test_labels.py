@@ -10,7 +10,7 @@ import pytest
 
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
-from rtlab.labels import apply_labels, labels_path, load_labels
+from rtlab.labels import apply_run_labels, run_labels_path, load_run_labels
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample" / "pi" / "hiring-summary-v3.jsonl"
 
@@ -37,8 +37,8 @@ def test_per_file_labels_win_over_the_folders(tmp_path: Path) -> None:
     a, b = _session(tmp_path, "a.jsonl"), _session(tmp_path, "b.jsonl")
     (tmp_path / "run.json").write_text('{"method": "DCI"}', encoding="utf-8")
     (tmp_path / "b.run.json").write_text('{"method": "TODO", "model": "m2"}', encoding="utf-8")
-    assert labels_path(a) == tmp_path / "run.json"
-    assert labels_path(b) == tmp_path / "b.run.json"
+    assert run_labels_path(a) == tmp_path / "run.json"
+    assert run_labels_path(b) == tmp_path / "b.run.json"
     methods = sorted((t.method, t.model) for t in ingest([tmp_path]).trajectories)
     assert methods == [("DCI", "gpt-5.4-nano"), ("TODO", "m2")]
 
@@ -46,7 +46,7 @@ def test_per_file_labels_win_over_the_folders(tmp_path: Path) -> None:
 def test_no_labels_file_changes_nothing(tmp_path: Path) -> None:
     (t,) = ingest([_session(tmp_path)]).trajectories
     assert t.method is None and "labels_from" not in t.meta
-    assert apply_labels(t) is False
+    assert apply_run_labels(t) is False
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_malformed_labels_name_the_field(tmp_path: Path, text: str, message: str
     path = tmp_path / "run.json"
     path.write_text(text, encoding="utf-8")
     with pytest.raises(ReaderError, match=message) as info:
-        load_labels(path)
+        load_run_labels(path)
     assert info.value.field == field
     assert str(path) in str(info.value)
 
