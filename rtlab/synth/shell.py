@@ -1,0 +1,63 @@
+"""Running the simulated agents' commands for real in a generated workspace.
+
+Every observation in the simulated dataset is the genuine output of its command: ``bash -c`` in the role's
+workspace folder, stdout and stderr merged (as Pi's bash tool returns them), in a fixed environment so the bytes
+do not depend on the machine (``LC_ALL=C`` for sorting, ``TZ=UTC``, this interpreter's folder first on ``PATH``
+so ``python3`` has openpyxl). Commands that list files end in ``| sort``: ``find`` and ``grep -r`` walk folders in
+the file system's order, which differs between machines. Results are memoised per (folder, command): many
+simulated runs issue the same command over the same unchanging files.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    output: str
+    exit_code: int
+
+
+class Shell:
+    """A role's workspace as the agents' terminal: ``run(command)`` executes in ``root`` and remembers the answer."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root).resolve()
+        path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "/usr/bin:/bin")])
+        self._env = {"PATH": path, "LC_ALL": "C", "LANG": "C", "TZ": "UTC", "HOME": str(self.root)}
+        self._memo: dict[str, ShellResult] = {}
+
+    def run(self, command: str) -> ShellResult:
+        """The command's merged output and exit code; raises ``RuntimeError`` when it does not finish in time."""
+        hit = self._memo.get(command)
+        if hit is not None:
+            return hit
+        try:
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=self.root,
+                env=self._env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"simulated command did not finish in {TIMEOUT_S:.0f} s: {command}") from None
+        result = ShellResult(done.stdout.decode("utf-8", errors="replace"), done.returncode)
+        self._memo[command] = result
+        return result
+
+    def read_text(self, relpath: str) -> str:
+        """A workspace file's text, as Pi's ``read`` tool returns it (the file's own bytes as UTF-8)."""
+        path = (self.root / relpath).resolve()
+        if not path.is_relative_to(self.root):
+            raise ValueError(f"{relpath!r} is outside the workspace {self.root}")
+        return path.read_text(encoding="utf-8")
