@@ -15,7 +15,7 @@ from rtlab.environment import strip_status
 from rtlab.ingest import ingest
 from rtlab.replay import replay
 from rtlab.synth.agents import ARMS, PROFILES, Arm, judge, simulate
-from rtlab.synth.shell import Shell
+from rtlab.synth.shell import Shell, shell_environment
 from rtlab.tab import TabConfig
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -63,7 +63,7 @@ def test_every_shell_observation_is_the_commands_real_output(mini, tmp_path: Pat
             cwd=root / "workspaces" / "ops",
             capture_output=True,
             text=True,
-            env={"PATH": Shell(root)._env["PATH"], "LC_ALL": "C"},
+            env=shell_environment(root / "workspaces" / "ops"),
         )
         assert strip_status(step.output).split("\n\nCommand exited")[0] == done.stdout + done.stderr
 

@@ -25,13 +25,18 @@ class ShellResult:
     exit_code: int
 
 
+def shell_environment(root: Path) -> dict[str, str]:
+    """The fixed environment the commands run in: C locale, UTC, this interpreter first on ``PATH``."""
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "/usr/bin:/bin")])
+    return {"PATH": path, "LC_ALL": "C", "LANG": "C", "TZ": "UTC", "HOME": str(root)}
+
+
 class Shell:
     """A role's workspace as the agents' terminal: ``run(command)`` executes in ``root`` and remembers the answer."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
-        path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "/usr/bin:/bin")])
-        self._env = {"PATH": path, "LC_ALL": "C", "LANG": "C", "TZ": "UTC", "HOME": str(self.root)}
+        self._env = shell_environment(self.root)
         self._memo: dict[str, ShellResult] = {}
 
     def run(self, command: str) -> ShellResult:
