@@ -2,7 +2,8 @@
 
 Each notebook has one code cell tagged ``parameters`` (``DATA = ...``, ``FIGURES = ...``); the runner inserts a
 cell after it with the values given here, runs the notebook from the repository root, and on an error names
-the notebook and the cell that failed. Executed copies are written to ``--executed`` when asked, never over
+the notebook and the cell that failed. A notebook whose inputs the dataset lacks calls :func:`skip_unless`; it is
+reported as skipped, with the reason, and the others go on. Executed copies are written to ``--executed`` when asked, never over
 the sources.
 """
 
@@ -17,6 +18,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+class SkipNotebook(Exception):  # noqa: N818 - it is a signal, not an error
+    """Raised by a notebook whose inputs the dataset lacks: the runner reports the reason and goes on."""
+
+
+def skip_unless(condition: object, reason: str) -> None:
+    """Stop this notebook, as skipped with ``reason``, unless ``condition`` holds (e.g. the dataset has methods)."""
+    if not condition:
+        raise SkipNotebook(reason)
+
+
+@dataclass
+class NotebookSkipped(Exception):  # noqa: N818
+    notebook: Path
+    reason: str
 
 
 @dataclass
@@ -64,6 +81,8 @@ def run_notebook(
     try:
         client.execute()
     except CellExecutionError as exc:
+        if exc.ename == "SkipNotebook":
+            raise NotebookSkipped(path, str(exc.evalue)) from None
         failed = next(
             (
                 i
@@ -108,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         try:
             run_notebook(book, values, executed=Path(args.executed) if args.executed else None)
+        except NotebookSkipped as exc:
+            print(f"skip {book.name}  ({exc.reason})")
+            continue
         except NotebookFailure as exc:
             print(f"FAILED {exc}", file=sys.stderr)
             return 1

@@ -46,3 +46,26 @@ def test_failure_names_notebook_and_cell(tmp_path: Path) -> None:
     assert err.value.cell == 4
     assert "boom injected" in err.value.error
     assert "99_broken.ipynb" in str(err.value)
+
+
+def test_a_notebook_can_skip_with_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    books = tmp_path / "books"
+    books.mkdir()
+    for name, body in (
+        (
+            "01_skips.ipynb",
+            "from rtlab.notebooks import skip_unless\nskip_unless(DATA == 'sim', 'no method labels')",
+        ),
+        ("02_runs.ipynb", "open(FIGURES + '/02.txt', 'w').write('x')"),
+    ):
+        nb = nbformat.v4.new_notebook()
+        params = nbformat.v4.new_code_cell("DATA = 'sim'\nFIGURES = '.'")
+        params.metadata["tags"] = ["parameters"]
+        nb.cells = [params, nbformat.v4.new_code_cell(body)]
+        nbformat.write(nb, books / name)
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    assert run_all(["--data", "real", "--figures", str(figures), "--notebooks", str(books)]) == 0
+    out = capsys.readouterr().out
+    assert "skip 01_skips.ipynb  (no method labels)" in out
+    assert "ok  02_runs.ipynb" in out and (figures / "02.txt").exists()
