@@ -287,3 +287,257 @@ def plot_tab_stats(frame: pd.DataFrame, *, by: str, title: str) -> Figure:
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
         fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Results: main table, ablations, reading volume, operating styles (frames from rtlab.results / reading / styles)
+
+METRIC_LABELS = {
+    "pass_rate": "Pass Rate",
+    "tcr@70": "TCR@70",
+    "success": "Success",
+    "score": "Score",
+    "acc@0%": "Acc@0%",
+    "acc@1%": "Acc@1%",
+}
+ABLATION_LABELS = {
+    "no-capture": "− environmental capture",
+    "no-review": "− review",
+    "no-evidence-check": "− evidence check",
+    "no-finish-check": "− finish check",
+}
+STYLE_FLAG_LABELS = {
+    "requirements_before_finish": "requirements stated before the finish check",
+    "review_before_finish": "review pulled before the finish check",
+    "cited_reviewed_entry": "a reviewed entry cited for done",
+    "tab_after_finish": "tab operated after the finish check",
+    "edited_after_finish": "deliverable edited after the finish check",
+    "used_show": "show used",
+    "opened_candidate": "a listed candidate opened",
+    "finish_check": "finish check issued",
+}
+TERCILE_LABELS = {1: "lightest third", 2: "middle third", 3: "heaviest third"}
+
+
+def _metric_label(metric: str) -> str:
+    return METRIC_LABELS.get(metric, metric)
+
+
+def _ci_err(value, low, high, scale: float = 100.0):
+    """Asymmetric error-bar lengths (2 x n) from values and CI bounds; 0 where a bound is missing."""
+    import numpy as np
+
+    value, low, high = (np.asarray(x, dtype=float) * scale for x in (value, low, high))
+    return np.nan_to_num(np.vstack([value - low, high - value]), nan=0.0).clip(min=0)
+
+
+def plot_main_results(agg: pd.DataFrame, *, metric: str, title: str) -> Figure:
+    """One metric of ``results.main_results``: grouped bars, one group per model, one bar per method, with 95% CIs."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from rtlab.results import arm_label, method_rank, missing_as_none, variant_rank
+
+    with _style():
+        data = agg[agg["metric"] == metric]
+        models = sorted(data["model"].dropna().unique(), key=str)
+        pairs = sorted(
+            dict.fromkeys(zip(data["method"], data["variant"], strict=True)),
+            key=lambda mv: (method_rank(mv[0]), variant_rank(mv[1])),
+        )
+        fig, ax = plt.subplots(figsize=(2.2 + 1.3 * max(len(models), 1) * max(len(pairs), 1) / 3, 4.2))
+        width = 0.8 / max(len(pairs), 1)
+        x = np.arange(len(models))
+        for k, (method, variant) in enumerate(pairs):
+            same = data["variant"].isna() if missing_as_none(variant) is None else data["variant"] == variant
+            arm = data[(data["method"] == method) & same]
+            part = arm.set_index("model").reindex(models)
+            ax.bar(
+                x + (k - (len(pairs) - 1) / 2) * width,
+                part["value"].to_numpy(dtype=float) * 100,
+                width,
+                yerr=_ci_err(part["value"], part["ci_low"], part["ci_high"]),
+                capsize=2,
+                error_kw={"elinewidth": 0.8},
+                color=OKABE_ITO[k % len(OKABE_ITO)],
+                label=arm_label(method, variant),
+            )
+        ax.set_axisbelow(True)
+        ax.grid(axis="x", visible=False)
+        ax.set_xticks(x, [_short(str(m), 24) for m in models])
+        ax.set_xlabel("model")
+        ax.set_ylabel(f"{_metric_label(metric)} (%)")
+        ax.set_ylim(bottom=0)
+        ax.legend(ncols=min(len(pairs), 5), loc="lower left", bbox_to_anchor=(0, 1.0), fontsize=8)
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.tight_layout()
+    return fig
+
+
+def plot_ablations(table: pd.DataFrame, *, title: str) -> Figure:
+    """``results.ablation_table``: per metric, the drop from the full method when each component is removed (and
+    for the no-tab baseline), one bar per model, with paired 95% CIs; in percentage points."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        data = table[table["role"] != "full"]
+        metrics = list(dict.fromkeys(data["metric"]))
+        models = sorted(data["model"].dropna().unique(), key=str)
+        arms = list(dict.fromkeys(data.loc[data["role"] == "ablation", "arm"]))
+        arms += list(dict.fromkeys(data.loc[data["role"] == "baseline", "arm"]))
+        labels = [ABLATION_LABELS.get(a, a) if a in ABLATION_LABELS else f"{a} (no tab)" for a in arms]
+        fig, axes = plt.subplots(
+            1,
+            max(len(metrics), 1),
+            figsize=(4.2 + 3.6 * len(metrics), 1.6 + 0.5 * len(arms) * max(len(models), 1) / 2),
+            sharey=True,
+            squeeze=False,
+        )
+        y = np.arange(len(arms))
+        height = 0.8 / max(len(models), 1)
+        for ax, metric in zip(axes[0], metrics, strict=False):
+            for k, model in enumerate(models):
+                part = (
+                    data[(data["metric"] == metric) & (data["model"] == model)].set_index("arm").reindex(arms)
+                )
+                ax.barh(
+                    y + (k - (len(models) - 1) / 2) * height,
+                    part["drop"].to_numpy(dtype=float) * 100,
+                    height,
+                    xerr=_ci_err(part["drop"], part["drop_ci_low"], part["drop_ci_high"]),
+                    capsize=2,
+                    error_kw={"elinewidth": 0.8},
+                    color=OKABE_ITO[k % len(OKABE_ITO)],
+                    label=str(model),
+                )
+            ax.axvline(0, color="black", linewidth=0.8)
+            ax.set_axisbelow(True)
+            ax.grid(axis="y", visible=False)
+            ax.set_title(_metric_label(metric), loc="left", fontsize=10)
+            ax.set_xlabel("drop from the full tab (percentage points)")
+        axes[0, 0].set_yticks(y, labels)
+        axes[0, 0].invert_yaxis()
+        handles, names = axes[0, 0].get_legend_handles_labels()
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.legend(handles, names, loc="upper right", ncols=min(len(models), 4), fontsize=8)
+        fig.tight_layout(rect=(0, 0, 1, 0.98))
+    return fig
+
+
+def plot_reading_volume(
+    gains: pd.DataFrame,
+    *,
+    title: str,
+    metric: str = "pass_rate",
+    method: str = "RunningTab",
+    baseline: str = "DCI",
+) -> Figure:
+    """``reading.gain_by_tercile``: left, ``metric`` per reading third for the baseline (dashed) and the method
+    (solid) per model; right, the method's gain over the baseline per third, with paired 95% CIs."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        data = gains[gains["metric"] == metric]
+        models = sorted(data["model"].dropna().unique(), key=str)
+        thirds = [1, 2, 3]
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.4))
+        x = np.arange(len(thirds))
+        for k, model in enumerate(models):
+            colour = OKABE_ITO[k % len(OKABE_ITO)]
+            for name, style, marker in ((baseline, "--", "s"), (method, "-", "o")):
+                part = (
+                    data[(data["model"] == model) & (data["method"] == name)]
+                    .set_index("tercile")
+                    .reindex(thirds)
+                )
+                left.errorbar(
+                    x + (0.06 if name == method else -0.06),
+                    part["value"].to_numpy(dtype=float) * 100,
+                    yerr=_ci_err(part["value"], part["ci_low"], part["ci_high"]),
+                    color=colour, linestyle=style, marker=marker, capsize=2, label=f"{model} · {name}",
+                )  # fmt: skip
+        left.set_xlim(-0.45, len(thirds) - 0.55)
+        left.set_xticks(x, [TERCILE_LABELS[t] for t in thirds])
+        left.set_xlabel("tasks by how much the agent read")
+        left.set_ylabel(f"{_metric_label(metric)} (%)")
+        left.set_title(f"{_metric_label(metric)} per third", loc="left", fontsize=10)
+        width = 0.8 / max(len(models), 1)
+        for k, model in enumerate(models):
+            part = (
+                data[(data["model"] == model) & (data["method"] == method)]
+                .set_index("tercile")
+                .reindex(thirds)
+            )
+            right.bar(
+                x + (k - (len(models) - 1) / 2) * width,
+                part["gain"].to_numpy(dtype=float) * 100,
+                width,
+                yerr=_ci_err(part["gain"], part["gain_ci_low"], part["gain_ci_high"]),
+                capsize=2,
+                error_kw={"elinewidth": 0.8},
+                color=OKABE_ITO[k % len(OKABE_ITO)],
+                label=str(model),
+            )
+        right.axhline(0, color="black", linewidth=0.8)
+        right.set_axisbelow(True)
+        right.grid(axis="x", visible=False)
+        right.set_xticks(x, [TERCILE_LABELS[t] for t in thirds])
+        right.set_xlabel("tasks by how much the agent read")
+        right.set_ylabel(f"gain over {baseline} (percentage points)")
+        right.set_title(f"{method}'s gain over {baseline}", loc="left", fontsize=10)
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        handles, names = left.get_legend_handles_labels()
+        fig.legend(
+            handles,
+            names,
+            loc="lower center",
+            ncols=min(len(handles), 3),
+            fontsize=8,
+            bbox_to_anchor=(0.5, 0),
+        )
+        fig.tight_layout(rect=(0, 0.06 + 0.035 * ((len(handles) + 2) // 3), 1, 1))
+    return fig
+
+
+def plot_operating_styles(summary: pd.DataFrame, *, title: str) -> Figure:
+    """``styles.styles_summary``: share of attempts with each flag per model as a heat map, the share and the
+    number of attempts where the flag is defined written in each cell, median distinct files under each model."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        shares = summary[summary["statistic"] == "share"]
+        models = sorted(summary["model"].dropna().unique(), key=str)
+        flags = [f for f in STYLE_FLAG_LABELS if f in set(shares["flag"])]
+        flags += [f for f in dict.fromkeys(shares["flag"]) if f not in flags]
+        value = shares.pivot_table(
+            index="flag", columns="model", values="value", aggfunc="first", dropna=False
+        )
+        count = shares.pivot_table(index="flag", columns="model", values="n", aggfunc="first", dropna=False)
+        value = value.reindex(index=flags, columns=models).to_numpy(dtype=float) * 100
+        count = count.reindex(index=flags, columns=models).to_numpy(dtype=float)
+        files = summary[summary["flag"] == "n_files"].set_index("model")["value"].reindex(models)
+        fig, ax = plt.subplots(figsize=(4.6 + 1.5 * len(models), 1.4 + 0.5 * len(flags)))
+        image = ax.imshow(value, vmin=0, vmax=100, cmap="cividis", aspect="auto")
+        ax.grid(False)
+        for i in range(len(flags)):
+            for j in range(len(models)):
+                if np.isnan(value[i, j]):
+                    text, colour = "n/a", "black"
+                else:
+                    text = f"{value[i, j]:.1f}%  (n={int(count[i, j])})"
+                    colour = "black" if value[i, j] > 55 else "white"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
+        ax.set_xticks(
+            range(len(models)),
+            [f"{_short(str(m), 22)}\nmedian files read: {f:g}" for m, f in zip(models, files, strict=True)],
+        )
+        ax.xaxis.tick_top()
+        ax.set_yticks(range(len(flags)), [STYLE_FLAG_LABELS.get(f, f) for f in flags])
+        ax.tick_params(length=0)
+        fig.colorbar(image, ax=ax, label="share of attempts (%)", fraction=0.04, pad=0.02)
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.tight_layout()
+    return fig

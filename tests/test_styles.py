@@ -1,0 +1,192 @@
+"""Operating styles on hand-made RunningTab runs: the tab replies are the environment's own, the flags are
+read off the run by hand in the comments."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from rtlab.environment import Environment, is_tab_call
+from rtlab.model import Event, Step, Trajectory
+from rtlab.replay import replay
+from rtlab.styles import (
+    FLAGS,
+    STYLE_COLUMNS,
+    SUMMARY_COLUMNS,
+    operating_styles,
+    reading_pass,
+    reviewed_entries,
+    styles_summary,
+)
+
+LS = ("bash", "ls data", {}, "a.csv\nb.csv\nnotes.txt\n")  # lists data/a.csv, data/b.csv, data/notes.txt
+READ_A = ("read", "read data/a.csv", {"path": "data/a.csv"}, "item,amount\nrent,100\ntotal amount,100\n")
+READ_C = ("read", "read data/c.csv", {"path": "data/c.csv"}, "month,value\njan,5\n")
+WRITE = ("write", "write out/report.md", {"path": "out/report.md"}, "Wrote 120 bytes")
+EDIT = ("edit", "edit out/report.md", {"path": "out/report.md"}, "Edited out/report.md")
+FINISH = "finish"
+
+
+def tab(tool: str, **args: str) -> tuple[str, str, dict[str, str], None]:
+    return (tool, f"{tool} {args}", args, None)
+
+
+def run(
+    tid: str, spec: list[Any], *, model: str = "m1", variant: str | None = None, method: str = "RunningTab"
+):
+    """A trajectory from (tool, command, args, output) steps and FINISH markers; tab replies and the finish
+    check come from a real Environment (with the run's variant) fed the steps in order."""
+    from rtlab.tab import TabConfig
+
+    env = Environment("total amount of a and a notes summary", config=TabConfig.ablation(variant or "full"))
+    steps, events = [], []
+    for seq, item in enumerate(spec):
+        if item == FINISH:
+            text = env.finish()
+            assert text is not None, "the finish check needs open requirements"
+            events.append(Event(kind="message", role="user", text=text, seq=seq))
+            continue
+        tool, command, args, output = item
+        step = Step(
+            index=len(steps), tool=tool, command=command, args=args, output=output, shown=output, seq=seq
+        )
+        if is_tab_call(step):
+            step.output = step.shown = env.observe(step)
+        else:
+            env.observe(step)
+        steps.append(step)
+    return Trajectory(
+        id=tid, format="hand", source_path="-", steps=steps, events=events, model=model, method=method,
+        variant=variant, run="1", task_id="t1",
+    )  # fmt: skip
+
+
+# A: full tab, everything used. R1 and R2 stated, a listed candidate (a.csv) opened, the review shows L1 beside
+# R1, R1 done citing L1, deliverable written; the finish check lists R2; then show, R2 unavailable, an edit.
+A = run(
+    "A",
+    [
+        LS,
+        tab("tab_add", text="total amount of a"),
+        tab("tab_add", text="notes summary"),
+        READ_A,
+        READ_C,
+        tab("tab_list"),
+        tab("tab_resolve", id="R1", status="done", cite="L1"),
+        WRITE,
+        FINISH,
+        tab("tab_show", id="L1"),
+        tab("tab_resolve", id="R2", status="unavailable", reason="no notes in the workspace"),
+        EDIT,
+    ],
+)
+# B: no finish check ever; an empty tab_add (refused: nothing stated), a review of nothing, a refused citation
+B = run(
+    "B",
+    [
+        READ_A,
+        tab("tab_add", text=" "),
+        tab("tab_list"),
+        tab("tab_resolve", id="R1", status="done", cite="L1"),
+        WRITE,
+    ],
+    model="m2",
+    variant="no-finish-check",
+)
+# C: no-review: tab_list gives the plain listing (L1 shown, but beside no requirement); R1 done citing L1 is
+# accepted, yet L1 was never reviewed. All resolved, so no finish check.
+C = run(
+    "C",
+    [
+        LS,
+        tab("tab_add", text="total amount of a"),
+        READ_A,
+        tab("tab_list"),
+        tab("tab_resolve", id="R1", status="done", cite="L1"),
+    ],
+    model="m2",
+    variant="no-review",
+)
+# D: a requirement before the finish check, the review only after it, no edit after it
+D = run("D", [READ_C, tab("tab_add", text="total amount of a"), FINISH, tab("tab_list")])
+DCI = run("E", [READ_A, WRITE], method="DCI")
+
+
+def test_reviewed_entries_parses_the_review_only() -> None:
+    (a_list,) = [s.output for s in A.steps if s.tool == "tab_list"]
+    (c_list,) = [s.output for s in C.steps if s.tool == "tab_list"]
+    assert "  L1 data/a.csv (step 3) — " in a_list and reviewed_entries(a_list) == {"L1"}
+    # L2 (c.csv: month, value, jan) shares no term with either requirement: never shown beside one
+    assert "L2" not in reviewed_entries(a_list)
+    assert "  L1 data/a.csv (step 2)" in c_list and reviewed_entries(c_list) == set()
+
+
+def test_flags_by_hand() -> None:
+    styles = operating_styles([A, B, C, D, DCI])
+    assert list(styles.columns) == list(STYLE_COLUMNS)
+    assert styles["trajectory"].tolist() == ["A", "B", "C", "D"]  # DCI is not a RunningTab attempt
+    got = styles.set_index("trajectory")
+    na = pd.NA
+    expected = {
+        #    req    review cited  tab>F  edit>F show   cand   finish
+        "A": [True, True, True, True, True, True, True, True],
+        "B": [False, True, False, na, na, False, False, False],
+        "C": [True, True, False, na, na, False, True, False],
+        "D": [True, False, False, True, False, False, False, True],
+    }
+    for tid, flags in expected.items():
+        row = got.loc[tid, list(FLAGS)].tolist()
+        assert [x is na if f is na else x == f for x, f in zip(row, flags, strict=True)] == [True] * 8, tid
+    # distinct files: A read a.csv and c.csv; B and C a.csv; D c.csv
+    assert got["n_files"].tolist() == [2, 1, 1, 1]
+    assert got.loc["C", "variant"] == "no-review" and got.loc["A", "variant"] is None
+
+
+def test_replays_supply_files_read() -> None:
+    r = replay(A, requirements="trajectory")
+    assert r.tab.files_read == 2
+    r.trajectory_id = "A"
+    fake = replay(B)  # one file, given as A's replay: n_files now comes from it
+    fake.trajectory_id = "A"
+    assert operating_styles([A], [fake]).loc[0, "n_files"] == 1
+    assert operating_styles([A], [r]).loc[0, "n_files"] == 2
+
+
+def test_listed_candidate_rule() -> None:
+    listed_written_read = run("x", [LS, ("write", "write data/a.csv", {"path": "data/a.csv"}, "ok"), READ_A])
+    # a.csv was a candidate at step 0, left C when written, and was read later: it counts
+    assert reading_pass(listed_written_read) == (1, True)
+    read_then_listed = run("y", [READ_A, LS, READ_A])
+    # read first, so never a candidate; the listing afterwards does not make it one
+    assert reading_pass(read_then_listed) == (1, False)
+    assert reading_pass(run("z", [LS])) == (0, False)
+
+
+def test_summary_by_hand() -> None:
+    summary = styles_summary(operating_styles([A, B, C, D]))
+    assert list(summary.columns) == ["model", *SUMMARY_COLUMNS]
+    s = summary.set_index(["model", "flag"])
+    # m1 = A, D: review before the check 1 of 2; after-check flags defined for both (both got one)
+    assert s.loc[("m1", "review_before_finish"), ["value", "n_true", "n"]].tolist() == [0.5, 1, 2]
+    assert s.loc[("m1", "tab_after_finish"), ["value", "n"]].tolist() == [1.0, 2]
+    assert s.loc[("m1", "edited_after_finish"), "value"] == 0.5
+    # m2 = B, C: no finish check in either, so the after-check shares are undefined (n = 0)
+    assert (
+        math.isnan(s.loc[("m2", "tab_after_finish"), "value"]) and s.loc[("m2", "tab_after_finish"), "n"] == 0
+    )
+    assert s.loc[("m2", "requirements_before_finish"), "value"] == 0.5
+    assert s.loc[("m2", "opened_candidate"), "value"] == 0.5 and s.loc[("m2", "finish_check"), "value"] == 0
+    # median distinct files: m1 A 2, D 1 -> 1.5; m2 1, 1 -> 1
+    assert s.loc[("m1", "n_files"), ["statistic", "value", "n"]].tolist() == ["median", 1.5, 2]
+    assert s.loc[("m2", "n_files"), "value"] == 1
+    overall = styles_summary(operating_styles([A, B, C, D]), by=[])
+    assert overall.set_index("flag").loc["cited_reviewed_entry", "value"] == 0.25
+
+
+def test_empty_inputs() -> None:
+    empty = operating_styles([DCI])
+    assert empty.empty and list(empty.columns) == list(STYLE_COLUMNS)
+    summary = styles_summary(empty)
+    assert summary.empty and list(summary.columns) == ["model", *SUMMARY_COLUMNS]
