@@ -44,7 +44,19 @@ _LAZY: dict[str, str] = {
     "TabConfig": "rtlab.tab",
     "Workspace": "rtlab.workspace",
     "agreement_report": "rtlab.agreement",
+    "ablation_table": "rtlab.results",
     "aggregate": "rtlab.metrics",
+    "apply_run_labels": "rtlab.labels",
+    "gain_by_tercile": "rtlab.reading",
+    "item_outcomes": "rtlab.results",
+    "main_results": "rtlab.results",
+    "operating_styles": "rtlab.styles",
+    "paired_difference": "rtlab.results",
+    "reading_terciles": "rtlab.reading",
+    "results_table": "rtlab.results",
+    "shown_but_missing_success": "rtlab.results",
+    "styles_summary": "rtlab.styles",
+    "synth": "rtlab.synth",
     "capture_step": "rtlab.capture",
     "diagnose": "rtlab.diagnose",
     "diagnose_frame": "rtlab.diagnose",
@@ -67,7 +79,8 @@ def __getattr__(name: str) -> object:
         raise AttributeError(f"module 'rtlab' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module == f"rtlab.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
 
