@@ -42,8 +42,21 @@ def _style():
     return mpl.rc_context({**STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)})
 
 
-def save_figure(fig: Figure, name: str, figures_dir: str | Path = "figures") -> list[Path]:
-    """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically and reproducibly; returns the paths."""
+SIMULATED_SUFFIX = "-simulated"
+SIMULATED_NOTE = "SIMULATED data (rtlab.synth): not a measurement of any real model"
+
+
+def save_figure(
+    fig: Figure, name: str, figures_dir: str | Path = "figures", *, simulated: bool = False
+) -> list[Path]:
+    """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically and reproducibly; returns the paths.
+
+    A figure drawn from simulated data says so twice: a note in its lower right corner and ``-simulated`` at
+    the end of its file names.
+    """
+    if simulated:
+        fig.text(0.995, 0.005, SIMULATED_NOTE, ha="right", va="bottom", fontsize=7, color="0.35")
+        name += SIMULATED_SUFFIX
     written = []
     for ext, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Producer": None})):
         target = Path(figures_dir) / f"{name}.{ext}"

@@ -159,3 +159,25 @@ def test_operating_styles_heatmap(figures) -> None:
     texts = _texts(figures["operating_styles"])
     assert any("median files read" in t for t in texts) and any("%  (n=" in t for t in texts)
     assert "share of attempts (%)" in texts
+
+
+def test_a_figure_from_simulated_data_says_so(tmp_path) -> None:
+    import matplotlib.pyplot as plt
+
+    from rtlab.plots import SIMULATED_NOTE, save_figure
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1])
+    paths = save_figure(fig, "x", tmp_path, simulated=True)
+    assert [p.name for p in paths] == ["x-simulated.png", "x-simulated.pdf"]
+    assert any(t.get_text() == SIMULATED_NOTE for t in fig.texts)
+    plt.close(fig)
+
+
+def test_is_simulated_finds_the_marker_above(tmp_path) -> None:
+    from rtlab.synth.world import SIMULATED_MARKER, is_simulated
+
+    (tmp_path / SIMULATED_MARKER).write_text("simulated", encoding="utf-8")
+    (tmp_path / "runs" / "t1").mkdir(parents=True)
+    assert is_simulated(tmp_path) and is_simulated(tmp_path / "runs" / "t1")
+    assert not is_simulated(tmp_path.parent)

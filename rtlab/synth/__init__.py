@@ -16,7 +16,9 @@ _LAZY = {
     **dict.fromkeys(
         ("SynthConfig", "generate", "ground_truth", "load_config", "load_world"), "rtlab.synth.generate"
     ),
-    **dict.fromkeys(("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile"), "rtlab.synth.world"),
+    **dict.fromkeys(
+        ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"), "rtlab.synth.world"
+    ),
 }
 
 

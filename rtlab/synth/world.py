@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
+
+SIMULATED_MARKER = "README_SIMULATED.md"
+"""The file every generated world has at its top (and each role's workspace has a ``README_SIMULATED.txt``)."""
 
 FileKind = Literal["txt", "md", "csv", "json", "xlsx"]
 FileRole = Literal["source", "version", "distractor", "filler"]
@@ -152,3 +156,9 @@ def world_from_dict(data: dict[str, Any]) -> World:
     )
     facts = {k: Fact(**v) for k, v in data["facts"].items()}
     return World(seed=data["seed"], roles=roles, tasks=tasks, facts=facts)
+
+
+def is_simulated(path: str | Path) -> bool:
+    """Whether ``path`` is (inside) a world :mod:`rtlab.synth` generated: its marker file is there or above."""
+    here = Path(path).resolve()
+    return any((folder / SIMULATED_MARKER).is_file() for folder in [here, *here.parents][:6])
