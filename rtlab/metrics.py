@@ -136,7 +136,7 @@ def scores_frame(trajectories: Iterable[Trajectory]) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class _Ratio:
+class Ratio:
     """A metric computed per run as sum(numerator) / sum(denominator) over the run's trajectories."""
 
     name: str
@@ -144,12 +144,13 @@ class _Ratio:
     denominator: np.ndarray
 
 
-def _graded(benchmark: str, frame: pd.DataFrame) -> pd.Series:
+def graded_mask(benchmark: str, frame: pd.DataFrame) -> pd.Series:
+    """Rows that carry a grade for ``benchmark`` (a judgement, checkpoints or a reference answer)."""
     column = {WB: "n_rubric_items", TAC: "total", OQA: "correct@0"}[benchmark]
     return frame[column].notna()
 
 
-def _ratios(benchmark: str, rows: pd.DataFrame, tcr_p: float) -> list[_Ratio]:
+def metric_ratios(benchmark: str, rows: pd.DataFrame, tcr_p: float) -> list[Ratio]:
     """The benchmark's official metrics as per-trajectory numerators and denominators."""
     ones = np.ones(len(rows))
     if benchmark == WB:
@@ -159,28 +160,30 @@ def _ratios(benchmark: str, rows: pd.DataFrame, tcr_p: float) -> list[_Ratio]:
             workspace_bench.task_completed(int(a), int(b), tcr_p) for a, b in zip(passed, items, strict=True)
         ]
         return [
-            _Ratio("pass_rate", passed, items),
-            _Ratio(f"tcr@{tcr_p * 100:g}", np.asarray(done, float), ones),
+            Ratio("pass_rate", passed, items),
+            Ratio(f"tcr@{tcr_p * 100:g}", np.asarray(done, float), ones),
         ]
     if benchmark == TAC:
         return [
-            _Ratio("success", rows["success"].to_numpy(float), ones),
-            _Ratio("score", rows["score"].to_numpy(float), ones),
+            Ratio("success", rows["success"].to_numpy(float), ones),
+            Ratio("score", rows["score"].to_numpy(float), ones),
         ]
     return [
-        _Ratio("acc@0%", rows["correct@0"].to_numpy(float), ones),
-        _Ratio("acc@1%", rows["correct@1"].to_numpy(float), ones),
+        Ratio("acc@0%", rows["correct@0"].to_numpy(float), ones),
+        Ratio("acc@1%", rows["correct@1"].to_numpy(float), ones),
     ]
 
 
-def _cells(values: np.ndarray, task: np.ndarray, run: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+def task_run_sums(
+    values: np.ndarray, task: np.ndarray, run: np.ndarray, shape: tuple[int, int]
+) -> np.ndarray:
     """Sum of ``values`` per (task, run) cell."""
     out = np.zeros(shape)
     np.add.at(out, (task, run), values)
     return out
 
 
-def _mean_over_runs(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+def mean_over_runs(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     """Per-run ratio num/den (last axis = runs; NaN where a run has nothing), then the mean over runs."""
     with np.errstate(invalid="ignore", divide="ignore"):
         per_run = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
@@ -192,13 +195,16 @@ def _mean_over_runs(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def _estimate(
-    ratio: _Ratio, task: np.ndarray, run: np.ndarray, weights: np.ndarray, ci: float
+    ratio: Ratio, task: np.ndarray, run: np.ndarray, weights: np.ndarray, ci: float
 ) -> tuple[float, float, float]:
     """The run-averaged value and the bootstrap percentile interval of one metric."""
     shape = (int(task.max()) + 1, int(run.max()) + 1)
-    num, den = _cells(ratio.numerator, task, run, shape), _cells(ratio.denominator, task, run, shape)
-    value = float(_mean_over_runs(num.sum(axis=0), den.sum(axis=0)))
-    boot = _mean_over_runs(weights @ num, weights @ den)
+    num, den = (
+        task_run_sums(ratio.numerator, task, run, shape),
+        task_run_sums(ratio.denominator, task, run, shape),
+    )
+    value = float(mean_over_runs(num.sum(axis=0), den.sum(axis=0)))
+    boot = mean_over_runs(weights @ num, weights @ den)
     boot = boot[np.isfinite(boot)]
     if not boot.size:
         return value, math.nan, math.nan
@@ -211,7 +217,7 @@ def _group_rows(
 ) -> list[dict[str, Any]]:
     import pandas as pd
 
-    graded = group[_graded(benchmark, group)]
+    graded = group[graded_mask(benchmark, group)]
     task = pd.factorize(graded["task_id"].fillna(""))[0]
     run = pd.factorize(graded["run"].fillna(NO_RUN))[0]
     n_tasks, n_runs = (int(task.max()) + 1, int(run.max()) + 1) if len(graded) else (0, 0)
@@ -224,7 +230,7 @@ def _group_rows(
         "scorer_version": officeqa_scorer.SCORER_VERSION if benchmark == OQA else None,
     }
     rows = []
-    for ratio in _ratios(benchmark, graded, tcr_p):
+    for ratio in metric_ratios(benchmark, graded, tcr_p):
         if weights is None:
             value = low = high = math.nan
         else:

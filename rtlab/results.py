@@ -30,15 +30,15 @@ import numpy as np
 
 from rtlab.benchmarks.workspace_bench import TCR_P
 from rtlab.bootstrap import bootstrap_weights
-from rtlab.metrics import (  # aggregate's own per-(task, run) sums, so a paired CI cannot drift from it
+from rtlab.metrics import (  # aggregate's own arithmetic: a paired CI cannot drift from it
     INPUTS,
     LABELS,
     NO_RUN,
-    _cells,
-    _graded,
-    _mean_over_runs,
-    _ratios,
     aggregate,
+    graded_mask,
+    mean_over_runs,
+    metric_ratios,
+    task_run_sums,
 )
 from rtlab.model import Trajectory
 from rtlab.tab import ABLATIONS
@@ -248,20 +248,20 @@ def _arm_cells(
     """Per metric, numerator and denominator sums per (task in ``tasks``, run) of one arm's graded rows."""
     import pandas as pd
 
-    graded = rows[_graded(benchmark, rows)]
+    graded = rows[graded_mask(benchmark, rows)]
     graded = graded[graded["task_id"].fillna("").isin(list(tasks))]
     task = pd.Index(list(tasks)).get_indexer(graded["task_id"].fillna(""))
     run = pd.factorize(graded["run"].fillna(NO_RUN))[0]
     shape = (len(tasks), int(run.max()) + 1 if len(run) else 1)
     return {
-        r.name: (_cells(r.numerator, task, run, shape), _cells(r.denominator, task, run, shape))
-        for r in _ratios(benchmark, graded, tcr_p)
+        r.name: (task_run_sums(r.numerator, task, run, shape), task_run_sums(r.denominator, task, run, shape))
+        for r in metric_ratios(benchmark, graded, tcr_p)
     }
 
 
 def graded_tasks(rows: pd.DataFrame, benchmark: str) -> set[str]:
     """Task ids (missing ones as ``""``) with at least one graded trajectory among ``rows``."""
-    return set(rows.loc[_graded(benchmark, rows), "task_id"].fillna(""))
+    return set(rows.loc[graded_mask(benchmark, rows), "task_id"].fillna(""))
 
 
 PAIRED_COLUMNS = ("metric", "difference", "ci_low", "ci_high", "n_paired_tasks")
@@ -286,7 +286,7 @@ def paired_difference(
     import pandas as pd
 
     common = sorted(graded_tasks(a, benchmark) & graded_tasks(b, benchmark))
-    names = [r.name for r in _ratios(benchmark, a.iloc[:0], tcr_p)]
+    names = [r.name for r in metric_ratios(benchmark, a.iloc[:0], tcr_p)]
     if not common:
         rows = [(m, math.nan, math.nan, math.nan, 0) for m in names]
         return pd.DataFrame(rows, columns=list(PAIRED_COLUMNS))
@@ -295,10 +295,10 @@ def paired_difference(
     rows = []
     for m in names:
         (num_a, den_a), (num_b, den_b) = cells_a[m], cells_b[m]
-        point = float(_mean_over_runs(num_a.sum(axis=0), den_a.sum(axis=0))) - float(
-            _mean_over_runs(num_b.sum(axis=0), den_b.sum(axis=0))
+        point = float(mean_over_runs(num_a.sum(axis=0), den_a.sum(axis=0))) - float(
+            mean_over_runs(num_b.sum(axis=0), den_b.sum(axis=0))
         )
-        boot = _mean_over_runs(weights @ num_a, weights @ den_a) - _mean_over_runs(
+        boot = mean_over_runs(weights @ num_a, weights @ den_a) - mean_over_runs(
             weights @ num_b, weights @ den_b
         )
         boot = boot[np.isfinite(boot)]
