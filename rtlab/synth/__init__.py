@@ -2,7 +2,7 @@
 
 :func:`generate` writes workspaces for five professional roles, Workspace-Bench-style tasks over them, runs of
 simulated agents (every method, RunningTab ablations, three model profiles) as Pi sessions, a deterministic
-judge's verdicts and the ground-truth cause of every failed rubric item. See :mod:`rtlab.synth.generate` for
+judge's verdicts and the ground-truth cause of every failed rubric item. See :mod:`rtlab.synth.dataset` for
 the layout and :mod:`rtlab.synth.agents` for how the agents behave.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 _LAZY = {
     **dict.fromkeys(("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"), "rtlab.synth.agents"),
     **dict.fromkeys(
-        ("SynthConfig", "generate", "ground_truth", "load_config", "load_world"), "rtlab.synth.generate"
+        ("SynthConfig", "generate", "ground_truth", "load_config", "load_world"), "rtlab.synth.dataset"
     ),
     **dict.fromkeys(
         ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"), "rtlab.synth.world"

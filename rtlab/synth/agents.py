@@ -23,7 +23,6 @@ finish-check-driven, candidate-driven); their parameters are guesses chosen to g
 
 from __future__ import annotations
 
-import math
 import random
 import re
 import shlex
@@ -45,6 +44,8 @@ ABLATIONS: tuple[str, ...] = ("no-capture", "no-review", "no-evidence-check", "n
 AGENT_ROOT = "/workspace"
 """The simulated agents' workspaces are mounted at ``/workspace/<role>`` (what their sessions record as cwd)."""
 OUTPUT_DIR = "outputs"
+REPEAT_WEIGHT = 0.25
+"""How far text that repeats what was already read moves the agent on, relative to new text."""
 """Where the agents write their deliverable, relative to their working directory."""
 
 
@@ -95,36 +96,36 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name="sim-reviewer",
             style="review-driven",
-            context_chars=26_000,
-            search=0.78,
-            list_all=0.55,
+            context_chars=24_000,
+            search=0.96,
+            list_all=0.9,
             extra_reads=(1, 3),
             version_confusion=0.5,
-            cover=0.82,
-            distort=0.55,
-            compute=0.7,
-            follow_format=0.75,
+            cover=0.86,
+            distort=0.85,
+            compute=0.6,
+            follow_format=0.5,
             state_requirements=1.0,
             review=1.0,
-            show=0.45,
+            show=0.8,
             cite_reviewed=0.8,
             open_candidates=0.25,
-            resolve_before_finish=0.85,
+            resolve_before_finish=0.9,
             act_on_finish=0.5,
             edit_on_finish=0.3,
         ),
         Profile(
             name="sim-finisher",
             style="finish-check-driven",
-            context_chars=40_000,
-            search=0.82,
-            list_all=0.6,
+            context_chars=32_000,
+            search=0.96,
+            list_all=0.9,
             extra_reads=(1, 4),
             version_confusion=0.4,
-            cover=0.86,
-            distort=0.6,
-            compute=0.8,
-            follow_format=0.85,
+            cover=0.9,
+            distort=0.85,
+            compute=0.7,
+            follow_format=0.6,
             state_requirements=0.6,
             review=0.35,
             show=0.7,
@@ -137,20 +138,20 @@ PROFILES: dict[str, Profile] = {
         Profile(
             name="sim-explorer",
             style="candidate-driven",
-            context_chars=55_000,
-            search=0.88,
-            list_all=0.9,
+            context_chars=42_000,
+            search=0.85,
+            list_all=0.95,
             extra_reads=(3, 7),
             version_confusion=0.3,
-            cover=0.9,
-            distort=0.5,
-            compute=0.85,
-            follow_format=0.85,
+            cover=0.92,
+            distort=0.8,
+            compute=0.75,
+            follow_format=0.6,
             state_requirements=1.0,
             review=0.75,
             show=0.35,
             cite_reviewed=0.7,
-            open_candidates=0.6,
+            open_candidates=0.7,
             resolve_before_finish=0.7,
             act_on_finish=0.5,
             edit_on_finish=0.25,
@@ -248,10 +249,16 @@ class _Agent:
         self.step = 0
         self.requirements: dict[str, list[str]] = {}
         """Requirement id -> the needed files it is about."""
+        self.drafted: dict[str, str | None] = {}
+        """Values the agent settled while resolving a requirement (written down then, not recalled later)."""
 
     # -- recording --------------------------------------------------------------------------------------
-    def _see(self, text: str) -> None:
-        """Note the needed facts ``text`` shows (numbers by :mod:`rtlab.numbers`, names as written)."""
+    def _see(self, text: str, *, repeat: bool = False) -> None:
+        """Note the needed facts ``text`` shows (numbers by :mod:`rtlab.numbers`, names as written).
+
+        Reading moves the agent on by the text's length; text that repeats what the agent already read (a
+        file opened again, an excerpt the tab shows back) by :data:`REPEAT_WEIGHT` of it: what displaces earlier
+        content is new content competing for attention, not the same content seen again."""
         index: NumberIndex | None = None
         for key, fact in self.needed.items():
             if fact.numeric:
@@ -261,8 +268,8 @@ class _Agent:
             else:
                 start = text.find(fact.value)
             if start >= 0:
-                self.seen[key] = self.pos + start
-        self.pos += len(text)
+                self.seen[key] = self.pos + int(start * (REPEAT_WEIGHT if repeat else 1.0))
+        self.pos += int(len(text) * (REPEAT_WEIGHT if repeat else 1.0))
 
     def _tool(
         self,
@@ -273,6 +280,7 @@ class _Agent:
         *,
         error: bool = False,
         say: str | None = None,
+        repeat: bool = False,
     ) -> str:
         """Record one tool call and its observation (with the status line on tab arms); returns what was shown."""
         shown = output
@@ -291,16 +299,15 @@ class _Agent:
         (call_id,) = self.session.assistant(say, [(name, arguments)])
         self.session.tool_result(call_id, name, shown, is_error=error)
         self.step += 1
-        self._see(shown)
+        self._see(shown, repeat=repeat)
         return shown
 
-    def bash(self, command: str, say: str | None = None) -> str:
+    def bash(self, command: str, say: str | None = None, *, repeat: bool = False) -> str:
         result = self.shell.run(command)
         text, error = result.output, result.exit_code != 0
         if error:
             text = f"{text}\n\nCommand exited with code {result.exit_code}"
-        shown = self._tool("bash", {"command": command}, command, text, error=error, say=say)
-        return shown
+        return self._tool("bash", {"command": command}, command, text, error=error, say=say, repeat=repeat)
 
     def tab(self, tool: str, arguments: dict[str, str], say: str | None = None) -> str:
         assert self.env is not None
@@ -308,7 +315,7 @@ class _Agent:
         (call_id,) = self.session.assistant(say, [(tool, arguments)])
         self.session.tool_result(call_id, tool, reply)
         self.step += 1
-        self._see(reply)
+        self._see(reply, repeat=tool in ("tab_list", "tab_show"))  # the review and show give back excerpts
         return reply
 
     def write(self, path: str, content: str, say: str | None = None) -> None:
@@ -360,17 +367,18 @@ class _Agent:
     def read_file(self, path: str) -> None:
         kind = path.rsplit(".", 1)[-1].lower()
         quoted = shlex.quote(path)
+        again = path in self.read
         if kind == "xlsx":
-            self.bash(xlsx_command(path))
+            self.bash(xlsx_command(path), repeat=again)
         elif kind in ("md", "txt") and self.rng.random() < 0.4:
             text = self.shell.read_text(path)
-            self._tool("read", {"path": path}, f"read {path}", text)
+            self._tool("read", {"path": path}, f"read {path}", text, repeat=again)
         elif kind == "csv" and self.rng.random() < 0.3:
-            self.bash(f"head -n 200 {quoted}")
+            self.bash(f"head -n 200 {quoted}", repeat=again)
         elif self.rng.random() < 0.3:
-            self.bash(f"sed -n '1,400p' {quoted}")
+            self.bash(f"sed -n '1,400p' {quoted}", repeat=again)
         else:
-            self.bash(f"cat {quoted}")
+            self.bash(f"cat {quoted}", repeat=again)
         if path not in self.read:
             self.read.append(path)
 
@@ -477,8 +485,11 @@ class _Agent:
                 entries = [e.id for e in tab.read_log if words & set(tokenize(e.path))]
                 self.rng.shuffle(entries)
                 entries = entries[:1] if self.rng.random() < 0.5 else []
-            if candidates and self.rng.random() < self.p.open_candidates:
-                path = candidates[0]
+            files = set(self.requirements.get(req.id, ()))
+            gap = any(k not in self.seen for k, f in self.needed.items() if f.file in files)
+            if gap and candidates and self.rng.random() < self.p.open_candidates:
+                # a value the requirement needs was never seen: open a candidate, current versions first
+                path = next((c for c in candidates if not _OLD_VERSION.search(c)), candidates[0])
                 if path not in self.read:
                     self.read_file(path)
                     entries = [e.id for e in tab.read_log if e.path == path][-1:] + entries
@@ -488,34 +499,64 @@ class _Agent:
                 self.tab("tab_show", {"id": entries[0]})
             if before_finish and self.rng.random() > self.p.resolve_before_finish:
                 continue
-            self._resolve(req.id, entries)
+            if self._resolve(req.id, entries):
+                self._draft_requirement(req.id)
 
-    def _resolve(self, rid: str, entries: list[str]) -> None:
+    def _draft_requirement(self, rid: str) -> None:
+        """Write down the values of a requirement just resolved, from what the agent holds right now."""
+        files = set(self.requirements.get(rid, ()))
+        lines = []
+        for key, fact in self.needed.items():
+            if fact.file not in files or key not in self.seen or key in self.drafted:
+                continue
+            if _retained(self, key):
+                value: str | None = fact.value
+            else:
+                value = fact.distorted if self.rng.random() < self.p.distort else None
+            self.drafted[key] = value
+            if value is not None:
+                lines.append(f"- {fact.label}: {value}")
+        if lines:
+            self.say(f"For {rid}:\n" + "\n".join(lines))
+
+    def _resolve(self, rid: str, entries: list[str]) -> bool:
+        """Resolve a requirement, citing the review's first entry (or, less carefully, any entry); ``True`` when
+        it ends done."""
         assert self.env is not None
         log = [e.id for e in self.env.tab.read_log]
         if not log:
             self.tab(
                 "tab_resolve", {"id": rid, "status": "unavailable", "reason": "nothing I read covers it"}
             )
-            return
+            return False
         cite = entries[0] if entries and self.rng.random() < self.p.cite_reviewed else self.rng.choice(log)
         reply = self.tab("tab_resolve", {"id": rid, "status": "done", "cite": cite})
-        if "refused" in reply.lower() or "not resolved" in reply.lower():
+        if not reply.startswith(f"{rid} done"):
             if entries and entries[0] != cite:
-                self.tab("tab_resolve", {"id": rid, "status": "done", "cite": entries[0]})
-            else:
-                self.tab(
-                    "tab_resolve", {"id": rid, "status": "unavailable", "reason": "no file I read states it"}
-                )
+                reply = self.tab("tab_resolve", {"id": rid, "status": "done", "cite": entries[0]})
+                return reply.startswith(f"{rid} done")
+            self.tab(
+                "tab_resolve", {"id": rid, "status": "unavailable", "reason": "no file I read states it"}
+            )
+            return False
+        return True
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Writing the deliverable
 
 
+_OLD_VERSION = re.compile(r"_(v\d+|draft|old)\.\w+$")
+
+
+def retention(distance: float, context_chars: float) -> float:
+    """Chance that a value last seen ``distance`` characters ago is still usable: 1 / (1 + (d / C)^2), so
+    recent reading is kept well, and reading about ``C`` characters more halves the chance."""
+    return 1.0 / (1.0 + (distance / context_chars) ** 2)
+
+
 def _retained(agent: _Agent, key: str) -> bool:
-    d = agent.pos - agent.seen[key]
-    return agent.rng.random() < math.exp(-d / agent.p.context_chars)
+    return agent.rng.random() < retention(agent.pos - agent.seen[key], agent.p.context_chars)
 
 
 def _format_like(number: float, like: str) -> str:
@@ -563,7 +604,9 @@ def _draft(
             if draft is not None and out.written.get(key) == agent.needed[key].value:
                 continue
             fact = agent.needed[key]
-            if key in agent.seen:
+            if agent.drafted.get(key) is not None:
+                out.written[key] = agent.drafted[key]
+            elif key in agent.seen:
                 if _retained(agent, key):
                     out.written[key] = fact.value
                 else:
@@ -714,7 +757,7 @@ def simulate(
     shell: Shell,
     session_id: str,
     start: datetime,
-    judge_error_rate: float = 0.02,
+    judge_error_rate: float = 0.04,
 ) -> tuple[RunResult, list[ItemOutcome]]:
     """Run one simulated agent on ``task`` and judge its deliverable; returns the run and each item's outcome."""
     role = world.role(task.role)
@@ -727,8 +770,8 @@ def simulate(
     if stated:
         agent.state_requirements()
     cover = p.cover
-    if arm.method == "TODO" or stated:
-        cover = 1 - (1 - p.cover) * 0.35
+    if arm.method == "TODO" or stated:  # a written list of what the task asks keeps its parts in view
+        cover = 1 - (1 - p.cover) * 0.8
     if arm.method == "TODO":
         agent.say("Plan:\n" + "\n".join(f"- [ ] {t}" for t, _ in agent.requirement_texts()))
 
@@ -736,16 +779,19 @@ def simulate(
     plan, version_only = agent.plan_reads()
     for n, path in enumerate(plan):
         agent.read_file(path)
-        if arm.method == "Self-Tracking" and n % 2 == 1:
+        if arm.method == "Self-Tracking" and n % 3 == 2:
+            noted = [
+                k for k in agent.needed if k in agent.seen and rng.random() < 0.5 and _retained(agent, k)
+            ]
             notes = [
-                f"- {f.label}: {f.value if rng.random() < 0.9 else f.distorted}"
-                for k, f in agent.needed.items()
-                if k in agent.seen and _retained(agent, k)
+                f"- {agent.needed[k].label}: {agent.needed[k].value if rng.random() < 0.8 else agent.needed[k].distorted}"
+                for k in noted
             ]
             if notes:
                 agent.say("Notes so far:\n" + "\n".join(notes))
-                for k, f in agent.needed.items():  # restating a value makes it fresh in context again
-                    if any(line.endswith(f": {f.value}") for line in notes):
+                for k in noted:  # restating a value keeps it in recent context, if it was restated right
+                    f = agent.needed[k]
+                    if f"- {f.label}: {f.value}" in notes and rng.random() < 0.3:
                         agent.seen[k] = agent.pos
         if arm.method == "TODO" and n == len(plan) // 2:
             agent.say("Plan update: still to cover the remaining files' figures.")
@@ -773,16 +819,15 @@ def simulate(
             text,
             say="Let me check the draft against the files.",
         )
-        gaps = {k for k in agent.needed if draft.written.get(k) is None and k in agent.seen}
-        gap_files = [
-            f for f in task.sources if f in agent.read and any(agent.needed[k].file == f for k in gaps)
-        ]
-        for path in gap_files[:2]:
+        # the draft does not say which values it lacks or where they were: the agent re-opens one file it read
+        if agent.read and rng.random() < 0.6:
+            path = rng.choice(agent.read)
             agent.read_file(path)
-        if gap_files:
-            covered |= {item.index for item in task.items if rng.random() < 0.5}
-            draft = _draft(agent, covered, version_only, draft, refresh=gaps)
-            agent.write(deliverable_path, render(task, world, draft), say="Adding what the draft missed.")
+            refresh = {k for k, f in agent.needed.items() if f.file == path and draft.written.get(k) is None}
+            if refresh:
+                covered |= {item.index for item in task.items if set(item.facts) & refresh}
+                draft = _draft(agent, covered, version_only, draft, refresh=refresh)
+                agent.write(deliverable_path, render(task, world, draft), say="Adding what the draft missed.")
 
     agent.say(f"Done: the deliverable is {deliverable_path}.")
     if agent.env is not None:
@@ -791,9 +836,10 @@ def simulate(
             session.user(message)
             agent.pos += len(message)
             if rng.random() < p.act_on_finish:
-                before = dict(agent.seen)
+                before = dict(agent.seen), set(agent.drafted)
                 agent.settle(before_finish=False)
-                refreshed = {k for k, v in agent.seen.items() if before.get(k) != v}
+                refreshed = {k for k, v in agent.seen.items() if before[0].get(k) != v}
+                refreshed |= set(agent.drafted) - before[1]
                 if rng.random() < p.edit_on_finish:
                     reopen = {k for k in agent.needed if draft.written.get(k) != agent.needed[k].value}
                     covered |= {item.index for item in task.items if set(item.facts) & refreshed}

@@ -1,0 +1,327 @@
+"""``rtlab synth``: write a whole simulated world to a folder, deterministically.
+
+Layout (every name says *simulated*; the README written at the top says how it was made)::
+
+    OUT/README_SIMULATED.md        what this is, the seed and the configuration
+    OUT/config.json                the configuration it was generated from (regenerate: rtlab synth OUT --config)
+    OUT/world.json                 roles, files, facts, tasks and rubric items (rtlab.synth.world)
+    OUT/workspaces/<role>/...      the workspaces the simulated agents worked in
+    OUT/runs/<task>/<arm>/<model>/run-<k>/
+        session.jsonl              the run as a Pi session (format v3), readable by rtlab's ``pi`` reader
+        run.json                   its labels: method, variant, model, run (rtlab.labels)
+        metadata.json              the task in Workspace-Bench's format
+        rubrics_judge--sim-judge.json   the deterministic judge's verdicts in Workspace-Bench's format
+        output/<deliverable>       what the agent delivered
+    OUT/ground_truth.csv           per run and rubric item: passed, and the simulated cause of a failure
+
+Same seed and configuration, same bytes: nothing depends on the clock, the machine or the order folders are
+walked in. Runs are simulated in worker processes (``jobs``), one task per job, and written in a fixed order.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import random
+import shutil
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, fields
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from rtlab.synth.agents import ARMS, PROFILES, Arm, ItemOutcome, RunResult, run_seed, simulate
+from rtlab.synth.shell import Shell
+from rtlab.synth.workspaces import WorldConfig, build_world, metadata_record
+from rtlab.synth.world import SIMULATED_MARKER, SynthTask, World, world_from_dict, world_to_dict
+
+JUDGE_NAME = "sim-judge"
+JUDGE_FILE = f"rubrics_judge--{JUDGE_NAME}.json"
+GROUND_TRUTH = "ground_truth.csv"
+GROUND_TRUTH_COLUMNS = (
+    "trajectory",
+    "run_dir",
+    "task_id",
+    "method",
+    "variant",
+    "model",
+    "run",
+    "rubric_index",
+    "passed",
+    "cause",
+    "subreason",
+)
+_START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """What to generate: the world, which arms and models, how many runs of each."""
+
+    seed: int = 0
+    world: WorldConfig = field(default_factory=WorldConfig)
+    models: tuple[str, ...] = tuple(PROFILES)
+    arms: tuple[str, ...] = tuple(a.slug for a in ARMS)
+    """Arm slugs: a method (``DCI``) or ``RunningTab--<ablation>``."""
+    runs: int = 3
+    judge_error_rate: float = 0.04
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "world": asdict(self.world),
+            "models": list(self.models),
+            "arms": list(self.arms),
+            "runs": self.runs,
+            "judge_error_rate": self.judge_error_rate,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SynthConfig:
+        """A configuration from JSON; unknown keys, models or arms are errors naming them."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown synth configuration key(s): {', '.join(unknown)}")
+        world_keys = {f.name for f in fields(WorldConfig)}
+        bad = sorted(set(data.get("world", {})) - world_keys)
+        if bad:
+            raise ValueError(f"unknown world configuration key(s): {', '.join(bad)}")
+        world = WorldConfig(
+            **{k: tuple(v) if isinstance(v, list) else v for k, v in data.get("world", {}).items()}
+        )
+        config = cls(
+            seed=int(data.get("seed", 0)),
+            world=world,
+            models=tuple(data.get("models", PROFILES)),
+            arms=tuple(data.get("arms", [a.slug for a in ARMS])),
+            runs=int(data.get("runs", 3)),
+            judge_error_rate=float(data.get("judge_error_rate", 0.04)),
+        )
+        for model in config.models:
+            if model not in PROFILES:
+                raise ValueError(f"unknown simulated model {model!r}; known: {', '.join(PROFILES)}")
+        slugs = {a.slug for a in ARMS}
+        for arm in config.arms:
+            if arm not in slugs:
+                raise ValueError(f"unknown arm {arm!r}; known: {', '.join(sorted(slugs))}")
+        if config.runs < 1:
+            raise ValueError("runs must be at least 1")
+        return config
+
+
+def load_config(path: str | Path) -> SynthConfig:
+    return SynthConfig.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _arm(slug: str) -> Arm:
+    return next(a for a in ARMS if a.slug == slug)
+
+
+def trajectory_id(task: SynthTask, arm: Arm, model: str, run: int) -> str:
+    """The id rtlab's Pi reader gives the run (``pi:`` + the session id)."""
+    return f"pi:{session_id(task, arm, model, run)}"
+
+
+def session_id(task: SynthTask, arm: Arm, model: str, run: int) -> str:
+    return f"{task.id}.{arm.slug}.{model}.r{run}"
+
+
+def _run_dir(task: SynthTask, arm: Arm, model: str, run: int) -> str:
+    return f"runs/{task.id}/{arm.slug}/{model}/run-{run}"
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def _judge_record(task: SynthTask, outcomes: Sequence[ItemOutcome], created: datetime) -> dict[str, Any]:
+    passed = sum(o.passed for o in outcomes)
+    return {
+        "taskId": task.id,
+        "agentKind": "simulated",
+        "createdAt": created.isoformat(),
+        "rubrics": [
+            {
+                "index": o.index,
+                "rubric": task.items[o.index].text,
+                "passed": o.passed,
+                "confidence": 1.0,
+                "evidence": o.evidence,
+            }
+            for o in outcomes
+        ],
+        "summary": {"total": len(outcomes), "passed": passed, "failed": len(outcomes) - passed},
+        "judge": {
+            "model": JUDGE_NAME,
+            "modelName": JUDGE_NAME,
+            "note": "deterministic simulated judge (rtlab.synth)",
+        },
+    }
+
+
+def _task_runs(args: tuple[str, str, dict[str, Any], str]) -> list[dict[str, Any]]:
+    """Simulate and write every run of one task (a worker's job); returns the ground-truth rows."""
+    out_dir, world_json, config_dict, task_id = args
+    out = Path(out_dir)
+    world = world_from_dict(json.loads(world_json))
+    config = SynthConfig.from_dict(config_dict)
+    task = world.task(task_id)
+    role = world.role(task.role)
+    shell = Shell(out / role.root)
+    metadata = _dump(metadata_record(world, task))
+    rows: list[dict[str, Any]] = []
+    ordinal = [t.id for t in world.tasks].index(task_id) * 1000
+    for slug in config.arms:
+        arm = _arm(slug)
+        for model in config.models:
+            for run in range(1, config.runs + 1):
+                ordinal += 1
+                rng = random.Random(run_seed(config.seed, task.id, arm.slug, model, run))
+                start = _START + timedelta(minutes=7 * ordinal)
+                result, outcomes = simulate(
+                    world,
+                    task,
+                    arm,
+                    PROFILES[model],
+                    rng=rng,
+                    shell=shell,
+                    session_id=session_id(task, arm, model, run),
+                    start=start,
+                    judge_error_rate=config.judge_error_rate,
+                )
+                folder = out / _run_dir(task, arm, model, run)
+                _write_run(folder, task, arm, model, run, result, outcomes, metadata, start)
+                tid = trajectory_id(task, arm, model, run)
+                rows.extend(
+                    {
+                        "trajectory": tid,
+                        "run_dir": _run_dir(task, arm, model, run),
+                        "task_id": task.id,
+                        "method": arm.method,
+                        "variant": arm.variant or "",
+                        "model": model,
+                        "run": str(run),
+                        "rubric_index": o.index,
+                        "passed": o.passed,
+                        "cause": o.cause or "",
+                        "subreason": o.subreason or "",
+                    }
+                    for o in outcomes
+                )
+    return rows
+
+
+def _write_run(
+    folder: Path,
+    task: SynthTask,
+    arm: Arm,
+    model: str,
+    run: int,
+    result: RunResult,
+    outcomes: Sequence[ItemOutcome],
+    metadata: str,
+    start: datetime,
+) -> None:
+    _write(folder / "session.jsonl", result.session)
+    labels = {
+        "schema": "rtlab.run",
+        "task_id": task.id,
+        "method": arm.method,
+        "variant": arm.variant,
+        "model": model,
+        "run": str(run),
+    }
+    _write(folder / "run.json", _dump(labels))
+    _write(folder / "metadata.json", metadata)
+    _write(folder / JUDGE_FILE, _dump(_judge_record(task, outcomes, start + timedelta(hours=1))))
+    _write(folder / "output" / task.deliverable, result.deliverable)
+
+
+def _readme(config: SynthConfig, world: World, n_runs: int) -> str:
+    roles = ", ".join(r.name for r in world.roles)
+    return f"""# SIMULATED data — generated by rtlab.synth
+
+Everything in this folder is **simulated**: invented organisations, files, numbers, tasks, agent runs and judge
+verdicts, generated by `rtlab synth` with seed {config.seed}. Nothing here was recorded from a real model or a
+real benchmark. It exists so that rtlab's analyses and figures can run anywhere, and so that failure causes are
+known by construction (`{GROUND_TRUTH}`).
+
+- Roles: {roles}; {len(world.tasks)} tasks; {sum(len(r.files) for r in world.roles)} workspace files.
+- Runs: {n_runs} ({len(config.arms)} arms x {len(config.models)} simulated models x {config.runs} runs per task).
+- Simulated models: {", ".join(f"{m} ({PROFILES[m].style})" for m in config.models)}.
+- Regenerate byte for byte: `rtlab synth OUT --config config.json`.
+
+How the simulated agents decide, what they remember and how failures arise: `rtlab/synth/agents.py`.
+"""
+
+
+def generate(
+    out_dir: str | Path, config: SynthConfig | None = None, *, jobs: int = 1, progress: bool = False
+) -> Path:
+    """Write a whole simulated world to ``out_dir`` (which must not exist or be empty); returns it."""
+    config = config or SynthConfig()
+    out = Path(out_dir)
+    if out.exists() and any(out.iterdir()):
+        raise FileExistsError(f"{out} exists and is not empty; rtlab synth writes only into a new folder")
+    tmp = out.with_name(out.name + ".partial")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    world = build_world(tmp, seed=config.seed, config=config.world)
+    world_json = json.dumps(world_to_dict(world), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+    _write(tmp / "world.json", world_json)
+    _write(tmp / "config.json", _dump(config.to_dict()))
+    jobs_args = [(str(tmp), world_json, config.to_dict(), t.id) for t in world.tasks]
+    results: list[list[dict[str, Any]]]
+    if jobs > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            iterator = pool.map(_task_runs, jobs_args)
+            results = list(_progress(iterator, len(jobs_args), progress))
+    else:
+        results = list(_progress(map(_task_runs, jobs_args), len(jobs_args), progress))
+    rows = [row for task_rows in results for row in task_rows]
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=GROUND_TRUTH_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write(tmp / GROUND_TRUTH, buf.getvalue())
+    n_runs = len(world.tasks) * len(config.arms) * len(config.models) * config.runs
+    _write(tmp / SIMULATED_MARKER, _readme(config, world, n_runs))
+    if out.exists():
+        out.rmdir()
+    os.replace(tmp, out)
+    return out
+
+
+def _progress(iterator: Any, total: int, show: bool) -> Any:
+    if not show:
+        return iterator
+    from tqdm.auto import tqdm
+
+    return tqdm(iterator, total=total, desc="synth", unit="task")
+
+
+def load_world(out_dir: str | Path) -> World:
+    """The world of a generated folder (``world.json``)."""
+    return world_from_dict(json.loads((Path(out_dir) / "world.json").read_text(encoding="utf-8")))
+
+
+def ground_truth(out_dir: str | Path):
+    """The simulated cause of every rubric item of every run (``ground_truth.csv``) as a DataFrame."""
+    import pandas as pd
+
+    frame = pd.read_csv(
+        Path(out_dir) / GROUND_TRUTH, dtype={"run": str, "variant": str}, keep_default_na=False
+    )
+    frame["variant"] = frame["variant"].replace("", None)
+    return frame
