@@ -9,16 +9,21 @@ What it remembers is modelled, and that model is the point of the simulation (th
 
 - A needed fact counts as **seen** when its value appears in text the agent was shown (an observation, a
   review, a ``tab_show`` reply); the position is the number of characters the agent had read by then.
-- When the agent writes, a seen fact is **retained** with probability ``exp(-d / context_chars)``, ``d`` being
-  the characters read since it was last seen: reading displaces what was read earlier. A fact seen again (the
-  tab's review or ``show``) is fresh again. That is how an environment-kept record helps and a model-kept one
-  helps less (Self-Tracking's notes live in the same context and are displaced in turn).
+- When the agent writes, a seen fact is **retained** with probability ``1 / (1 + (d / context_chars)^2)``
+  (:func:`retention`), ``d`` being the characters read since it was last seen: reading displaces what was read
+  earlier. Text that repeats what was read (a file opened again, an excerpt the tab shows back) counts a quarter
+  (:data:`REPEAT_WEIGHT`). A fact seen again is fresh again; a RunningTab agent writes a requirement's values
+  down as it resolves it (after the review and ``show`` put them back in front of it). That is how an
+  environment-kept record helps and a model-kept one helps less (Self-Tracking's notes are written from memory,
+  sometimes wrong, and displaced in turn; Self-Refine re-opens a file without knowing which value is missing).
 - A lost fact is left out (Shown but Missing) or written wrong (Dropped or Distorted); a needed file never
   opened leaves its facts unseen (discovery failure); computations and format instructions fail on their own.
   The cause of every failed rubric item is recorded from this state (:class:`ItemOutcome`).
 
 Three model profiles differ the way the paper describes its three LLMs operating the tab (review-driven,
-finish-check-driven, candidate-driven); their parameters are guesses chosen to give those styles, not fits.
+finish-check-driven, candidate-driven); their parameters were set by hand so that those styles, and gains of
+the paper's size and direction, arise from the mechanisms above. They are not fits to any model, and nothing in
+the results is written in: every number comes from the simulated runs.
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ class Profile:
     name: str
     style: str
     context_chars: float
-    """Displacement scale: a fact read this many characters ago is retained with probability 1/e."""
+    """Displacement scale: a fact read this many characters ago is retained with probability 1/2."""
     search: float
     """Chance of opening a needed file once it has been listed."""
     list_all: float
