@@ -106,7 +106,7 @@ def run_notebook(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rtlab.notebooks", description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--data", default="data/sample", help="dataset each notebook reads (default: %(default)s)"
+        "--data", default="build/simulated", help="dataset each notebook reads (default: %(default)s)"
     )
     parser.add_argument(
         "--figures", default="figures", help="where figures are written (default: %(default)s)"

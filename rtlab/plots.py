@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rtlab._io import atomic_open
 
@@ -54,14 +54,16 @@ def save_figure(
     A figure drawn from simulated data says so twice: a note in its lower right corner and ``-simulated`` at
     the end of its file names.
     """
-    if simulated:
-        fig.text(0.995, 0.005, SIMULATED_NOTE, ha="right", va="bottom", fontsize=7, color="0.35")
+    extra: dict[str, Any] = {}
+    if simulated:  # below the drawing, where it can overlap nothing; the saved area grows to hold it
+        fig.text(0.995, -0.01, SIMULATED_NOTE, ha="right", va="top", fontsize=7, color="0.35")
         name += SIMULATED_SUFFIX
+        extra = {"bbox_inches": "tight", "pad_inches": 0.08}
     written = []
     for ext, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Producer": None})):
         target = Path(figures_dir) / f"{name}.{ext}"
         with atomic_open(target, "wb") as fh:
-            fig.savefig(fh, format=ext, metadata=metadata)
+            fig.savefig(fh, format=ext, metadata=metadata, **extra)
         written.append(target)
     return written
 
@@ -71,12 +73,18 @@ def _short(label: str, width: int = 34) -> str:
 
 
 def plot_trajectory_sizes(
-    summary: pd.DataFrame, *, title: str = "What was logged and what the model was shown"
+    summary: pd.DataFrame,
+    *,
+    by: str | None = None,
+    title: str = "What was logged and what the model was shown",
 ) -> Figure:
-    """Per trajectory: characters of tool output logged vs shown to the model (after clipping), and steps."""
+    """Per trajectory: characters of tool output logged vs shown to the model (after clipping), and steps; with
+    ``by`` (for datasets of many runs), their distribution per group instead (boxes over trajectories)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
+    if by is not None:
+        return _trajectory_size_boxes(summary, by=by, title=title)
     with _style():
         data = summary.sort_values("chars_logged")
         labels = [_short(str(v)) for v in data["label"]]
@@ -98,6 +106,37 @@ def plot_trajectory_sizes(
         ax2.set_xlabel("tool calls answered")
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
         fig.legend(*ax.get_legend_handles_labels(), loc="upper right", ncols=2)
+        fig.tight_layout()
+    return fig
+
+
+def _trajectory_size_boxes(summary: pd.DataFrame, *, by: str, title: str) -> Figure:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        groups = sorted(summary[by].dropna().unique(), key=str)
+        fig, axes = plt.subplots(1, 3, figsize=(12, 1.8 + 0.42 * len(groups)), sharey=True)
+        y = np.arange(1, len(groups) + 1)
+        panels = (
+            ("chars_logged", "tool output logged (characters)"),
+            ("chars_shown", "tool output shown (characters)"),
+            ("n_steps", "tool calls answered"),
+        )
+        for ax, (column, label) in zip(axes, panels, strict=True):
+            data = [summary.loc[summary[by] == g, column].dropna().to_numpy(dtype=float) for g in groups]
+            ax.boxplot(
+                data,
+                vert=False,
+                widths=0.55,
+                showfliers=False,
+                medianprops={"color": OKABE_ITO[1], "linewidth": 2},
+            )
+            ax.set_xlabel(label)
+            ax.set_xlim(left=0)
+        axes[0].set_yticks(y, [_short(str(g)) for g in groups])
+        axes[0].set_ylabel(by)
+        fig.suptitle(f"{title} ({len(summary)} trajectories)", x=0.01, ha="left", fontweight="bold")
         fig.tight_layout()
     return fig
 
@@ -326,7 +365,7 @@ STYLE_FLAG_LABELS = {
     "tab_after_finish": "tab operated after the finish check",
     "edited_after_finish": "deliverable edited after the finish check",
     "used_show": "show used",
-    "opened_candidate": "a listed candidate opened",
+    "opened_candidate": "a candidate the review offered, opened",
     "finish_check": "finish check issued",
 }
 TERCILE_LABELS = {1: "lightest third", 2: "middle third", 3: "heaviest third"}

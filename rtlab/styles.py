@@ -18,24 +18,27 @@ Decisions:
   requirement, so it reviews nothing); a reviewed entry is cited for done when a later ``tab_resolve`` was
   accepted as ``Rj done, citing Lk`` (for any requirement).
 - **Deliverable edits** are steps of the tools in :data:`DELIVERABLE_TOOLS` (``write PATH`` / ``edit``).
-- **Files read and candidates** come from one pass of the environment over the run with the full tab (capture
-  on, whatever the variant: this measures what the agent read, not what its tab kept). A listed candidate
-  was opened when a path was among the tab's candidates at some step and a later step read it (also when it
-  left C by a write in between); the pass keeps the set of paths that have been candidates, adding each
-  step's listed paths that entered C, so it is linear in the run. With ``replays`` given, ``n_files`` is
-  taken from them (e.g. replays against a workspace); the candidate flag still comes from the pass.
+- **Files read** come from one pass of the environment over the run with the full tab (capture on, whatever
+  the variant: this measures what the agent read, not what its tab kept). With ``replays`` given, ``n_files``
+  is taken from them (e.g. replays against a workspace).
+- **A listed candidate opened** means the agent worked through the tab's candidates: a path a ``tab_list``
+  reply offered as an unopened candidate beside a requirement (the review's ``  unopened: ...`` line) was read
+  at a later step. Merely reading a file some earlier ``ls`` or ``find`` printed does not count: an agent that
+  lists the workspace first would open "a candidate" with every read, and the paper's shares (54.7% for its
+  candidate-driven model) show the flag is about the tab's offer. The plain listing of the no-review ablation
+  offers no candidate.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rtlab.environment import Environment, is_tab_call
 from rtlab.model import Event, Step, Trajectory
 from rtlab.replay import task_text
-from rtlab.tab import FINISH_PREFIX, STATUS_PREFIX
+from rtlab.tab import FINISH_PREFIX, SEP, STATUS_PREFIX
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,6 +68,7 @@ SUMMARY_COLUMNS = ("flag", "statistic", "value", "n_true", "n")
 _ADDED = re.compile(r"^Added R\d+:")
 _REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
 _CITED = re.compile(r"^R\d+ done, citing (L\d+) ")
+_UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
 
 
 def finish_check_event(trajectory: Trajectory) -> Event | None:
@@ -80,6 +84,23 @@ def reviewed_entries(reply: str) -> set[str]:
     if not reply.startswith(f"{STATUS_PREFIX}review"):
         return set()
     return set(_REVIEW_ENTRY.findall(reply))
+
+
+def reviewed_candidates(reply: str) -> list[str]:
+    """Paths a ``tab_list`` reply offered as unopened candidates beside a requirement (review form only)."""
+    if not reply.startswith(f"{STATUS_PREFIX}review"):
+        return []
+    return [path for line in _UNOPENED.findall(reply) for path in line.split(SEP)]
+
+
+def offered_candidates(steps: Iterable[Step]) -> dict[str, int]:
+    """Each path the review offered as a candidate, with the index of the first ``tab_list`` step offering it."""
+    offered: dict[str, int] = {}
+    for s in steps:
+        if s.answered and s.tool == "tab_list":
+            for path in reviewed_candidates(s.output or ""):
+                offered.setdefault(path, s.index)
+    return offered
 
 
 def _tab_flags(steps: Sequence[Step], finish_seq: float) -> dict[str, bool]:
@@ -113,24 +134,20 @@ def _tab_flags(steps: Sequence[Step], finish_seq: float) -> dict[str, bool]:
     }
 
 
-def reading_pass(trajectory: Trajectory, *, workspace: Workspace | None = None) -> tuple[int, bool]:
-    """Distinct files read, and whether a listed candidate was opened, from one pass of the full-tab
-    environment over the run's answered non-tab steps (linear: each read is checked against the set of paths
-    that were candidates at an earlier step)."""
+def reading_pass(
+    trajectory: Trajectory, *, offered: Mapping[str, int] | None = None, workspace: Workspace | None = None
+) -> tuple[int, bool]:
+    """Distinct files read, and whether a path in ``offered`` (path -> step that offered it) was read at a later
+    step, from one pass of the full-tab environment over the run's answered non-tab steps."""
     from rtlab.capture import capture_step
 
+    offered = offered or {}
     opened = False
-    ever: set[str] = set()  # paths that were candidates at some step so far
-    pending: tuple[str, ...] = ()  # what the previous step listed: entered C unless read or written before
-    env: Environment
 
     def capture(step: Step, **kwargs: Any) -> Capture:
-        nonlocal opened, pending
-        candidates = env.tab.candidates  # the tab records this step's capture only after we return it
-        ever.update(p for p in pending if p in candidates)
+        nonlocal opened
         captured = capture_step(step, **kwargs)
-        opened |= any(read.path in ever for read in captured.reads)
-        pending = captured.listed
+        opened |= any(offered.get(read.path, step.index) < step.index for read in captured.reads)
         return captured
 
     root = workspace.agent_root if workspace is not None and workspace.agent_root else trajectory.cwd
@@ -150,7 +167,7 @@ def style_record(trajectory: Trajectory, replay: Replay | None = None) -> dict[s
     flags: dict[str, Any] = _tab_flags(answered, finish.seq if finish is not None else float("inf"))
     if finish is None:
         flags.update(dict.fromkeys(AFTER_FINISH))
-    n_files, opened = reading_pass(trajectory)
+    n_files, opened = reading_pass(trajectory, offered=offered_candidates(answered))
     if replay is not None:
         n_files = replay.tab.files_read
     return {
@@ -237,8 +254,10 @@ __all__ = [
     "STYLE_COLUMNS",
     "SUMMARY_COLUMNS",
     "finish_check_event",
+    "offered_candidates",
     "operating_styles",
     "reading_pass",
+    "reviewed_candidates",
     "reviewed_entries",
     "style_record",
     "styles_summary",

@@ -15,8 +15,10 @@ from rtlab.styles import (
     FLAGS,
     STYLE_COLUMNS,
     SUMMARY_COLUMNS,
+    offered_candidates,
     operating_styles,
     reading_pass,
+    reviewed_candidates,
     reviewed_entries,
     styles_summary,
 )
@@ -24,6 +26,7 @@ from rtlab.styles import (
 LS = ("bash", "ls data", {}, "a.csv\nb.csv\nnotes.txt\n")  # lists data/a.csv, data/b.csv, data/notes.txt
 READ_A = ("read", "read data/a.csv", {"path": "data/a.csv"}, "item,amount\nrent,100\ntotal amount,100\n")
 READ_C = ("read", "read data/c.csv", {"path": "data/c.csv"}, "month,value\njan,5\n")
+READ_NOTES = ("read", "read data/notes.txt", {"path": "data/notes.txt"}, "notes: summary of the quarter\n")
 WRITE = ("write", "write out/report.md", {"path": "out/report.md"}, "Wrote 120 bytes")
 EDIT = ("edit", "edit out/report.md", {"path": "out/report.md"}, "Edited out/report.md")
 FINISH = "finish"
@@ -63,8 +66,9 @@ def run(
     )  # fmt: skip
 
 
-# A: full tab, everything used. R1 and R2 stated, a listed candidate (a.csv) opened, the review shows L1 beside
-# R1, R1 done citing L1, deliverable written; the finish check lists R2; then show, R2 unavailable, an edit.
+# A: full tab, everything used. R1 and R2 stated; the review shows L1 beside R1 and offers the unopened candidate
+# notes.txt beside R2 ("notes summary"), which is then read; R1 done citing L1, deliverable written; the finish
+# check lists R2; then show, R2 unavailable, an edit.
 A = run(
     "A",
     [
@@ -74,6 +78,7 @@ A = run(
         READ_A,
         READ_C,
         tab("tab_list"),
+        READ_NOTES,
         tab("tab_resolve", id="R1", status="done", cite="L1"),
         WRITE,
         FINISH,
@@ -133,35 +138,38 @@ def test_flags_by_hand() -> None:
         #    req    review cited  tab>F  edit>F show   cand   finish
         "A": [True, True, True, True, True, True, True, True],
         "B": [False, True, False, na, na, False, False, False],
-        "C": [True, True, False, na, na, False, True, False],
+        "C": [True, True, False, na, na, False, False, False],
         "D": [True, False, False, True, False, False, False, True],
     }
     for tid, flags in expected.items():
         row = got.loc[tid, list(FLAGS)].tolist()
         assert [x is na if f is na else x == f for x, f in zip(row, flags, strict=True)] == [True] * 8, tid
-    # distinct files: A read a.csv and c.csv; B and C a.csv; D c.csv
-    assert got["n_files"].tolist() == [2, 1, 1, 1]
+    # distinct files: A read a.csv, c.csv and notes.txt; B and C a.csv; D c.csv
+    assert got["n_files"].tolist() == [3, 1, 1, 1]
     assert got.loc["C", "variant"] == "no-review" and got.loc["A", "variant"] is None
 
 
 def test_replays_supply_files_read() -> None:
     r = replay(A, requirements="trajectory")
-    assert r.tab.files_read == 2
+    assert r.tab.files_read == 3
     r.trajectory_id = "A"
     fake = replay(B)  # one file, given as A's replay: n_files now comes from it
     fake.trajectory_id = "A"
     assert operating_styles([A], [fake]).loc[0, "n_files"] == 1
-    assert operating_styles([A], [r]).loc[0, "n_files"] == 2
+    assert operating_styles([A], [r]).loc[0, "n_files"] == 3
 
 
 def test_listed_candidate_rule() -> None:
-    listed_written_read = run("x", [LS, ("write", "write data/a.csv", {"path": "data/a.csv"}, "ok"), READ_A])
-    # a.csv was a candidate at step 0, left C when written, and was read later: it counts
-    assert reading_pass(listed_written_read) == (1, True)
-    read_then_listed = run("y", [READ_A, LS, READ_A])
-    # read first, so never a candidate; the listing afterwards does not make it one
-    assert reading_pass(read_then_listed) == (1, False)
-    assert reading_pass(run("z", [LS])) == (0, False)
+    (listing,) = [s for s in A.steps if s.tool == "tab_list"]
+    # the review offers notes.txt beside R2 (it shares "notes"); b.csv shares no term with either requirement
+    assert reviewed_candidates(listing.output or "") == ["data/notes.txt"]
+    assert offered_candidates(A.steps) == {"data/notes.txt": listing.index}
+    assert reading_pass(A, offered=offered_candidates(A.steps)) == (3, True)
+    # offered after the read, or never offered: not opened through the tab
+    assert reading_pass(A, offered={"data/notes.txt": 99}) == (3, False)
+    assert reading_pass(A) == (3, False)
+    # the plain listing of the no-review ablation offers nothing
+    assert offered_candidates(C.steps) == {}
 
 
 def test_summary_by_hand() -> None:
@@ -177,9 +185,9 @@ def test_summary_by_hand() -> None:
         math.isnan(s.loc[("m2", "tab_after_finish"), "value"]) and s.loc[("m2", "tab_after_finish"), "n"] == 0
     )
     assert s.loc[("m2", "requirements_before_finish"), "value"] == 0.5
-    assert s.loc[("m2", "opened_candidate"), "value"] == 0.5 and s.loc[("m2", "finish_check"), "value"] == 0
+    assert s.loc[("m2", "opened_candidate"), "value"] == 0 and s.loc[("m2", "finish_check"), "value"] == 0
     # median distinct files: m1 A 2, D 1 -> 1.5; m2 1, 1 -> 1
-    assert s.loc[("m1", "n_files"), ["statistic", "value", "n"]].tolist() == ["median", 1.5, 2]
+    assert s.loc[("m1", "n_files"), ["statistic", "value", "n"]].tolist() == ["median", 2.0, 2]
     assert s.loc[("m2", "n_files"), "value"] == 1
     overall = styles_summary(operating_styles([A, B, C, D]), by=[])
     assert overall.set_index("flag").loc["cited_reviewed_entry", "value"] == 0.25
