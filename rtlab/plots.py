@@ -223,8 +223,9 @@ def plot_value_coverage(frame: pd.DataFrame, *, by: str = "trajectory", title: s
         ax.set_xlim(0, 100)
         ax.set_xlabel("share of the expected values (%)")
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
-        fig.legend(*ax.get_legend_handles_labels(), loc="upper right", ncols=3)
-        fig.tight_layout()
+        top = 1 - 0.45 / fig.get_figheight()  # title above, legend in its own row under it
+        fig.legend(*ax.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(0.01, top), ncols=3)
+        fig.tight_layout(rect=(0, 0, 1, top - 0.12 / fig.get_figheight()))
     return fig
 
 

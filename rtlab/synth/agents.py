@@ -443,15 +443,8 @@ class _Agent:
                     fact = self.world.facts[key]
                     if fact.file in sources and fact.label not in labels:
                         labels.append(fact.label)
-            topic = " and ".join(
-                re.sub(
-                    r"[_\-]+",
-                    " ",
-                    re.sub(r"_(final|v\d+|draft)$", "", s.rsplit("/", 1)[-1].rsplit(".", 1)[0]),
-                )
-                for s in sources
-            )
-            text = f"Cover {topic}: " + "; ".join(labels[:3]) if labels else f"Cover {topic}"
+            topic = " and ".join(_topic(s) for s in sources)
+            text = f"Report the {topic}: " + "; ".join(labels[:3]) if labels else f"Report the {topic}"
             out.append((text, sources))
         return out
 
@@ -549,6 +542,15 @@ class _Agent:
 
 # ---------------------------------------------------------------------------------------------------------
 # Writing the deliverable
+
+
+_PERIOD_OR_VERSION = re.compile(r"^(q[1-4]|h[12]|\d{4}|final|v\d+|draft|old)$", re.IGNORECASE)
+
+
+def _topic(path: str) -> str:
+    """What a file is about, in the words of its name, without periods and version marks (``energy usage``)."""
+    stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return " ".join(w for w in re.split(r"[_\-\s]+", stem) if w and not _PERIOD_OR_VERSION.match(w))
 
 
 _OLD_VERSION = re.compile(r"_(v\d+|draft|old)\.\w+$")
