@@ -398,7 +398,10 @@ def plot_main_results(agg: pd.DataFrame, *, metric: str, title: str) -> Figure:
             dict.fromkeys(zip(data["method"], data["variant"], strict=True)),
             key=lambda mv: (method_rank(mv[0]), variant_rank(mv[1])),
         )
-        fig, ax = plt.subplots(figsize=(2.2 + 1.3 * max(len(models), 1) * max(len(pairs), 1) / 3, 4.2))
+        width_in = 2.2 + 1.3 * max(len(models), 1) * max(len(pairs), 1) / 3
+        ncols = max(1, min(len(pairs), 5, int(width_in // 1.4)))  # a legend row never wider than the axes
+        rows = -(-len(pairs) // ncols)
+        fig, ax = plt.subplots(figsize=(width_in, 4.0 + 0.25 * rows))
         width = 0.8 / max(len(pairs), 1)
         x = np.arange(len(models))
         for k, (method, variant) in enumerate(pairs):
@@ -421,7 +424,7 @@ def plot_main_results(agg: pd.DataFrame, *, metric: str, title: str) -> Figure:
         ax.set_xlabel("model")
         ax.set_ylabel(f"{_metric_label(metric)} (%)")
         ax.set_ylim(bottom=0)
-        ax.legend(ncols=min(len(pairs), 5), loc="lower left", bbox_to_anchor=(0, 1.0), fontsize=8)
+        ax.legend(ncols=ncols, loc="lower left", bbox_to_anchor=(0, 1.0), fontsize=8)
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
         fig.tight_layout()
     return fig
