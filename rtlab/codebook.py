@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-CODEBOOK_VERSION = "rtlab-codebook/1"
+CODEBOOK_VERSION = "rtlab-codebook/1.1"
 CODEBOOK_FILE = "codebook_v1.json"
 CATEGORIES: tuple[str, ...] = ("shown_but_missing", "dropped_or_distorted", "discovery", "other")
 """The category keys, in the order tables show them."""

@@ -549,14 +549,14 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
     if facts.quotes:
         missing = [q for q, d in zip(facts.quotes, facts.quotes_delivered, strict=True) if not d]
         seen = [q for q, s in zip(facts.quotes, facts.quotes_shown, strict=True) if s and q in missing]
-        if seen:
+        if seen and not _says(facts, "mismatch"):
             return (
                 "R11",
                 "shown_but_missing",
                 None,
                 f"Quoted {seen} shown in an observation, not delivered; {files}.",
             )
-        if missing:
+        if missing and not seen:
             return (
                 "R12",
                 "other",

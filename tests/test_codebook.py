@@ -29,7 +29,7 @@ def raw() -> dict:
 
 def test_packaged_codebook_loads_with_its_version():
     cb = load_codebook()
-    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/1"
+    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/1.1"
     assert tuple(c.key for c in cb.categories) == CATEGORIES
     assert load_codebook() is cb  # read once; records are immutable
     with pytest.raises(dataclasses.FrozenInstanceError):

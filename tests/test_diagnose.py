@@ -500,3 +500,41 @@ def test_breakdown_rejects_unknown_level(frame):
 def test_codebook_lists_every_rule_the_labeler_uses(labels):
     ids = [r.id for r in load_codebook().rules]
     assert {x.rule for x in labels.values()} <= set(ids)
+
+
+def test_a_quoted_name_the_deliverable_replaced_is_a_distortion() -> None:
+    """Codebook 1.1: R11 (shown but missing) yields to R14 when the judge says the deliverable states another
+    name; the case the simulated world exposed (its cause is known there)."""
+    from rtlab.diagnose import ItemFacts, decide
+    from rtlab.tab import ReadEntry
+
+    def facts(judge: str, says: dict[str, list[str]]) -> ItemFacts:
+        return ItemFacts(
+            rubric_index=0,
+            text='Names "Project Wagtail" as the recommended profile (source: load_test.md).',
+            type=None,
+            sources=["load_test.md"],
+            referred=["load_test.md"],
+            ref_mode="named",
+            opened={"load_test.md": [ReadEntry("L1", 3, "load_test.md", "cat load_test.md", "...")]},
+            glimpsed={},
+            listed={},
+            values=[],
+            quotes=["Project Wagtail"],
+            quotes_shown=[True],
+            quotes_delivered=[False],
+            format_item=False,
+            access_item=False,
+            reasoning_item=False,
+            judge_evidence=judge,
+            judge_says=says,
+            has_deliverable=True,
+        )
+
+    missing = facts("No evidence of Project Wagtail; not found.", {"absent": ["no evidence", "not found"]})
+    replaced = facts("The deliverable gives Project Avocet, not Project Wagtail.", {"mismatch": [", not P"]})
+    assert decide(missing)[:2] == ("R11", "shown_but_missing")
+    assert decide(replaced)[:2] == ("R14", "dropped_or_distorted")
+    never_shown = facts("No evidence of Project Wagtail.", {"absent": ["no evidence"]})
+    never_shown.quotes_shown = [False]
+    assert decide(never_shown)[:2] == ("R12", "other")

@@ -741,7 +741,9 @@ def _cause(agent: _Agent, item: Item, draft: _Draft, version_only: set[str]) -> 
     if any(f.file not in agent.read for f in facts):
         return "discovery", None
     written = [draft.written.get(f.key) for f in facts]
-    if item.kind == "computed" and all(w == f.value for w, f in zip(written, facts, strict=True)):
+    if item.kind == "computed":  # a derived value: wrong when built on distorted values, else a reasoning miss
+        if any(w is not None and w != f.value for w, f in zip(written, facts, strict=True)):
+            return "dropped_or_distorted", None
         return "other", "reasoning_computation"
     if any(w is not None and w != f.value for w, f in zip(written, facts, strict=True)):
         return "dropped_or_distorted", None
