@@ -14,7 +14,9 @@ from synth_mini import build_mini_world
 from rtlab.environment import strip_status
 from rtlab.ingest import ingest
 from rtlab.replay import replay
-from rtlab.synth.agents import ARMS, PROFILES, Arm, judge, simulate
+from rtlab.synth.agents import simulate
+from rtlab.synth.judge import judge
+from rtlab.synth.profiles import ARMS, PROFILES, Arm
 from rtlab.synth.shell import Shell, shell_environment
 from rtlab.tab import TabConfig
 

@@ -12,7 +12,7 @@ import importlib
 from typing import Any
 
 _LAZY = {
-    **dict.fromkeys(("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"), "rtlab.synth.agents"),
+    **dict.fromkeys(("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"), "rtlab.synth.profiles"),
     **dict.fromkeys(
         ("SynthConfig", "generate", "ground_truth", "load_config", "load_world"), "rtlab.synth.dataset"
     ),

@@ -31,157 +31,26 @@ from __future__ import annotations
 import random
 import re
 import shlex
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from rtlab.environment import Environment
 from rtlab.model import Step
 from rtlab.numbers import NumberIndex, find_numbers
+from rtlab.synth.judge import judge
 from rtlab.synth.pi_session import PiSession
+from rtlab.synth.profiles import Arm, Profile
 from rtlab.synth.shell import Shell
 from rtlab.synth.world import Fact, Item, SynthTask, World
 from rtlab.tab import TabConfig
 from rtlab.text import tokenize
 
-METHODS: tuple[str, ...] = ("DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab")
-ABLATIONS: tuple[str, ...] = ("no-capture", "no-review", "no-evidence-check", "no-finish-check")
 AGENT_ROOT = "/workspace"
 """The simulated agents' workspaces are mounted at ``/workspace/<role>`` (what their sessions record as cwd)."""
 OUTPUT_DIR = "outputs"
 REPEAT_WEIGHT = 0.25
 """How far text that repeats what was already read moves the agent on, relative to new text."""
 """Where the agents write their deliverable, relative to their working directory."""
-
-
-@dataclass(frozen=True)
-class Profile:
-    """A simulated model: how it explores, what it retains, how it operates the tab."""
-
-    name: str
-    style: str
-    context_chars: float
-    """Displacement scale: a fact read this many characters ago is retained with probability 1/2."""
-    search: float
-    """Chance of opening a needed file once it has been listed."""
-    list_all: float
-    """Chance of listing the whole workspace (``find . -type f``) rather than its top folders."""
-    extra_reads: tuple[int, int]
-    """Files opened besides the needed ones (on-topic distractors, versions), low and high."""
-    version_confusion: float
-    """Chance of opening an old version instead of a needed file it missed."""
-    cover: float
-    """Chance that a part of the task stays in the agent's plan without a written list."""
-    distort: float
-    """Share of lost values written wrong rather than left out."""
-    compute: float
-    """Chance of getting a computation over retained values right."""
-    follow_format: float
-    state_requirements: float
-    """RunningTab: chance of stating requirements (``tab_add``) at the start."""
-    review: float
-    """RunningTab: chance of pulling the review (``tab_list``) before writing."""
-    show: float
-    """RunningTab: chance, per requirement, of opening its best entry with ``tab_show``."""
-    cite_reviewed: float
-    """RunningTab: chance of citing the entry the review put first (else some other entry)."""
-    open_candidates: float
-    """RunningTab: chance, per requirement, of opening the review's top unopened candidate."""
-    resolve_before_finish: float
-    """RunningTab: chance, per requirement, of resolving it before stopping."""
-    act_on_finish: float
-    """RunningTab: chance of operating the tab after the finish check."""
-    edit_on_finish: float
-    """RunningTab: chance of editing the deliverable after the finish check."""
-
-
-PROFILES: dict[str, Profile] = {
-    p.name: p
-    for p in (
-        Profile(
-            name="sim-reviewer",
-            style="review-driven",
-            context_chars=24_000,
-            search=0.96,
-            list_all=0.9,
-            extra_reads=(1, 3),
-            version_confusion=0.5,
-            cover=0.86,
-            distort=0.85,
-            compute=0.6,
-            follow_format=0.5,
-            state_requirements=1.0,
-            review=1.0,
-            show=0.8,
-            cite_reviewed=0.8,
-            open_candidates=0.25,
-            resolve_before_finish=0.9,
-            act_on_finish=0.5,
-            edit_on_finish=0.3,
-        ),
-        Profile(
-            name="sim-finisher",
-            style="finish-check-driven",
-            context_chars=32_000,
-            search=0.96,
-            list_all=0.9,
-            extra_reads=(1, 4),
-            version_confusion=0.4,
-            cover=0.9,
-            distort=0.85,
-            compute=0.7,
-            follow_format=0.6,
-            state_requirements=0.6,
-            review=0.35,
-            show=0.7,
-            cite_reviewed=0.6,
-            open_candidates=0.15,
-            resolve_before_finish=0.3,
-            act_on_finish=0.75,
-            edit_on_finish=0.2,
-        ),
-        Profile(
-            name="sim-explorer",
-            style="candidate-driven",
-            context_chars=42_000,
-            search=0.85,
-            list_all=0.95,
-            extra_reads=(3, 7),
-            version_confusion=0.3,
-            cover=0.92,
-            distort=0.8,
-            compute=0.75,
-            follow_format=0.6,
-            state_requirements=1.0,
-            review=0.75,
-            show=0.35,
-            cite_reviewed=0.7,
-            open_candidates=0.7,
-            resolve_before_finish=0.7,
-            act_on_finish=0.5,
-            edit_on_finish=0.25,
-        ),
-    )
-}
-
-
-@dataclass(frozen=True)
-class Arm:
-    """A method, or RunningTab with one component removed (``variant``)."""
-
-    method: str
-    variant: str | None = None
-
-    @property
-    def slug(self) -> str:
-        return self.method if self.variant is None else f"{self.method}--{self.variant}"
-
-    @property
-    def tab(self) -> bool:
-        return self.method == "RunningTab"
-
-
-ARMS: tuple[Arm, ...] = (*(Arm(m) for m in METHODS), *(Arm("RunningTab", a) for a in ABLATIONS))
 
 
 @dataclass(frozen=True)
@@ -683,56 +552,6 @@ def _computed_label(item: Item) -> str:
     return text.rstrip(" .:")
 
 
-# ---------------------------------------------------------------------------------------------------------
-# Judging
-
-
-def _has_value(index: NumberIndex, text: str, value: str, numeric: bool) -> bool:
-    if numeric:
-        readings = find_numbers(value)
-        if readings and index.find(readings[0]) is not None:
-            return True
-    return value.casefold() in text.casefold()
-
-
-def judge(task: SynthTask, world: World, deliverable: str) -> list[tuple[int, bool, str]]:
-    """The deterministic judge: each item passes when the deliverable holds every expected string (numbers by
-    :mod:`rtlab.numbers`, words case-insensitively); the evidence says what it found, in a judge's words."""
-    index = NumberIndex(deliverable)
-    verdicts = []
-    for item in task.items:
-        facts = [world.facts[k] for k in item.facts]
-        numeric = item.kind in ("value", "computed") and all(f.numeric for f in facts) if facts else False
-        missing = [
-            e
-            for e in item.expected
-            if not _has_value(index, deliverable, e, numeric or item.kind == "computed")
-        ]
-        if not missing:
-            verdicts.append(
-                (item.index, True, f"The deliverable states {', '.join(item.expected)} as required.")
-            )
-            continue
-        wrong = [f for f in facts if _has_value(index, deliverable, f.distorted, f.numeric)]
-        if item.kind == "format":
-            evidence = f'No section titled "{item.expected[0]}" is present in the deliverable; not found.'
-        elif wrong:
-            f = wrong[0]
-            evidence = f"The deliverable gives {f.distorted} for {f.label}, not {f.value}: it does not match the source."
-        elif item.kind == "computed" and not any(
-            _has_value(index, deliverable, f.value, f.numeric) for f in facts
-        ):
-            evidence = f"No evidence of the calculated figure {missing[0]} in the deliverable."
-        elif item.kind == "computed":
-            evidence = (
-                f"The calculated figure {missing[0]} is missing; the deliverable's figure is incorrect."
-            )
-        else:
-            evidence = f"No evidence of {', '.join(missing)} in the deliverable; not found."
-        verdicts.append((item.index, False, evidence))
-    return verdicts
-
-
 def _cause(agent: _Agent, item: Item, draft: _Draft, version_only: set[str]) -> tuple[str, str | None]:
     """Why a failed item failed, from the simulation's state (the codebook's categories)."""
     if item.kind == "format":
@@ -741,7 +560,9 @@ def _cause(agent: _Agent, item: Item, draft: _Draft, version_only: set[str]) -> 
     if any(f.file not in agent.read for f in facts):
         return "discovery", None
     written = [draft.written.get(f.key) for f in facts]
-    if item.kind == "computed":  # a derived value: wrong when built on distorted values, else a reasoning miss
+    if (
+        item.kind == "computed"
+    ):  # a derived value: wrong when built on distorted values, else a reasoning miss
         if any(w is not None and w != f.value for w, f in zip(written, facts, strict=True)):
             return "dropped_or_distorted", None
         return "other", "reasoning_computation"
@@ -898,15 +719,4 @@ def run_seed(*parts: object) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-__all__: Sequence[str] = (
-    "ABLATIONS",
-    "ARMS",
-    "METHODS",
-    "PROFILES",
-    "Arm",
-    "ItemOutcome",
-    "Profile",
-    "RunResult",
-    "judge",
-    "simulate",
-)
+__all__ = ["ItemOutcome", "RunResult", "render", "retention", "run_seed", "simulate", "xlsx_command"]

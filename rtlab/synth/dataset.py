@@ -33,7 +33,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from rtlab.synth.agents import ARMS, PROFILES, Arm, ItemOutcome, RunResult, run_seed, simulate
+from rtlab.synth.agents import ItemOutcome, RunResult, run_seed, simulate
+from rtlab.synth.profiles import ARMS, PROFILES, Arm
 from rtlab.synth.shell import Shell
 from rtlab.synth.workspaces import WorldConfig, build_world, metadata_record
 from rtlab.synth.world import SIMULATED_MARKER, SynthTask, World, world_from_dict, world_to_dict
