@@ -422,12 +422,12 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 def cmd_synth(args: argparse.Namespace) -> int:
     from rtlab.synth import SynthConfig, generate, load_config
 
-    config = load_config(args.config) if args.config else SynthConfig()
-    if args.seed is not None:
-        config = SynthConfig.from_dict({**config.to_dict(), "seed": args.seed})
     try:
+        config = load_config(args.config) if args.config else SynthConfig()
+        if args.seed is not None:
+            config = SynthConfig.from_dict({**config.to_dict(), "seed": args.seed})
         out = generate(args.out_dir, config, jobs=args.jobs, progress=args.progress)
-    except FileExistsError as exc:
+    except (FileExistsError, ValueError, OSError) as exc:
         print(f"rtlab synth: {exc}", file=sys.stderr)
         return 2
     print(f"wrote a simulated world to {out} (seed {config.seed}); see {out}/README_SIMULATED.md")

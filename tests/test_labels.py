@@ -10,7 +10,7 @@ import pytest
 
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
-from rtlab.labels import apply_run_labels, run_labels_path, load_run_labels
+from rtlab.labels import apply_run_labels, load_run_labels, run_labels_path
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample" / "pi" / "hiring-summary-v3.jsonl"
 

@@ -48,9 +48,9 @@ from rtlab.text import tokenize
 AGENT_ROOT = "/workspace"
 """The simulated agents' workspaces are mounted at ``/workspace/<role>`` (what their sessions record as cwd)."""
 OUTPUT_DIR = "outputs"
+"""Where the agents write their deliverable, relative to their working directory."""
 REPEAT_WEIGHT = 0.25
 """How far text that repeats what was already read moves the agent on, relative to new text."""
-"""Where the agents write their deliverable, relative to their working directory."""
 
 
 @dataclass(frozen=True)
@@ -337,12 +337,8 @@ class _Agent:
         tab = self.env.tab
         if not tab.open_requirements():
             return
-        if self.env.config.review:
-            self.tab("tab_list", {}, say="Let me check the tab before writing.")
-            review = {item.requirement: item for item in tab.review().items}
-        else:
-            self.tab("tab_list", {}, say="Let me check the tab before writing.")
-            review = {}
+        self.tab("tab_list", {}, say="Let me check the tab before writing.")
+        review = {item.requirement: item for item in tab.review().items} if self.env.config.review else {}
         for req in list(tab.open_requirements()):
             item = review.get(req.id)
             entries = [m.id for m in item.entries] if item is not None else []
@@ -560,10 +556,9 @@ def _cause(agent: _Agent, item: Item, draft: _Draft, version_only: set[str]) -> 
     if any(f.file not in agent.read for f in facts):
         return "discovery", None
     written = [draft.written.get(f.key) for f in facts]
-    if (
-        item.kind == "computed"
-    ):  # a derived value: wrong when built on distorted values, else a reasoning miss
-        if any(w is not None and w != f.value for w, f in zip(written, facts, strict=True)):
+    if item.kind == "computed":
+        # the codebook's rules: a wrong aggregate delivered is a distortion (R8); none delivered, reasoning (R10)
+        if draft.computed.get(item.index) is not None:
             return "dropped_or_distorted", None
         return "other", "reasoning_computation"
     if any(w is not None and w != f.value for w, f in zip(written, facts, strict=True)):

@@ -82,40 +82,65 @@ class SynthConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SynthConfig:
-        """A configuration from JSON; unknown keys, models or arms are errors naming them."""
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        """A configuration from JSON; anything malformed (unknown keys, models or arms, duplicates, wrong types or
+        ranges) is a ``ValueError`` naming it."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a synth configuration is a JSON object, not {type(data).__name__}")
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
         if unknown:
             raise ValueError(f"unknown synth configuration key(s): {', '.join(unknown)}")
-        world_keys = {f.name for f in fields(WorldConfig)}
-        bad = sorted(set(data.get("world", {})) - world_keys)
+        world_data = data.get("world", {})
+        if not isinstance(world_data, dict):
+            raise ValueError(f"world: expected an object, got {type(world_data).__name__}")
+        bad = sorted(set(world_data) - {f.name for f in fields(WorldConfig)})
         if bad:
             raise ValueError(f"unknown world configuration key(s): {', '.join(bad)}")
-        world = WorldConfig(
-            **{k: tuple(v) if isinstance(v, list) else v for k, v in data.get("world", {}).items()}
-        )
-        config = cls(
-            seed=int(data.get("seed", 0)),
-            world=world,
-            models=tuple(data.get("models", PROFILES)),
-            arms=tuple(data.get("arms", [a.slug for a in ARMS])),
-            runs=int(data.get("runs", 3)),
-            judge_error_rate=float(data.get("judge_error_rate", 0.04)),
-        )
-        for model in config.models:
+        try:
+            world = WorldConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in world_data.items()})
+        except TypeError as exc:
+            raise ValueError(f"world: {exc}") from None
+        models = _names(data, "models", list(PROFILES))
+        arms = _names(data, "arms", [a.slug for a in ARMS])
+        for model in models:
             if model not in PROFILES:
                 raise ValueError(f"unknown simulated model {model!r}; known: {', '.join(PROFILES)}")
         slugs = {a.slug for a in ARMS}
-        for arm in config.arms:
+        for arm in arms:
             if arm not in slugs:
                 raise ValueError(f"unknown arm {arm!r}; known: {', '.join(sorted(slugs))}")
-        if config.runs < 1:
+        seed, runs = _integer(data, "seed", 0), _integer(data, "runs", 3)
+        if runs < 1:
             raise ValueError("runs must be at least 1")
-        return config
+        rate = data.get("judge_error_rate", 0.04)
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
+            raise ValueError(f"judge_error_rate must be a number within [0, 1], got {rate!r}")
+        return cls(seed=seed, world=world, models=models, arms=arms, runs=runs, judge_error_rate=float(rate))
+
+
+def _names(data: dict[str, Any], key: str, default: list[str]) -> tuple[str, ...]:
+    """A list of distinct names (models, arms)."""
+    value = data.get(key, default)
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value) or not value:
+        raise ValueError(f"{key} must be a non-empty list of names, got {value!r}")
+    repeated = sorted({v for v in value if list(value).count(v) > 1})
+    if repeated:
+        raise ValueError(f"{key} lists {', '.join(repeated)} more than once")
+    return tuple(value)
+
+
+def _integer(data: dict[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be an integer, got {value!r}")
+    return value
 
 
 def load_config(path: str | Path) -> SynthConfig:
-    return SynthConfig.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    """The configuration in a JSON file (``config.json`` of a generated world); errors name the file."""
+    try:
+        return SynthConfig.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+    except ValueError as exc:  # JSONDecodeError is one
+        raise ValueError(f"{path}: {exc}") from None
 
 
 def _arm(slug: str) -> Arm:
@@ -187,7 +212,9 @@ def _task_runs(args: tuple[str, str, dict[str, Any], str]) -> list[dict[str, Any
         for model in config.models:
             for run in range(1, config.runs + 1):
                 ordinal += 1
-                rng = random.Random(run_seed(config.seed, task.id, arm.slug, model, run))
+                # one stream per (task, model, run) shared by every arm: arms are compared on common random
+                # numbers (the same draws where their policies agree), which narrows paired comparisons
+                rng = random.Random(run_seed(config.seed, task.id, model, run))
                 start = _START + timedelta(minutes=7 * ordinal)
                 result, outcomes = simulate(
                     world,
