@@ -384,6 +384,36 @@ def _ci_err(value, low, high, scale: float = 100.0):
     return np.nan_to_num(np.vstack([value - low, high - value]), nan=0.0).clip(min=0)
 
 
+def _group_bars(
+    ax: Any,
+    at: Any,
+    k: int,
+    n: int,
+    size: float,
+    part: pd.DataFrame,
+    column: str,
+    label: str,
+    *,
+    horizontal: bool = False,
+) -> None:
+    """Bar ``k`` of ``n`` in each group at positions ``at``: ``part[column]`` in percent with its 95% CI
+    (``<column>_ci_low`` / ``_ci_high``, or ``ci_low`` / ``ci_high`` for ``value``), one colour per bar."""
+    prefix = "" if column == "value" else f"{column}_"
+    err = _ci_err(part[column], part[f"{prefix}ci_low"], part[f"{prefix}ci_high"])
+    offset = at + (k - (n - 1) / 2) * size
+    values = part[column].to_numpy(dtype=float) * 100
+    style = {
+        "capsize": 2,
+        "error_kw": {"elinewidth": 0.8},
+        "color": OKABE_ITO[k % len(OKABE_ITO)],
+        "label": label,
+    }
+    if horizontal:
+        ax.barh(offset, values, size, xerr=err, **style)
+    else:
+        ax.bar(offset, values, size, yerr=err, **style)
+
+
 def plot_main_results(agg: pd.DataFrame, *, metric: str, title: str) -> Figure:
     """One metric of ``results.main_results``: grouped bars, one group per model, one bar per method, with 95% CIs."""
     import matplotlib.pyplot as plt
@@ -408,16 +438,7 @@ def plot_main_results(agg: pd.DataFrame, *, metric: str, title: str) -> Figure:
             same = data["variant"].isna() if missing_as_none(variant) is None else data["variant"] == variant
             arm = data[(data["method"] == method) & same]
             part = arm.set_index("model").reindex(models)
-            ax.bar(
-                x + (k - (len(pairs) - 1) / 2) * width,
-                part["value"].to_numpy(dtype=float) * 100,
-                width,
-                yerr=_ci_err(part["value"], part["ci_low"], part["ci_high"]),
-                capsize=2,
-                error_kw={"elinewidth": 0.8},
-                color=OKABE_ITO[k % len(OKABE_ITO)],
-                label=arm_label(method, variant),
-            )
+            _group_bars(ax, x, k, len(pairs), width, part, "value", arm_label(method, variant))
         ax.set_axisbelow(True)
         ax.grid(axis="x", visible=False)
         ax.set_xticks(x, [_short(str(m), 24) for m in models])
@@ -457,16 +478,7 @@ def plot_ablations(table: pd.DataFrame, *, title: str) -> Figure:
                 part = (
                     data[(data["metric"] == metric) & (data["model"] == model)].set_index("arm").reindex(arms)
                 )
-                ax.barh(
-                    y + (k - (len(models) - 1) / 2) * height,
-                    part["drop"].to_numpy(dtype=float) * 100,
-                    height,
-                    xerr=_ci_err(part["drop"], part["drop_ci_low"], part["drop_ci_high"]),
-                    capsize=2,
-                    error_kw={"elinewidth": 0.8},
-                    color=OKABE_ITO[k % len(OKABE_ITO)],
-                    label=str(model),
-                )
+                _group_bars(ax, y, k, len(models), height, part, "drop", str(model), horizontal=True)
             ax.axvline(0, color="black", linewidth=0.8)
             ax.set_axisbelow(True)
             ax.grid(axis="y", visible=False)
@@ -526,16 +538,7 @@ def plot_reading_volume(
                 .set_index("tercile")
                 .reindex(thirds)
             )
-            right.bar(
-                x + (k - (len(models) - 1) / 2) * width,
-                part["gain"].to_numpy(dtype=float) * 100,
-                width,
-                yerr=_ci_err(part["gain"], part["gain_ci_low"], part["gain_ci_high"]),
-                capsize=2,
-                error_kw={"elinewidth": 0.8},
-                color=OKABE_ITO[k % len(OKABE_ITO)],
-                label=str(model),
-            )
+            _group_bars(right, x, k, len(models), width, part, "gain", str(model))
         right.axhline(0, color="black", linewidth=0.8)
         right.set_axisbelow(True)
         right.grid(axis="x", visible=False)
