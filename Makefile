@@ -37,7 +37,7 @@ synth: $(SIM)/README_SIMULATED.md
 figures: $(STAMP) $(if $(filter $(SIM),$(DATA)),$(SIM)/README_SIMULATED.md)
 	$(BIN)/python -m rtlab.notebooks --data $(DATA) --figures $(FIGURES)
 
-bench: $(STAMP)
+bench: $(STAMP) synth
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 

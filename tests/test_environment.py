@@ -386,3 +386,20 @@ def test_environment_with_the_real_capture() -> None:
     assert strip_status(env.call("tab_resolve", {"id": "R1", "status": "done", "cite": "L1"})) == (
         "R1 done, citing L1 (report_2023.csv)."
     )
+
+
+def test_a_recorded_status_line_is_not_captured_as_file_content() -> None:
+    """A recorded RunningTab run logs each observation with the status line the agent read; replaying it must
+    capture the command's output only, exactly as the live environment did."""
+    content = "year,revenue\n2023,42\n"
+    live = Environment("Summarise the 2023 report", cwd="/ws", root="/ws")
+    shown = live.observe(
+        Step(index=0, tool="shell", command="cat report_2023.csv", output=content, shown=content, cwd="/ws")
+    )
+    assert shown == content + "\n\n[tab] 0 open · 1 read-log entry from 1 file · 0 candidates"
+    replayed = Environment("Summarise the 2023 report", cwd="/ws", root="/ws")
+    replayed.record(
+        Step(index=0, tool="shell", command="cat report_2023.csv", output=shown, shown=shown, cwd="/ws")
+    )
+    assert [e.excerpt for e in replayed.tab.read_log] == [e.excerpt for e in live.tab.read_log]
+    assert "[tab]" not in replayed.tab.read_log[0].excerpt
