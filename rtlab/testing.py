@@ -9,7 +9,8 @@ so nothing it says can pass for a real annotation.
 
 Tests script what the next requests get (:meth:`SimulatedServer.script`): malformed content, an HTTP error
 with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` delays every answer
-(for benchmarks); :attr:`SimulatedServer.requests` logs every request body received.
+(for benchmarks); :attr:`SimulatedServer.requests` logs every request body received and
+:attr:`SimulatedServer.max_in_flight` is the most chat-completion requests it was answering at once.
 """
 
 from __future__ import annotations
@@ -184,6 +185,8 @@ class SimulatedServer:
         self._script: deque[Scripted] = deque()
         self._log: list[dict[str, Any]] = []
         self._times: list[float] = []
+        self._in_flight = 0
+        self._max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -192,8 +195,7 @@ class SimulatedServer:
     def start(self) -> SimulatedServer:
         """Bind and serve in a daemon thread."""
         handler = type("Handler", (_Handler,), {"server_obj": self})
-        self._httpd = ThreadingHTTPServer((self._host, self._port), handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _HTTPServer((self._host, self._port), handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="rtlab-simulated", daemon=True)
         self._thread.start()
         return self
@@ -243,18 +245,39 @@ class SimulatedServer:
         with self._lock:
             return len(self._log)
 
+    @property
+    def max_in_flight(self) -> int:
+        """The most chat-completion requests answered at once (received, not yet answered) since the last
+        :meth:`reset`: what a client's concurrency bound is checked against."""
+        with self._lock:
+            return self._max_in_flight
+
     def reset(self) -> None:
-        """Forget the log and any scripted responses left."""
+        """Forget the log, the most requests in flight and any scripted responses left."""
         with self._lock:
             self._log.clear()
             self._times.clear()
             self._script.clear()
+            self._max_in_flight = self._in_flight
 
     def _next(self, body: dict[str, Any]) -> Scripted | None:
         with self._lock:
             self._log.append(body)
             self._times.append(time.monotonic())
+            self._in_flight += 1
+            self._max_in_flight = max(self._max_in_flight, self._in_flight)
             return self._script.popleft() if self._script else None
+
+    def _answered(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    """The listen backlog (socketserver's default is 5): an asyncio client opens its connections in one
+    burst, and connections beyond the backlog would wait a second for a SYN retry or be reset."""
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -301,12 +324,19 @@ class _Handler(BaseHTTPRequestHandler):
             return
         srv = self.server_obj
         scripted = srv._next(body) or Scripted()
-        time.sleep(srv.latency + scripted.delay)
-        if scripted.status != 200:
-            error = {"message": f"scripted HTTP {scripted.status}", "type": "scripted_error", "code": None}
-            self._send(scripted.status, {"error": error}, scripted.headers)
-            return
-        self._send(200, _completion(body, messages, scripted), scripted.headers)
+        try:
+            time.sleep(srv.latency + scripted.delay)
+            if scripted.status != 200:
+                error = {
+                    "message": f"scripted HTTP {scripted.status}",
+                    "type": "scripted_error",
+                    "code": None,
+                }
+                self._send(scripted.status, {"error": error}, scripted.headers)
+                return
+            self._send(200, _completion(body, messages, scripted), scripted.headers)
+        finally:
+            srv._answered()
 
 
 def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: Scripted) -> dict[str, Any]:

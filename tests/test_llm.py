@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import hashlib
+import importlib.util
 import json
+import os
+import signal
+import threading
 import time
 
 import pytest
 
 from rtlab.llm import (
+    ANSWER_FIELDS,
     CallResult,
     LLMClient,
     LLMError,
@@ -23,9 +31,8 @@ from rtlab.testing import SIMULATED_MODEL, SimulatedServer, http_error, refuse, 
 
 def make(srv, tmp_path, **kw) -> LLMClient:
     kw.setdefault("backoff", 0.01)
-    return LLMClient(
-        base_url=srv.base_url, api_key="x", timeout=5, cache_dir=tmp_path / "cache", seed=0, **kw
-    )
+    kw.setdefault("timeout", 5)
+    return LLMClient(base_url=srv.base_url, api_key="x", cache_dir=tmp_path / "cache", seed=0, **kw)
 
 
 def req(text: str = "hello", model: str = SIMULATED_MODEL, **params) -> dict:
@@ -232,3 +239,251 @@ def test_ask_until_valid_asks_again_with_the_reason(srv, tmp_path) -> None:
         retry[-2] == {"role": "assistant", "content": "oops"}
         and "Your answer is invalid" in retry[-1]["content"]
     )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Batches on the private event loop (openai.AsyncOpenAI), the canonical key, the cache file layout
+
+HAS_AIOHTTP = importlib.util.find_spec("aiohttp") is not None
+
+
+@pytest.fixture(params=["httpx", "aiohttp"])
+def transport(request) -> str:
+    """Each async transport of batches (aiohttp only where it is installed)."""
+    if request.param == "aiohttp" and not HAS_AIOHTTP:
+        pytest.skip("aiohttp is not installed (openai[aiohttp])")
+    return request.param
+
+
+def test_key_is_byte_for_byte_the_canonical_json_dumps():
+    def reference(value):  # the definition the cache keys were made with: json.dumps of the None-less data
+        def strip(v):
+            if isinstance(v, dict):
+                return {str(k): strip(x) for k, x in v.items() if x is not None}
+            return [strip(x) for x in v] if isinstance(v, list | tuple) else v
+
+        text = json.dumps(strip(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    long = (
+        "Label it.\n" + '"quoted" é € \x7f \x00 \u2028 😀 \\ ' * 40
+    )  # escapes, non-ASCII, DEL, > LONG_STRING
+    requests = [
+        {"model": "m", "messages": [{"role": "user", "content": "x"}]},
+        {
+            "model": "gpt-x",
+            "messages": [
+                {"role": "system", "content": long},
+                {"role": "user", "content": long, "name": None},
+            ],
+            "temperature": 0.0,
+            "top_p": 1e-7,
+            "seed": 3,
+            "max_tokens": 512,
+            "logit_bias": {1: -100, "2": 5.5},
+            "stop": ("a", None, "b"),
+            "stream": False,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"strict": True, "schema": {"a": [1, None]}},
+            },
+        },
+    ]
+    assert [request_key(r) for r in requests] == [reference(r) for r in requests]
+    # a batch encodes long strings once: same keys as one by one
+    client = LLMClient(base_url="http://127.0.0.1:9/v1", cache=False)
+    keys: list[str] = []
+    list(client._plan(requests * 3, keys, {}, None))
+    assert keys == [reference(r) for r in requests * 3]
+    # pinned: the key of existing cache entries must never change
+    pinned = {
+        "model": "gpt-x",
+        "messages": [
+            {"role": "system", "content": 'Label it.\n"quoted" é € \x7f'},
+            {"role": "user", "content": "x" * 300, "name": None},
+        ],
+        "temperature": 0.0,
+        "seed": 3,
+        "max_tokens": 512,
+        "response_format": {"type": "json_object"},
+        "top_p": None,
+    }
+    assert request_key(pinned) == "6cf2804bbace16c7a34ed0543eedd37e0159f72735ab4e03c18e911ffffb5ebb"
+
+
+def test_cache_file_puts_the_request_last_and_reads_older_files(srv, tmp_path):
+    client = make(srv, tmp_path)
+    fresh = client.complete(req("new layout"))
+    path = client._store.path(fresh.key)
+    text = path.read_text(encoding="utf-8")
+    record = json.loads(text)
+    assert list(record)[0] == "schema" and list(record)[-1] == "request"
+    assert record["request"] == normalize_request(req("new layout"))
+    assert client._store.answer(fresh.key) == {k: v for k, v in record.items() if k != "request"}
+
+    # a file as earlier versions wrote it (keys sorted: the request amid the answer) is still a hit
+    old = req("old layout")
+    key = request_key(old)
+    answer = {f: None for f in ANSWER_FIELDS} | {"content": "from an old file", "response_id": "r1"}
+    old_path = client._store.path(key)
+    old_path.parent.mkdir(parents=True, exist_ok=True)
+    old_record = {"schema": "rtlab.llm-cache/1", "request": normalize_request(old), **answer}
+    old_path.write_text(json.dumps(old_record, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    hit = client.cached(old)
+    assert hit is not None and hit.content == "from an old file" and hit.response_id == "r1" and hit.cached
+
+    # a truncated or foreign file is not a hit: the call is made again
+    old_path.write_text(text[: len(text) // 2], encoding="utf-8")
+    assert client.cached(old) is None
+    old_path.write_text(json.dumps({"schema": "other", "content": "x"}), encoding="utf-8")
+    assert client.cached(old) is None
+
+
+def test_batch_retries_429_and_500_on_the_event_loop(srv, tmp_path):
+    srv.script(http_error(429, retry_after=0.5), http_error(500))
+    start = time.monotonic()
+    [r] = make(srv, tmp_path, cache=False).batch([req("retried")])
+    assert r.ok and r.attempts == 3 and srv.n_requests == 3
+    assert srv.request_times[1] - srv.request_times[0] >= 0.5  # Retry-After honoured, not the 0.01 s backoff
+    assert time.monotonic() - start >= 0.5
+
+    srv.reset()
+    srv.script(*[http_error(503)] * 2)
+    [r] = make(srv, tmp_path, max_attempts=2).batch([req("given up")])
+    assert not r.ok and r.attempts == 2 and "HTTP 503" in r.error and r.cost is None
+    assert make(srv, tmp_path).cached(req("given up")) is None  # failures are not cached
+
+
+def test_batch_retries_a_timeout(srv, tmp_path, transport):
+    srv.script(slow(1.0))
+    [r] = make(srv, tmp_path, cache=False, transport=transport, timeout=0.3).batch([req("timed out once")])
+    assert r.ok and r.attempts == 2 and srv.n_requests == 2
+
+
+def test_batch_backoff_is_shared_and_does_not_block_the_loop(srv, tmp_path):
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+        await asyncio.sleep(0)
+
+    srv.script(http_error(502), http_error(502), http_error(502))
+    client = make(srv, tmp_path, backoff=1.0, max_attempts=4, async_sleep=record)
+    results = client.batch([req(f"b{i}") for i in range(4)], max_workers=1)
+    assert [r.attempts for r in results] == [4, 1, 1, 1]
+    assert len(waits) == 3 and all(0.5 * 2**n <= w <= 2**n for n, w in enumerate(waits))  # the sync policy
+
+    # while one call waits for Retry-After, the other worker goes on: the wait is asyncio.sleep
+    srv.reset()
+    srv.script(http_error(429, retry_after=0.4))
+    results = make(srv, tmp_path, cache=False).batch([req(f"w{i}") for i in range(6)], max_workers=2)
+    assert all(r.ok for r in results) and sorted(r.attempts for r in results) == [1, 1, 1, 1, 1, 2]
+    times = srv.request_times
+    assert len(times) == 7 and times[-1] - times[0] >= 0.4  # the retry, after Retry-After
+    assert all(t - times[0] < 0.3 for t in times[1:6])  # the five other calls did not wait for it
+
+
+@pytest.fixture(scope="module")
+def slow_server():
+    """A server of its own with 80 ms latency, so calls overlap and ``max_in_flight`` counts only this module's."""
+    with SimulatedServer(latency=0.08) as server:
+        yield server
+
+
+def test_concurrency_bound_is_respected(slow_server, tmp_path, transport):
+    client = make(slow_server, tmp_path, cache=False, transport=transport)
+    for workers in (1, 5):
+        slow_server.reset()
+        results = client.batch([req(f"c{workers}-{i}") for i in range(2 * workers)], max_workers=workers)
+        assert all(r.ok for r in results) and slow_server.n_requests == 2 * workers
+        assert slow_server.max_in_flight == workers  # bounded, and the bound is used
+    client.close()
+
+
+def test_batch_works_inside_a_running_event_loop(srv, tmp_path):
+    client = make(srv, tmp_path)
+
+    async def notebook_cell() -> list[CallResult]:  # Jupyter runs cells inside its own loop
+        return client.batch([req("in a loop"), req("also")])
+
+    results = asyncio.run(notebook_cell())
+    assert [r.content for r in results] == ["[simulated] in a loop", "[simulated] also"]
+
+    async def awaited() -> list[CallResult]:
+        return await client.abatch([req("in a loop"), req("awaited")], max_workers=2)
+
+    again = asyncio.run(awaited())
+    assert again[0].cached and not again[1].cached and again[1].content == "[simulated] awaited"
+    assert srv.n_requests == 3
+
+
+def test_cancelled_batch_keeps_finished_calls_cached(srv, tmp_path):
+    requests = [req(f"cancel {i}") for i in range(8)]
+    srv.latency = 0.1
+    try:
+        client = make(srv, tmp_path)
+
+        async def cancel_midway() -> None:
+            task = asyncio.create_task(client.abatch(requests, max_workers=2))
+            await asyncio.sleep(0.25)  # two rounds of two calls done, two in flight
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        asyncio.run(cancel_midway())
+        time.sleep(0.2)
+        made = srv.n_requests  # calls cancelled in flight are not retried in the background
+        assert made < 8 and srv.n_requests == made
+        cached = [client.cached(r) is not None for r in requests]
+        assert sum(cached) >= 2 and not any(cached[made:])  # what finished is cached, in order
+        assert not list((tmp_path / "cache").rglob("*.tmp"))
+        results = make(srv, tmp_path).batch(requests, max_workers=4)
+        assert all(r.ok for r in results) and [r.cached for r in results] == cached
+        assert srv.n_requests == made + 8 - sum(cached)
+    finally:
+        srv.latency = 0.0
+
+
+def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path):
+    requests = [req(f"interrupt {i}") for i in range(8)]
+    srv.latency = 0.1
+    try:
+        client = make(srv, tmp_path)
+        timer = threading.Timer(0.25, os.kill, (os.getpid(), signal.SIGINT))  # Ctrl-C while batch waits
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                client.batch(requests, max_workers=2)
+        finally:
+            timer.cancel()
+        made = srv.n_requests
+        time.sleep(0.2)
+        assert srv.n_requests == made < 8  # nothing goes on after the interrupt
+        cached = [client.cached(r) is not None for r in requests]
+        assert sum(cached) >= 2 and not any(cached[made:])
+        assert [r.cached for r in client.batch(requests, max_workers=4)] == cached
+    finally:
+        srv.latency = 0.0
+
+
+def test_invalid_request_in_a_batch_raises(srv, tmp_path):
+    with pytest.raises(LLMError, match="'model' and 'messages'"):
+        make(srv, tmp_path).batch([req("fine"), {"model": "m"}], max_workers=1)
+    with pytest.raises(LLMError, match="transport"):
+        make(srv, tmp_path, transport="carrier-pigeon")
+
+
+def test_close_and_garbage_collection_stop_the_loop_thread(srv, tmp_path):
+    with make(srv, tmp_path, cache=False) as client:
+        client.batch([req("x")])
+        thread = client._runner._thread
+        assert thread.is_alive()
+    assert not thread.is_alive()
+
+    client = make(srv, tmp_path, cache=False)
+    client.batch([req("y")])
+    thread = client._runner._thread
+    del client
+    gc.collect()
+    thread.join(timeout=5)
+    assert not thread.is_alive()

@@ -31,7 +31,10 @@ def test_environment_yml_mirrors_pyproject() -> None:
     extras = project["optional-dependencies"]
     wanted = set(project["dependencies"]) | set(extras["dev"]) | set(extras["bench"])
     env = (ROOT / "environment.yml").read_text()
-    pinned = {m.group(1) for m in re.finditer(r"^\s+- ([A-Za-z][\w.-]*[<>=!~][^\s#]*)\s*$", env, re.M)}
+    pinned = {
+        m.group(1)
+        for m in re.finditer(r"^\s+- ([A-Za-z][\w.-]*(?:\[[\w,-]+\])?[<>=!~][^\s#]*)\s*$", env, re.M)
+    }
     assert "python>=3.11" in pinned
     assert pinned - {"python>=3.11"} == wanted
 
