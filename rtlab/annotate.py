@@ -284,6 +284,13 @@ def fit_to_budget(parts: dict[str, str], budget: int) -> tuple[dict[str, str], l
     return out, notes
 
 
+def budget_note(notes: Sequence[str], budget: int) -> str:
+    """The prompt's line saying what :func:`fit_to_budget` cut to fit ``budget`` characters."""
+    if not notes:
+        return f"Nothing was truncated (budget {budget} characters)."
+    return f"To fit the budget of {budget} characters these parts were truncated (biggest first): {'; '.join(notes)}."
+
+
 def user_prompt(ctx: ItemContext, *, budget: int = DEFAULT_BUDGET) -> str:
     """The item's evidence in ``## `` sections, cut to ``budget`` characters (biggest parts first, noted)."""
     parts = {
@@ -295,13 +302,7 @@ def user_prompt(ctx: ItemContext, *, budget: int = DEFAULT_BUDGET) -> str:
     }
     fixed = len(ctx.rubric_text) + 900  # the item, headings, notes and the answer line
     fitted, notes = fit_to_budget(parts, max(0, budget - fixed))
-    note = (
-        f"To fit the budget of {budget} characters these parts were truncated (biggest first): "
-        + "; ".join(notes)
-        + "."
-        if notes
-        else f"Nothing was truncated (budget {budget} characters)."
-    )
+    note = budget_note(notes, budget)
     kind = f" ({ctx.rubric_type})" if ctx.rubric_type else ""
     return "\n".join(
         [

@@ -170,8 +170,9 @@ class Environment:
         reads (replay keeps only the status line)."""
         self._next_step = max(self._next_step, step.index + 1)
         if self.config.capture and step.answered:
-            if step.shown and STATUS_PREFIX in step.shown:  # a recorded tab run logs what the model read
-                step = dataclasses.replace(step, shown=strip_status(step.shown))
+            shown = step.shown
+            if shown and shown.startswith(STATUS_PREFIX, shown.rfind("\n") + 1):  # a recorded tab run's
+                step = dataclasses.replace(step, shown=strip_status(shown))  # last line: what the model read
             captured = self._capture_fn()(
                 step, cwd=step.cwd or self.cwd, root=self.root, workspace=self.workspace
             )

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.annotate import FAILED, REFUSED, UNPARSABLE, LLMAnnotator, fit_to_budget
+from rtlab.annotate import FAILED, REFUSED, UNPARSABLE, LLMAnnotator, budget_note, fit_to_budget
 from rtlab.llm import CallResult, LLMClient, ask_until_valid, parse_json_object
 from rtlab.numbers import Number, NumberIndex, find_numbers, matches
 from rtlab.replay import replay, task_text
@@ -282,14 +282,7 @@ def build_prompt(item: RecoveryItem, condition: str, *, budget: int = DEFAULT_BU
     elif condition == "read_log":
         lines += [_HEADINGS["read_log"], "\n\n".join(fitted.values()) or "(none)"]
     if condition != "no_tab":
-        note = (
-            f"To fit the budget of {budget} characters these parts were truncated (biggest first): "
-            + "; ".join(notes)
-            + "."
-            if notes
-            else f"Nothing was truncated (budget {budget} characters)."
-        )
-        lines += ["## Notes", note]
+        lines += ["## Notes", budget_note(notes, budget)]
     lines += ["## Answer", f'One JSON object: {{"value": "..."}} with the value {MASK} stands for, or null.']
     holds = item.in_task or NumberIndex("\n".join(fitted.values())).find(item.expected) is not None
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(lines)}]

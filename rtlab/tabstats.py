@@ -12,12 +12,22 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from rtlab.replay import Replay
+from rtlab.environment import is_tab_call
+from rtlab.model import Trajectory
+from rtlab.replay import Replay, RequirementSource
 
 if TYPE_CHECKING:
     import pandas as pd
 
 STAT_COLUMNS = ("n_requirements", "n_entries", "n_files", "excerpt_chars", "n_candidates", "review_coverage")
+
+
+def requirement_source(trajectory: Trajectory) -> RequirementSource:
+    """Whose requirements a run's tab statistics use: the agent's own for a RunningTab run or any run that called
+    the tab (none, if it stated none), as the paper's statistics; else its rubric (an oracle), else none."""
+    if trajectory.method == "RunningTab" or any(is_tab_call(s) for s in trajectory.steps):
+        return "trajectory"
+    return "rubric" if trajectory.task is not None and trajectory.task.rubric else "none"
 
 
 def review_coverage(r: Replay) -> float:

@@ -277,6 +277,21 @@ def test_rule_labels_recover_the_ground_truth(labels, truth) -> None:
     )
 
 
+def test_truth_labels_join_the_rule_labels_by_item(out: Path, trajectories: list[Trajectory], truth) -> None:
+    from rtlab.annotate import rule_labels
+    from rtlab.synth import truth_labels
+
+    got = truth_labels(out)
+    assert list(got.columns) == ["item", "annotator", "label"] and set(got["annotator"]) == {"truth"}
+    failed = truth[~truth["passed"]]
+    assert len(got) == len(failed) and got["item"].is_unique
+    # the same item keys as every other annotator, so agreement pairs them
+    rules = rule_labels([t for t in trajectories if t.judgement is not None])
+    assert set(got["item"]) == set(rules["item"])
+    first = failed.iloc[0]
+    assert got.iloc[0].tolist() == [f"{first['trajectory']}#{first['rubric_index']}", "truth", first["cause"]]
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Refusals
 

@@ -9,7 +9,7 @@ from conftest import ROOT
 
 from rtlab.ingest import ingest
 from rtlab.replay import replay
-from rtlab.tabstats import review_coverage, tab_stats_frame, tab_stats_summary
+from rtlab.tabstats import requirement_source, review_coverage, tab_stats_frame, tab_stats_summary
 
 SAMPLE_CODEX = ROOT / "data" / "sample" / "codex" / "301_plain"
 
@@ -46,3 +46,21 @@ def test_summary_medians_by_hand() -> None:
     per = tab_stats_summary(frame, ["method"]).set_index(["method", "statistic"])
     assert per.loc[("x", "n_candidates"), "median"] == (147 + 294) / 2
     assert per.loc[("y", "review_coverage"), "median"] == 0.75 and per.loc[("y", "review_coverage"), "n"] == 1
+
+
+def test_requirement_source() -> None:
+    from rtlab.model import RubricItem, Step, Task, Trajectory
+
+    def run(method: str | None, tools: list[str], rubric: bool) -> Trajectory:
+        steps = [
+            Step(index=i, tool=tool, command=tool, output="ok", shown="ok") for i, tool in enumerate(tools)
+        ]
+        task = Task(id="t", benchmark="b", rubric=[RubricItem(index=0, text="x")] if rubric else [])
+        return Trajectory(id="r", format="hand", source_path="-", steps=steps, method=method, task=task)
+
+    # a RunningTab run uses its own requirements even when it stated none; so does any run that called the tab
+    assert requirement_source(run("RunningTab", ["bash"], rubric=True)) == "trajectory"
+    assert requirement_source(run(None, ["bash", "tab_add"], rubric=True)) == "trajectory"
+    # a plain run: its rubric as oracle requirements, else none
+    assert requirement_source(run("DCI", ["bash"], rubric=True)) == "rubric"
+    assert requirement_source(run("DCI", ["bash"], rubric=False)) == "none"

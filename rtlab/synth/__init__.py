@@ -14,7 +14,8 @@ from typing import Any
 _LAZY = {
     **dict.fromkeys(("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"), "rtlab.synth.profiles"),
     **dict.fromkeys(
-        ("SynthConfig", "generate", "ground_truth", "load_config", "load_world"), "rtlab.synth.dataset"
+        ("SynthConfig", "generate", "ground_truth", "load_config", "load_world", "truth_labels"),
+        "rtlab.synth.dataset",
     ),
     **dict.fromkeys(
         ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"), "rtlab.synth.world"

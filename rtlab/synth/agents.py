@@ -37,6 +37,7 @@ from datetime import datetime
 from rtlab.environment import Environment
 from rtlab.model import Step
 from rtlab.numbers import NumberIndex, find_numbers
+from rtlab.paths import normalize_path
 from rtlab.synth.judge import judge
 from rtlab.synth.pi_session import PiSession
 from rtlab.synth.profiles import Arm, Profile
@@ -204,9 +205,7 @@ class _Agent:
     # -- exploring and reading ------------------------------------------------------------------------------
     def _note_listed(self, output: str) -> None:
         for line in output.splitlines():
-            path = line.strip()
-            if path.startswith("./"):
-                path = path[2:]
+            path = normalize_path(line.strip()) if line.strip() else ""
             if path and "." in path.rsplit("/", 1)[-1] and path not in self._listed_set:
                 self._listed_set.add(path)
                 self.listed.append(path)

@@ -353,3 +353,23 @@ def ground_truth(out_dir: str | Path):
     )
     frame["variant"] = frame["variant"].replace("", None)
     return frame
+
+
+def truth_labels(out_dir: str | Path):
+    """The ground truth as an annotator's long-form labels (``item``, ``annotator`` = ``truth``, ``label``), one
+    row per failed rubric item, keyed like every other annotator (:func:`rtlab.annotate.item_key`)."""
+    import pandas as pd
+
+    from rtlab.annotate import item_key
+
+    failed = ground_truth(out_dir)
+    failed = failed[~failed["passed"]]
+    return pd.DataFrame(
+        {
+            "item": [
+                item_key(t, int(i)) for t, i in zip(failed["trajectory"], failed["rubric_index"], strict=True)
+            ],
+            "annotator": "truth",
+            "label": failed["cause"].to_numpy(),
+        }
+    )

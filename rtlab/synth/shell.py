@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from rtlab.workspace import Workspace
+
 TIMEOUT_S = 60.0
 
 
@@ -37,6 +39,7 @@ class Shell:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root).resolve()
         self._env = shell_environment(self.root)
+        self._workspace = Workspace(self.root)
         self._memo: dict[str, ShellResult] = {}
 
     def run(self, command: str) -> ShellResult:
@@ -61,8 +64,9 @@ class Shell:
         return result
 
     def read_text(self, relpath: str) -> str:
-        """A workspace file's text, as Pi's ``read`` tool returns it (the file's own bytes as UTF-8)."""
-        path = (self.root / relpath).resolve()
-        if not path.is_relative_to(self.root):
-            raise ValueError(f"{relpath!r} is outside the workspace {self.root}")
-        return path.read_text(encoding="utf-8")
+        """A workspace file's text, as Pi's ``read`` tool returns it (the file's own bytes as UTF-8); read through
+        :class:`rtlab.workspace.Workspace`, so never outside the root."""
+        text = self._workspace.read_text(relpath)
+        if text is None:
+            raise ValueError(f"{relpath!r} is not a text file of the workspace {self.root}")
+        return text
