@@ -8,8 +8,8 @@ The returned model name contains ``simulated`` and every label's rationale start
 so nothing it says can pass for a real annotation.
 
 Tests script what the next requests get (:meth:`SimulatedServer.script`): malformed content, an HTTP error
-with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` delays every answer
-(for benchmarks); :attr:`SimulatedServer.requests` logs every request body received and
+with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` (for benchmarks) sends every
+answer that many seconds after its request arrived, the simulation's own work included; :attr:`SimulatedServer.requests` logs every request body received and
 :attr:`SimulatedServer.max_in_flight` is the most chat-completion requests it was answering at once.
 """
 
@@ -309,6 +309,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        arrived = time.monotonic()  # the request's headers are in: the latency counts from here
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         if self.path.rstrip("/") != "/v1/chat/completions":
@@ -325,16 +326,15 @@ class _Handler(BaseHTTPRequestHandler):
         srv = self.server_obj
         scripted = srv._next(body) or Scripted()
         try:
-            time.sleep(srv.latency + scripted.delay)
             if scripted.status != 200:
-                error = {
-                    "message": f"scripted HTTP {scripted.status}",
-                    "type": "scripted_error",
-                    "code": None,
-                }
-                self._send(scripted.status, {"error": error}, scripted.headers)
-                return
-            self._send(200, _completion(body, messages, scripted), scripted.headers)
+                status = scripted.status
+                payload = {"error": {"message": f"scripted HTTP {status}", "type": "scripted_error", "code": None}}
+            else:
+                status, payload = 200, _completion(body, messages, scripted)
+            # The answer is ready before the wait, so it goes out `latency` after arrival however many
+            # answers are due at once (computing them after the wait would queue them on this process's GIL)
+            time.sleep(max(0.0, arrived + srv.latency + scripted.delay - time.monotonic()))
+            self._send(status, payload, scripted.headers)
         finally:
             srv._answered()
 
