@@ -328,7 +328,9 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if scripted.status != 200:
                 status = scripted.status
-                payload = {"error": {"message": f"scripted HTTP {status}", "type": "scripted_error", "code": None}}
+                payload = {
+                    "error": {"message": f"scripted HTTP {status}", "type": "scripted_error", "code": None}
+                }
             else:
                 status, payload = 200, _completion(body, messages, scripted)
             # The answer is ready before the wait, so it goes out `latency` after arrival however many
