@@ -309,9 +309,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
-        arrived = time.monotonic()  # the request's headers are in: the latency counts from here
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
+        arrived = time.monotonic()  # the whole request is in: the latency counts from here
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
