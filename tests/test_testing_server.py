@@ -134,6 +134,26 @@ def test_latency_applies_to_every_answer():
         assert time.monotonic() - start >= 0.2
 
 
+def test_latency_includes_the_time_to_compute_the_answer(monkeypatch):
+    # The answer is computed before the wait: a simulation taking 0.5 s inside a 0.5 s latency leaves the
+    # answer at ~0.5 s after arrival, not 0.5 + 0.5 = 1.0 s (what sleeping first, then computing, gave)
+    import rtlab.testing as testing
+
+    real = testing._completion
+
+    def slow_completion(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(testing, "_completion", slow_completion)
+    with SimulatedServer(latency=0.5) as server:
+        c = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0, timeout=5)
+        start = time.monotonic()
+        ask(c)
+        elapsed = time.monotonic() - start
+    assert 0.5 <= elapsed < 0.9
+
+
 def test_base_url_needs_a_started_server():
     with pytest.raises(RuntimeError):
         _ = SimulatedServer().base_url
