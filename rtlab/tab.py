@@ -101,7 +101,7 @@ class ReadEntry:
     excerpt: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Candidate:
     """A file listed and never read, with its BM25 score against the task text."""
 
@@ -351,7 +351,8 @@ class Tab:
         self._entry_postings: dict[str, list[int]] = {}
         self._entries_posted = 0
         self._files_read: dict[str, int] = {}
-        # C, and the corpus of every path seen (L or C), with an inverted index of path terms
+        # C, and the corpus of every path seen (L or C), with an inverted index of path terms built when a
+        # ranking needs it (paths come by the thousand with every listing; most replays rank once, at the end)
         self._candidates: dict[str, int] = {}
         self._written: set[str] = set()
         self._paths: list[str] = []
@@ -427,16 +428,19 @@ class Tab:
         return tuple(new)
 
     def _see_path(self, path: str) -> None:
-        if path in self._path_pos:
-            return
-        pos = len(self._paths)
-        self._paths.append(path)
-        self._path_pos[path] = pos
-        tokens = list(_tokenize_path(path))
-        self._path_tokens.append(tokens)
-        for term in set(tokens):
-            self._path_postings.setdefault(term, []).append(pos)
-        self._v_paths += 1
+        if path not in self._path_pos:
+            self._path_pos[path] = len(self._paths)
+            self._paths.append(path)
+            self._v_paths += 1
+
+    def _index_paths(self) -> None:
+        """Tokens and postings for the paths seen since the last ranking."""
+        postings = self._path_postings
+        for pos in range(len(self._path_tokens), len(self._paths)):
+            tokens = _tokenize_path(self._paths[pos])
+            self._path_tokens.append(list(tokens))
+            for term in set(tokens):
+                postings.setdefault(term, []).append(pos)
 
     def _drop_candidate(self, path: str) -> None:
         if self._candidates.pop(path, None) is not None:
@@ -452,10 +456,11 @@ class Tab:
             order = sorted(self._candidates, key=lambda p: (-float(scores[self._path_pos[p]]), p))
             ranked = [Candidate(p, float(scores[self._path_pos[p]]), self._candidates[p]) for p in order]
             self._ranked = (key, ranked)
-        return [replace(c) for c in self._ranked[1]]
+        return list(self._ranked[1])
 
     def _paths_bm25(self) -> BM25 | None:
         if self._path_index[0] != self._v_paths:
+            self._index_paths()
             index = BM25(self._path_tokens, idf=self.config.idf) if self._paths else None
             self._path_index = (self._v_paths, index)
         return self._path_index[1]

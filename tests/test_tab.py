@@ -254,6 +254,29 @@ def test_candidates_ranked_by_hand_computed_bm25_over_every_path_seen() -> None:
     ]
 
 
+def test_paths_seen_after_a_ranking_join_the_corpus_of_the_next() -> None:
+    # The path index is built when a ranking needs it: ranking in the middle of a run, then listing more,
+    # must give what a tab that saw everything before ranking once gives (same scores, bit for bit)
+    task = "Summarise the quarterly budget"
+    first = ("budget.csv", "notes/quarterly.md", "misc/readme.txt")
+    later = ("budget_2024.xlsx", "quarterly/budget_summary.csv")
+    stepwise = Tab(task)
+    stepwise.record(0, "ls", listed(*first))
+    assert [c.path for c in stepwise.candidates_ranked()][0] == "budget.csv"
+    stepwise.record(1, "cat misc/readme.txt", reads(("misc/readme.txt", "nothing")))
+    stepwise.record(2, "ls", listed(*later))
+    once = Tab(task)
+    once.record(0, "ls", listed(*first))
+    once.record(1, "cat misc/readme.txt", reads(("misc/readme.txt", "nothing")))
+    once.record(2, "ls", listed(*later))
+    assert stepwise.candidates_ranked() == once.candidates_ranked()
+    assert len(stepwise.candidates_ranked()) == 4
+    # and the review of a requirement (which reads the path postings) agrees too
+    stepwise.add("the quarterly budget total")
+    once.add("the quarterly budget total")
+    assert stepwise.review() == once.review()
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The review
 

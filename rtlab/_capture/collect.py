@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 from rtlab._capture.frame import trim
@@ -31,6 +32,15 @@ class Ref(NamedTuple):
 
     key: str
     agent: str
+
+
+@lru_cache(maxsize=1 << 16)
+def make_ref(text: str, cwd: str | None, root: str | None) -> Ref:
+    """:meth:`Collector.ref`, kept for the paths every listing of a workspace prints again."""
+    if cwd is not None and not cwd.startswith(("/", "~")) and root is not None:
+        cwd = normalize_path(cwd, cwd=root)
+    agent = normalize_path(text, cwd=cwd)
+    return Ref(relative_to(agent, root), agent)
 
 
 @dataclass
@@ -60,10 +70,7 @@ class Collector:
 
     def ref(self, text: str, cwd: str | None) -> Ref:
         """The key and agent path of a path the output or command named, seen from ``cwd``."""
-        if cwd is not None and not cwd.startswith(("/", "~")) and self.root is not None:
-            cwd = normalize_path(cwd, cwd=self.root)
-        agent = normalize_path(text, cwd=cwd)
-        return Ref(relative_to(agent, self.root), agent)
+        return make_ref(text, cwd, self.root)
 
     def local(self, ref: Ref) -> str | None:
         """The workspace-relative path of a reference, when a workspace is given and holds it."""
