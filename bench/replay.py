@@ -54,6 +54,45 @@ def full_replay(t: Trajectory) -> list:
     return replay(t).tab.candidates_ranked()
 
 
+def scripts_of(t: Trajectory) -> list[str]:
+    """The distinct Python scripts a first replay of ``t`` analyses (``python - <<EOF``, ``-c``, ipython)."""
+    import rtlab._capture.python as py
+
+    real = py._analyze
+    seen: dict[str, None] = {}
+
+    def spy(code: str) -> py.Script:
+        seen[code] = None
+        return real(code)
+
+    py._analyze = spy  # type: ignore[assignment]
+    try:
+        replay(t)
+    finally:
+        py._analyze = real
+    return list(seen)
+
+
+def script_costs(scripts: list[str], repeat: int) -> tuple[float, float]:
+    """Best-of-``repeat`` seconds to ``ast.parse`` the scripts, and to analyse them as replay does."""
+    import ast
+    import warnings
+
+    from rtlab._capture.python import _analyze
+
+    def parse_all() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for code in scripts:
+                try:
+                    ast.parse(code)
+                except (SyntaxError, ValueError, RecursionError):
+                    pass
+
+    analyse = _analyze.__wrapped__
+    return best(parse_all, repeat), best(lambda: [analyse(code) for code in scripts], repeat)
+
+
 def synthetic(n_steps: int = 20, n_paths: int = 0, obs_bytes: int = 0, seed: int = 0) -> Trajectory:
     """A plain-DCI-like run: optionally one `find` listing ``n_paths`` files, then `cat`/`grep` steps."""
     rng = random.Random(seed)
@@ -115,6 +154,14 @@ def _row(name: str, n: int, steps: int, parse: float, cold: float, warm: float) 
     )
 
 
+def _script_row(name: str, srow: list, parse: float) -> str:
+    n, ast_s, analysis_s = srow
+    return (
+        f"{name:<14}{n:>8}{ast_s * 1e3:>9.1f}{ast_s / parse:>11.2f}{analysis_s * 1e3:>13.1f}"
+        f"{analysis_s / parse:>16.2f}"
+    )
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -123,6 +170,7 @@ def main() -> int:
     paths = [p for p in (ROOT / "data" / "sample", ROOT.parent / "shared" / "real") if p.exists()]
     corpus = ingest(paths).trajectories
     per = defaultdict(lambda: [0, 0, 0.0, 0.0, 0.0])
+    scripts = defaultdict(lambda: [0, 0.0, 0.0])
     for t in corpus:
         parse, cold, warm = parse_and_replay(t, args.repeat)
         row = per[t.format]
@@ -131,6 +179,12 @@ def main() -> int:
         row[2] += parse
         row[3] += cold
         row[4] += warm
+        found = scripts_of(t)
+        ast_s, analysis_s = script_costs(found, args.repeat)
+        srow = scripts[t.format]
+        srow[0] += len(found)
+        srow[1] += ast_s
+        srow[2] += analysis_s
     print(f"Part 1: recorded trajectories (best of {args.repeat}); parse = json.loads of the canonical line;")
     print(
         "cold = a first replay (memo caches emptied); warm = the same run replayed again (e.g. another ablation)"
@@ -142,6 +196,18 @@ def main() -> int:
         print(_row(fmt, *row))
         total = [a + b for a, b in zip(total, row, strict=True)]
     print(_row("all", *total))
+
+    print("\nPart 1b: the Python scripts in those runs (each distinct script once per run, as a first replay")
+    print("analyses it); ast = ast.parse alone; analysis = rtlab's whole script analysis, ast.parse included")
+    print(
+        f"{'format':<14}{'scripts':>8}{'ast ms':>9}{'ast/parse':>11}{'analysis ms':>13}{'analysis/parse':>16}"
+    )
+    script_total = [0, 0.0, 0.0]
+    for fmt, srow in sorted(scripts.items()):
+        script_total = [a + b for a, b in zip(script_total, srow, strict=True)]
+        if srow[0]:
+            print(_script_row(fmt, srow, per[fmt][2]))
+    print(_script_row("all", script_total, total[2]))
 
     print("\nPart 2: growth on generated trajectories (cold)")
     print(f"{'dimension':<22}{'value':>10}{'parse ms':>10}{'replay ms':>11}{'replay/parse':>14}")
