@@ -10,8 +10,10 @@ the sources.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +59,21 @@ def parameter_cell(values: dict[str, object]):
     return cell
 
 
+def _kernel_config(sockets: str):
+    """The kernel reached over local sockets in the folder ``sockets`` where the OS has them (only this user
+    can connect, and the kernel does not warn about unencrypted TCP for every notebook), else over TCP on
+    loopback."""
+    from traitlets.config import Config
+
+    config = Config()
+    if os.name == "posix":
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = os.path.join(
+            sockets, "kernel"
+        )  # else the sockets land in the working folder
+    return config
+
+
 def run_notebook(
     path: Path,
     values: dict[str, object],
@@ -75,8 +92,13 @@ def run_notebook(
         (i for i, c in enumerate(nb.cells) if "parameters" in c.get("metadata", {}).get("tags", [])), -1
     )
     nb.cells.insert(at + 1, parameter_cell(values))
+    sockets = tempfile.TemporaryDirectory(prefix="rtlab-kernel-")
     client = NotebookClient(
-        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        config=_kernel_config(sockets.name),
+        resources={"metadata": {"path": str(cwd)}},
     )
     try:
         client.execute()
@@ -97,6 +119,7 @@ def run_notebook(
         error = _ANSI.sub("", str(exc))
         raise NotebookFailure(path, number, nb.cells[failed].source if failed >= 0 else "", error) from None
     finally:
+        sockets.cleanup()
         if executed is not None:
             executed.mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, executed / path.name)

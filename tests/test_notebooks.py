@@ -81,6 +81,24 @@ def test_failure_names_notebook_and_cell(tmp_path: Path) -> None:
     assert "99_broken.ipynb" in str(err.value)
 
 
+def test_a_run_leaves_no_kernel_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # nothing of the kernel outlives the notebook: no local sockets (POSIX) in the working folder, jupyter's
+    # default place for them, nor in the temporary folder rtlab gives them
+    import tempfile
+
+    work, temp = tmp_path / "work", tmp_path / "temp"
+    work.mkdir()
+    temp.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 6 * 7")]
+    nbformat.write(nb, tmp_path / "01_tiny.ipynb")
+    run_notebook(tmp_path / "01_tiny.ipynb", {}, cwd=work)
+    assert list(work.iterdir()) == []
+    assert list(temp.iterdir()) == []
+
+
 def test_a_notebook_can_skip_with_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     books = tmp_path / "books"
     books.mkdir()
