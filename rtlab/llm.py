@@ -715,7 +715,19 @@ class LLMClient:
                 if bar is not None:
                     bar.update(1)
 
-        await asyncio.gather(*(worker() for _ in range(max(1, max_workers))))
+        tasks: list[asyncio.Future[None]] = []
+        try:
+            for _ in range(max(1, max_workers)):
+                tasks.append(asyncio.ensure_future(worker()))
+                # one turn of the loop per worker: its first request goes out before the next one is built, so
+                # the first wave leaves (and comes back) spread out instead of all at once after the last build
+                await asyncio.sleep(0)
+            await asyncio.gather(*tasks)
+        except BaseException:  # cancelled (Ctrl-C) while starting them: the started workers stop too
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         if failures:
             raise failures[0]
         return results
