@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import time
 import uuid
@@ -278,6 +279,11 @@ class _HTTPServer(ThreadingHTTPServer):
     request_queue_size = 128
     """The listen backlog (socketserver's default is 5): an asyncio client opens its connections in one
     burst, and connections beyond the backlog would wait a second for a SYN retry or be reset."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return  # the client went away (its timeout, a cancelled batch): nothing to report
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

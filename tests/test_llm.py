@@ -444,6 +444,33 @@ def test_cancelled_batch_keeps_finished_calls_cached(srv, tmp_path):
         srv.latency = 0.0
 
 
+def test_batch_cancelled_while_its_workers_start_leaves_none_running(srv, tmp_path):
+    # Workers start one loop turn apart; a cancellation that lands while they are still being started must
+    # stop those already running (none may go on sending in the background)
+    requests = [req(f"starting {i}") for i in range(200)]
+    srv.latency = 0.2
+    try:
+        client = make(srv, tmp_path, cache=False)
+
+        async def cancel_at_the_first_requests() -> None:
+            task = asyncio.create_task(client.abatch(requests, max_workers=200))
+            while srv.n_requests < 1:
+                await asyncio.sleep(0.001)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+        asyncio.run(cancel_at_the_first_requests())
+        time.sleep(0.3)  # requests already on the wire when the batch was cancelled still arrive
+        made = srv.n_requests
+        time.sleep(0.6)  # a worker left running would send two or three more each in this time
+        assert srv.n_requests == made
+        assert all(r.ok for r in client.batch(requests[:4], max_workers=4))  # the client still works
+        client.close()
+    finally:
+        srv.latency = 0.0
+
+
 def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path):
     requests = [req(f"interrupt {i}") for i in range(8)]
     srv.latency = 0.1
