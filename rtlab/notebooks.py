@@ -68,9 +68,8 @@ def _kernel_config(sockets: str):
     config = Config()
     if os.name == "posix":
         config.KernelManager.transport = "ipc"
-        config.KernelManager.ip = os.path.join(
-            sockets, "kernel"
-        )  # else the sockets land in the working folder
+        # the sockets' path prefix: jupyter's default puts them in the working folder
+        config.KernelManager.ip = os.path.join(sockets, "kernel")
     return config
 
 

@@ -8,9 +8,10 @@ The returned model name contains ``simulated`` and every label's rationale start
 so nothing it says can pass for a real annotation.
 
 Tests script what the next requests get (:meth:`SimulatedServer.script`): malformed content, an HTTP error
-with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` (for benchmarks) sends every
-answer that many seconds after its request arrived, the simulation's own work included; :attr:`SimulatedServer.requests` logs every request body received and
-:attr:`SimulatedServer.max_in_flight` is the most chat-completion requests it was answering at once.
+with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` (for benchmarks) sends
+every answer that many seconds after its request arrived, the simulation's own work included;
+:attr:`SimulatedServer.requests` logs every request body received and :attr:`SimulatedServer.max_in_flight` is
+the most chat-completion requests it was answering at once.
 """
 
 from __future__ import annotations
