@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
@@ -124,13 +126,24 @@ def _replay_options(args: argparse.Namespace):
     )
 
 
+def _summary_json(replay: Any, *, redact: bool) -> str:
+    """One ``rtlab replay --json`` line (made in the worker that replayed the run)."""
+    from rtlab.replay import replay_summary
+
+    return json.dumps(replay_summary(replay, redact=redact), ensure_ascii=False)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     from rtlab.replay import export_parquet, replay_paths, replay_summary
 
     options = _replay_options(args)
+    # Without --out the replays themselves are not needed here: workers send back only what is printed
+    each: Any = None
+    if not args.out:
+        each = functools.partial(_summary_json, redact=args.redact) if args.json else replay_summary
     replays, failures = [], []
     for done, failed in replay_paths(
-        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict
+        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=each
     ):
         for f in failed:
             print(
@@ -138,16 +151,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         failures.extend(failed)
-        if args.json:
-            for r in done:
-                print(json.dumps(replay_summary(r, redact=args.redact), ensure_ascii=False), flush=True)
         if args.out:
             replays.extend(done)
-        elif not args.json:
-            for r in done:
-                s = replay_summary(r)
+            if args.json:
+                for r in done:
+                    print(_summary_json(r, redact=args.redact), flush=True)
+        elif args.json:
+            for line in done:
+                print(line, flush=True)
+        else:
+            for s in done:
                 print(
-                    f"{r.trajectory_id}: {len(s['read_log'])} read-log entries from "
+                    f"{s['id']}: {len(s['read_log'])} read-log entries from "
                     f"{len({e['path'] for e in s['read_log']})} files, {len(s['candidates'])} candidates, "
                     f"{len(s['requirements'])} requirements"
                     + (f", finish check: {s['finish_check'].splitlines()[0]}" if s["finish_check"] else "")

@@ -10,11 +10,12 @@ trajectory and going on.
 from __future__ import annotations
 
 import functools
+import itertools
 import posixpath
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from rtlab.environment import Environment, is_tab_call
 from rtlab.model import Trajectory
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from rtlab.workspace import Workspace
 
 RequirementSource = Literal["none", "rubric", "trajectory"]
+T = TypeVar("T")
 REQUIREMENT_SOURCES: tuple[str, ...] = ("none", "rubric", "trajectory")
 
 
@@ -354,21 +356,25 @@ def workspace_for(trajectory: Trajectory, folder: str | None, agent_root: str | 
     return _open_workspace(str(Path(folder).resolve())).rebased(root)
 
 
-def _replay_unit(unit: str, fmt: str, options: ReplayOptions) -> tuple[list[Replay], list[ReplayFailure]]:
-    """Read one unit and replay each of its trajectories; failures are returned, not raised."""
+def _replay_unit(
+    unit: str, fmt: str, options: ReplayOptions, each: Callable[[Replay], Any] | None = None
+) -> tuple[list[Any], list[ReplayFailure]]:
+    """Read one unit and replay each of its trajectories (then ``each`` of every replay, when given); failures
+    are returned, not raised."""
     from rtlab.ingest import read_unit
 
     try:
         trajectories = read_unit(Path(unit), fmt, clip=options.clip)
     except Exception as exc:  # reported, and the batch goes on
         return [], [ReplayFailure(unit, None, _describe(exc))]
-    done, failed = [], []
+    done: list[Any] = []
+    failed: list[ReplayFailure] = []
     for t in trajectories:
         try:
             workspace = workspace_for(t, options.workspace, options.agent_root)
-            done.append(
-                replay(t, config=options.config, requirements=options.requirements, workspace=workspace)
-            )
+            r = replay(t, config=options.config, requirements=options.requirements, workspace=workspace)
+            r.tab.candidates_ranked()  # ranked where it was replayed (a worker), not by the reader of results
+            done.append(r if each is None else each(r))
         except Exception as exc:
             failed.append(ReplayFailure(unit, t.id, _describe(exc)))
     return done, failed
@@ -380,6 +386,7 @@ def _describe(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, RtlabError | OSError | ValueError) else f"{type(exc).__name__}: {exc}"
 
 
+@overload
 def replay_paths(
     paths: Iterable[str | Path],
     options: ReplayOptions | None = None,
@@ -387,31 +394,70 @@ def replay_paths(
     jobs: int = 1,
     progress: bool = False,
     strict: bool = False,
-) -> Iterator[tuple[list[Replay], list[ReplayFailure]]]:
+    each: None = None,
+) -> Iterator[tuple[list[Replay], list[ReplayFailure]]]: ...
+
+
+@overload
+def replay_paths(
+    paths: Iterable[str | Path],
+    options: ReplayOptions | None = None,
+    *,
+    jobs: int = 1,
+    progress: bool = False,
+    strict: bool = False,
+    each: Callable[[Replay], T],
+) -> Iterator[tuple[list[T], list[ReplayFailure]]]: ...
+
+
+def replay_paths(
+    paths: Iterable[str | Path],
+    options: ReplayOptions | None = None,
+    *,
+    jobs: int = 1,
+    progress: bool = False,
+    strict: bool = False,
+    each: Callable[[Replay], Any] | None = None,
+) -> Iterator[tuple[list[Any], list[ReplayFailure]]]:
     """Replay every trajectory under ``paths``, unit by unit, in ``jobs`` worker processes.
 
-    Yields each unit's replays and failures as it finishes, in the units' order. With ``strict`` the first
-    failure raises ``RuntimeError`` naming it.
+    Yields each unit's replays and failures as it finishes, in the units' order. ``each`` (a picklable
+    function, e.g. :func:`replay_summary`) is applied to every replay in the worker, and its results are
+    yielded instead: what comes back to this process is then only what the caller keeps. Workers start on the
+    first units while the rest are still being found. With ``strict`` the first failure raises
+    ``RuntimeError`` naming it.
     """
     from rtlab.ingest import iter_units
 
     options = options or ReplayOptions()
-    units = [(str(u), f) for u, f in iter_units(paths, format=options.format)]
+    units = ((str(u), f) for u, f in iter_units(paths, format=options.format))
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=len(units), desc="replay", unit="run")
+        bar = tqdm(total=None, desc="replay", unit="run")
 
-    def results() -> Iterator[tuple[list[Replay], list[ReplayFailure]]]:
-        if jobs <= 1 or len(units) <= 1:
-            for u, f in units:
-                yield _replay_unit(u, f, options)
+    def counted(found: list[tuple[str, str]]) -> None:  # the bar's total, known once every unit is found
+        if bar is not None:
+            bar.total = len(found)
+            bar.refresh()
+
+    def results() -> Iterator[tuple[list[Any], list[ReplayFailure]]]:
+        head = list(itertools.islice(units, 2))
+        if jobs <= 1 or len(head) < 2:  # no pool for one unit
+            found = head + list(units)
+            counted(found)
+            for u, f in found:
+                yield _replay_unit(u, f, options, each)
             return
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_replay_unit, u, f, options) for u, f in units]
+            found, futures = [], []
+            for u, f in itertools.chain(head, units):  # submitted as found: the workers start meanwhile
+                found.append((u, f))
+                futures.append(pool.submit(_replay_unit, u, f, options, each))
+            counted(found)
             for fut in futures:
                 yield fut.result()
 

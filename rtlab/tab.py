@@ -367,6 +367,25 @@ class Tab:
         self._log_index: tuple[int, BM25 | None] = (-1, None)
         self._review: tuple[tuple[int, ...], Review] | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The tab's content and its last ranking and review, without the indexes they were computed from:
+        those are rebuilt when next needed. A tab sent back from a worker process is then a fraction of the
+        size (the path index of a workspace's listing alone holds every path's tokens)."""
+        state = self.__dict__.copy()
+        n = len(self._read_log)
+        state.update(
+            _entry_tokens=[None] * n,
+            _entry_terms=[None] * n,
+            _entry_postings={},
+            _entries_posted=0,
+            _path_tokens=[],
+            _path_postings={},
+            _path_index=(-1, None),
+            _task_scores=(-1, np.zeros(0)),
+            _log_index=(-1, None),
+        )
+        return state
+
     # -- views -------------------------------------------------------------------------------------------
 
     @property

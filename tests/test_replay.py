@@ -169,6 +169,29 @@ def test_parallel_replay_equals_serial() -> None:
     assert serial == parallel and len(serial) == 4
 
 
+def test_each_is_applied_where_the_run_was_replayed() -> None:
+    # `each` turns every replay into what the caller keeps, in the worker: the same results as applying it
+    # afterwards, serial or parallel, and a bad unit is still reported beside them
+    paths = [ROOT / "data" / "sample", FIXTURES / "runningtab"]
+    options = ReplayOptions(requirements="trajectory")
+    expected = [replay_summary(r) for d, _ in replay_paths(paths, options) for r in d]
+    for jobs in (1, 2):
+        got = [s for d, _ in replay_paths(paths, options, jobs=jobs, each=replay_summary) for s in d]
+        assert got == expected
+
+
+def test_parallel_replay_reports_a_bad_unit_and_counts_every_unit(tmp_path: Path, capsys) -> None:
+    runs = tmp_path / "runs"
+    (runs / "bad").mkdir(parents=True)
+    (runs / "bad" / "broken.jsonl").write_text('{"schema":"rtlab.trajectory","version":1,"id":"a"}\n')
+    shutil.copytree(SAMPLE_CODEX, runs / "good" / "301_plain")
+    shutil.copytree(SAMPLE_CODEX, runs / "good" / "302_plain")
+    batches = list(replay_paths([runs], jobs=2, progress=True, each=replay_summary))
+    assert [s["id"] for d, _ in batches for s in d] == ["codex:301_plain", "codex:302_plain"]
+    assert [f.path for _, fs in batches for f in fs] == [str(runs / "bad" / "broken.jsonl")]
+    assert "3/3" in capsys.readouterr().err  # the progress bar learnt its total once the units were found
+
+
 def test_cli_replay_json_and_show(capsys) -> None:
     from rtlab.cli import main
 

@@ -277,6 +277,25 @@ def test_paths_seen_after_a_ranking_join_the_corpus_of_the_next() -> None:
     assert stepwise.review() == once.review()
 
 
+def test_a_pickled_tab_keeps_its_content_and_rebuilds_its_indexes() -> None:
+    # What a worker process sends back: R, L, C and the last ranking and review, without the indexes (they are
+    # rebuilt on demand), and a tab that goes on from there equals one that was never pickled
+    import pickle
+
+    live = hand_tab()
+    live.add("the quarterly budget total")
+    ranked, review = live.candidates_ranked(), live.review()
+    sent = pickle.loads(pickle.dumps(live))
+    assert sent._path_tokens == [] and sent._path_index == (-1, None)  # indexes left behind
+    assert sent.candidates_ranked() == ranked and sent.review() == review
+    for tab in (live, sent):
+        tab.record(6, "ls", listed("quarterly_budget_2024.xlsx", "notes/budget.md"))
+        tab.add("the budget owner")
+    assert sent.candidates_ranked() == live.candidates_ranked()
+    assert sent.review() == live.review()
+    assert sent.evidence("R1", "L3") == live.evidence("R1", "L3")
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The review
 
