@@ -6,15 +6,19 @@ Baseline: ``json.loads`` of each trajectory's canonical JSONL line, the least wo
 trajectory in memory. Replay: ``rtlab.replay.replay`` on the already-parsed trajectory (capture, tab, status
 lines, finish check) and the final candidates ranked, what ``rtlab replay --json`` reports. Ratio = replay / parse; the goal is within 3x. Part 1 runs the real
 trajectories (``../shared/real``, when present) and the sample; part 2 grows one dimension at a time on
-generated trajectories: steps, listed paths (up to 10,000), observation size (up to 1 MB).
+generated trajectories: steps, listed paths (up to 10,000), observation size (up to 1 MB). Part 3 replays the
+simulated world (``build/simulated``, when generated) as ``rtlab replay --json`` does, with 1, 2, ... worker
+processes: reading, replay and summary included.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -25,7 +29,7 @@ from _timing import best  # noqa: E402
 
 from rtlab.ingest import ingest  # noqa: E402
 from rtlab.model import Step, Trajectory, trajectory_from_dict, trajectory_to_dict  # noqa: E402
-from rtlab.replay import replay  # noqa: E402
+from rtlab.replay import replay, replay_paths, replay_summary  # noqa: E402
 
 
 def clear_caches() -> None:
@@ -219,6 +223,20 @@ def main() -> int:
     for dim, value, t in cases:
         parse, cold, _ = parse_and_replay(t, args.repeat)
         print(f"{dim:<22}{value:>10,}{parse * 1e3:>10.2f}{cold * 1e3:>11.2f}{cold / parse:>14.2f}")
+
+    world = ROOT / "build" / "simulated"
+    print(f"\nPart 3: rtlab replay --json over many runs, in worker processes ({world.relative_to(ROOT)})")
+    if not (world / "runs").exists():
+        print("skipped: no simulated world (make synth writes it)")
+    else:
+        print(f"{'jobs':>4}{'runs':>7}{'seconds':>9}{'runs/s':>8}{'speed-up':>10}")
+        base = None
+        for jobs in sorted({1, 2, os.cpu_count() or 1}):
+            start = time.perf_counter()
+            n = sum(len(done) for done, _ in replay_paths([world], jobs=jobs, each=replay_summary))
+            seconds = time.perf_counter() - start
+            base = base or seconds
+            print(f"{jobs:>4}{n:>7}{seconds:>9.2f}{n / seconds:>8.1f}{base / seconds:>9.2f}x")
     return 0
 
 
