@@ -34,7 +34,7 @@ class Ref(NamedTuple):
     agent: str
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 15)
 def make_ref(text: str, cwd: str | None, root: str | None) -> Ref:
     """:meth:`Collector.ref`, kept for the paths every listing of a workspace prints again."""
     if cwd is not None and not cwd.startswith(("/", "~")) and root is not None:
