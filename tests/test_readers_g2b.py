@@ -61,6 +61,10 @@ def test_sniff_claims_runs_and_logs_only(fixtures: Path, tmp_path: Path) -> None
     assert not g2b.sniff(codex_like)
     unknown_event = write_log(tmp_path, [record("shell_call", {})], "other.jsonl")
     assert not g2b.sniff(unknown_event)
+    # a log is a .jsonl file, as for every JSON-lines reader (other files are not opened while walking)
+    renamed = tmp_path / "exec_r0.txt"
+    renamed.write_bytes((traces / "demo__oqa-7_s1" / "exec_r0.jsonl").read_bytes())
+    assert not g2b.sniff(renamed)
 
 
 def test_demo_run_labels_and_timeline(demo: Trajectory, fixtures: Path) -> None:

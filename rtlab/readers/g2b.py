@@ -132,7 +132,7 @@ def sniff(path: Path) -> bool:
         if path.is_dir():
             files = exec_files(path)
             return bool(files) and _looks_like_record(first_json_line(files[0]))
-        return path.is_file() and _looks_like_record(first_json_line(path))
+        return path.suffix == ".jsonl" and path.is_file() and _looks_like_record(first_json_line(path))
     except OSError:
         return False
 
