@@ -13,6 +13,7 @@ points by category per group (counts and shares).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import posixpath
 import re
 import unicodedata
@@ -27,6 +28,7 @@ from rtlab.text import tokenize
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rtlab.numbers import NumberIndex
     from rtlab.replay import Replay
     from rtlab.tab import ReadEntry
 
@@ -115,6 +117,7 @@ class ItemFacts:
 # File names: the one matching rule between the task's file names and the paths an agent read
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def name_key(path: str) -> str:
     """A file's comparable name: base name, NFKC, lower case, without a leading 16-hex content id or a
     ``.extracted.md`` sidecar suffix (``data/18fec6689633b536_Notes.TXT`` -> ``notes.txt``)."""
@@ -126,6 +129,7 @@ def name_key(path: str) -> str:
     return name
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def content_id(path: str) -> str | None:
     """The leading 16-hex content id of a file name, lower case, or ``None``."""
     m = _HEX_ID.match(posixpath.basename(path.replace("\\", "/")))
@@ -219,12 +223,12 @@ def locate_value(value: str, text: str, number: float | None = None) -> tuple[in
     """Where the rubric value ``value`` (as written; ``number`` picks the right reading when the text holds
     several numbers) occurs in ``text``, by :class:`rtlab.numbers.NumberIndex` (the rule ``delivered`` uses),
     else literally; ``None`` when absent."""
-    from rtlab.numbers import NumberIndex, find_numbers
+    from rtlab.numbers import find_numbers
 
     readings = find_numbers(value)
     expected = next((n for n in readings if number is not None and n.value == number), None)
     expected = expected or (readings[0] if readings else None)
-    found = NumberIndex(text).find(expected) if expected is not None else None
+    found = _number_index(text).find(expected) if expected is not None else None
     if found is not None:
         if text[found.start : found.end] == found.text:
             return found.start, found.end
@@ -233,6 +237,14 @@ def locate_value(value: str, text: str, number: float | None = None) -> tuple[in
             return i, i + len(found.text)
     i = text.find(value)
     return (i, i + len(value)) if i >= 0 and value else None
+
+
+@functools.lru_cache(maxsize=32)
+def _number_index(text: str) -> NumberIndex:
+    """The number index of a text, kept for the texts every value of an item (and of the next) is sought in."""
+    from rtlab.numbers import NumberIndex
+
+    return NumberIndex(text)
 
 
 def _locate_quote(quote: str, text: str) -> tuple[int, int] | None:
@@ -295,11 +307,41 @@ def _deliverable_at(facts: ItemFacts, find: Callable[[str], tuple[int, int] | No
 # Facts of one item
 
 
-def _value_rows(values: pd.DataFrame | None, trajectory_id: str, index: int) -> list[dict[str, Any]]:
+def _value_rows(values: pd.DataFrame | None, trajectory_id: str) -> dict[int, list[dict[str, Any]]]:
+    """The values frame's rows of one trajectory, by rubric item."""
     if values is None or values.empty:
-        return []
-    rows = values[(values["trajectory"] == trajectory_id) & (values["rubric_index"] == index)]
-    return rows.to_dict("records")
+        return {}
+    mine = values[values["trajectory"] == trajectory_id]
+    out: dict[int, list[dict[str, Any]]] = {}
+    for row in mine.to_dict("records"):
+        out.setdefault(int(row["rubric_index"]), []).append(row)
+    return out
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """What every item of one trajectory is checked against: computed once per trajectory."""
+
+    rows: dict[int, list[dict[str, Any]]]
+    """The values frame's rows by rubric item."""
+    files: list[tuple[str, str]]
+    """The deliverable's files and the final message."""
+    shown_text: str
+    """Everything the agent was shown, folded."""
+    delivered_text: str
+    """Everything it delivered, folded."""
+
+
+def _seen(
+    trajectory: Trajectory, values: pd.DataFrame | None, delivered: list[tuple[str, str]] | None
+) -> _Seen:
+    files = delivered if delivered is not None else deliverable_files(trajectory)
+    return _Seen(
+        rows=_value_rows(values, trajectory.id),
+        files=files,
+        shown_text=_fold("\n".join(s.shown or "" for s in trajectory.steps)),
+        delivered_text=_fold("\n".join(t for _, t in files)),
+    )
 
 
 def _missing(value: Any) -> bool:
@@ -326,7 +368,12 @@ def item_facts(
     delivered: list[tuple[str, str]] | None = None,
 ) -> ItemFacts:
     """The codebook's features for rubric item ``index`` (see ``codebook_v1.json``, "features")."""
-    cb = codebook or load_codebook()
+    return _item_facts(
+        trajectory, index, replay, _seen(trajectory, values, delivered), codebook or load_codebook()
+    )
+
+
+def _item_facts(trajectory: Trajectory, index: int, replay: Replay, seen: _Seen, cb: Codebook) -> ItemFacts:
     lex = cb.lexicon
     item = next((r for r in trajectory.task.rubric if r.index == index), None) if trajectory.task else None
     text = item.text if item is not None else ""
@@ -336,7 +383,7 @@ def item_facts(
         else None
     )
     judge = (result.evidence or "") if result is not None else ""
-    rows = _value_rows(values, trajectory.id, index)
+    rows = seen.rows.get(index, [])
     sources = task_sources(trajectory)
     format_item = lex.has("format_words", text) and not rows
     referred, mode = referred_files(text, sources, format_item=format_item)
@@ -349,9 +396,6 @@ def item_facts(
             hits = sorted((step, path) for path, step in replay.tab.candidates.items() if same_file(s, path))
             if hits:
                 listed[s] = (hits[0][1], hits[0][0])
-    files = delivered if delivered is not None else deliverable_files(trajectory)
-    shown_text = _fold("\n".join(s.shown or "" for s in trajectory.steps))
-    delivered_text = _fold("\n".join(t for _, t in files))
     quotes = [next(g for g in m.groups() if g) for m in _QUOTE.finditer(text)]
     return ItemFacts(
         rubric_index=index,
@@ -365,8 +409,8 @@ def item_facts(
         listed=listed,
         values=rows,
         quotes=quotes,
-        quotes_shown=[_fold(q) in shown_text for q in quotes],
-        quotes_delivered=[_fold(q) in delivered_text for q in quotes],
+        quotes_shown=[_fold(q) in seen.shown_text for q in quotes],
+        quotes_delivered=[_fold(q) in seen.delivered_text for q in quotes],
         format_item=format_item,
         access_item=lex.has("access_words", text) and (mode == "named" or lex.has("source_file_words", text)),
         reasoning_item=lex.has("reasoning_words", text),
@@ -375,7 +419,7 @@ def item_facts(
             k: lex.find(f"{k}_phrases", judge) for k in ("rubric_error", "mismatch", "absent") if judge
         },
         has_deliverable=_has_deliverable(trajectory.deliverable),
-        deliverable_files=files,
+        deliverable_files=seen.files,
     )
 
 
@@ -653,10 +697,10 @@ def diagnose(
         from rtlab.values import values_frame
 
         values = values_frame([trajectory], [replay])
-    files = deliverable_files(trajectory)
+    seen = _seen(trajectory, values, None)
     labels = []
     for index in indices:
-        facts = item_facts(trajectory, index, replay, values, codebook=cb, delivered=files)
+        facts = _item_facts(trajectory, index, replay, seen, cb)
         rule, category, subreason, rationale = decide(facts)
         labels.append(
             Label(
@@ -717,10 +761,12 @@ def diagnose_frame(
         from rtlab.values import values_frame
 
         values = values_frame(trajectories, list(replays))
+    by_trajectory = dict(tuple(values.groupby("trajectory", sort=False))) if not values.empty else {}
+    none = values.iloc[0:0]
     rows = []
     for t, r in zip(trajectories, replays, strict=True):
         types = {i.index: i.type for i in t.task.rubric} if t.task else {}
-        for label in diagnose(t, r, values):
+        for label in diagnose(t, r, by_trajectory.get(t.id, none)):
             rows.append(
                 {
                     **label_to_dict(label),

@@ -392,17 +392,24 @@ def _locate(t: Trajectory, r: Replay, values: list[Number]) -> list[_Found]:
     """Where each value was first shown and whether (and from which file) the read log holds it."""
     found = [_Found() for _ in values]
     pending = set(range(len(values)))
+    indexes: dict[str, NumberIndex] = {}  # a read-log excerpt is often a step's whole observation
+
+    def index_of(text: str) -> NumberIndex:
+        if text not in indexes:
+            indexes[text] = NumberIndex(text)
+        return indexes[text]
+
     for step in sorted(t.steps, key=lambda s: s.index):
         if not pending:
             break
         if not step.shown:
             continue
-        index = NumberIndex(step.shown)
+        index = index_of(step.shown)
         for k in sorted(pending):
             if index.find(values[k]) is not None:
                 found[k].shown_step = step.index
                 pending.discard(k)
-    entries = [(e, NumberIndex(e.excerpt)) for e in r.tab.read_log if e.excerpt]
+    entries = [(e, index_of(e.excerpt)) for e in r.tab.read_log if e.excerpt]
     for k, value in enumerate(values):
         holding = [e for e, index in entries if index.find(value) is not None]
         if holding:
