@@ -28,7 +28,6 @@ from rtlab.text import tokenize
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rtlab.numbers import NumberIndex
     from rtlab.replay import Replay
     from rtlab.tab import ReadEntry
 
@@ -223,12 +222,12 @@ def locate_value(value: str, text: str, number: float | None = None) -> tuple[in
     """Where the rubric value ``value`` (as written; ``number`` picks the right reading when the text holds
     several numbers) occurs in ``text``, by :class:`rtlab.numbers.NumberIndex` (the rule ``delivered`` uses),
     else literally; ``None`` when absent."""
-    from rtlab.numbers import find_numbers
+    from rtlab.numbers import find_numbers, number_index
 
     readings = find_numbers(value)
     expected = next((n for n in readings if number is not None and n.value == number), None)
     expected = expected or (readings[0] if readings else None)
-    found = _number_index(text).find(expected) if expected is not None else None
+    found = number_index(text).find(expected) if expected is not None else None
     if found is not None:
         if text[found.start : found.end] == found.text:
             return found.start, found.end
@@ -237,14 +236,6 @@ def locate_value(value: str, text: str, number: float | None = None) -> tuple[in
             return i, i + len(found.text)
     i = text.find(value)
     return (i, i + len(value)) if i >= 0 and value else None
-
-
-@functools.lru_cache(maxsize=32)
-def _number_index(text: str) -> NumberIndex:
-    """The number index of a text, kept for the texts every value of an item (and of the next) is sought in."""
-    from rtlab.numbers import NumberIndex
-
-    return NumberIndex(text)
 
 
 def _locate_quote(quote: str, text: str) -> tuple[int, int] | None:

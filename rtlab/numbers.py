@@ -82,12 +82,13 @@ as one.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-__all__ = ["Number", "NumberIndex", "find_numbers", "is_year_like", "matches"]
+__all__ = ["Number", "NumberIndex", "find_numbers", "is_year_like", "matches", "number_index"]
 
 YEAR_RANGE = (1900, 2100)
 """Inclusive bounds of a year-like integer."""
@@ -347,6 +348,21 @@ class NumberIndex:
                 ):
                     best = n
         return best
+
+
+_INDEXED_CHARS = 1 << 16
+"""Texts up to this long are kept by :func:`number_index` (a bound on what the cache can hold)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _kept_index(text: str) -> NumberIndex:
+    return NumberIndex(text)
+
+
+def number_index(text: str) -> NumberIndex:
+    """:class:`NumberIndex` of ``text``, kept for texts asked about again: an observation that many runs over one
+    workspace were shown, an excerpt that is a step's whole observation. Treat it as read-only."""
+    return _kept_index(text) if len(text) <= _INDEXED_CHARS else NumberIndex(text)
 
 
 def is_year_like(n: Number) -> bool:

@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from rtlab.model import DeliverableFile, RubricItem, Task, Trajectory
-from rtlab.numbers import Number, NumberIndex, find_numbers, is_year_like
+from rtlab.numbers import Number, NumberIndex, find_numbers, is_year_like, number_index
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -392,24 +392,17 @@ def _locate(t: Trajectory, r: Replay, values: list[Number]) -> list[_Found]:
     """Where each value was first shown and whether (and from which file) the read log holds it."""
     found = [_Found() for _ in values]
     pending = set(range(len(values)))
-    indexes: dict[str, NumberIndex] = {}  # a read-log excerpt is often a step's whole observation
-
-    def index_of(text: str) -> NumberIndex:
-        if text not in indexes:
-            indexes[text] = NumberIndex(text)
-        return indexes[text]
-
     for step in sorted(t.steps, key=lambda s: s.index):
         if not pending:
             break
         if not step.shown:
             continue
-        index = index_of(step.shown)
+        index = number_index(step.shown)
         for k in sorted(pending):
             if index.find(values[k]) is not None:
                 found[k].shown_step = step.index
                 pending.discard(k)
-    entries = [(e, index_of(e.excerpt)) for e in r.tab.read_log if e.excerpt]
+    entries = [(e, number_index(e.excerpt)) for e in r.tab.read_log if e.excerpt]
     for k, value in enumerate(values):
         holding = [e for e, index in entries if index.find(value) is not None]
         if holding:

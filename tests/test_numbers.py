@@ -348,3 +348,15 @@ def test_every_real_rubric_parses(real: Path) -> None:
     assert sum(1 for text in run_rubrics if find_numbers(text)) == 95
     assert sum(len(find_numbers(text)) for text in run_rubrics) == 250
     assert set(run_rubrics) <= set(rubrics)  # the runs' rubrics are the Lite table's
+
+
+def test_number_index_is_kept_for_texts_asked_about_again() -> None:
+    from rtlab.numbers import _INDEXED_CHARS, number_index
+
+    text = "Revenue 1,234.5 and 12% growth"
+    first = number_index(text)
+    assert number_index("Revenue 1,234.5 and 12% " + "growth") is first  # equal text, same index
+    assert [n.text for n in first.numbers] == [n.text for n in NumberIndex(text).numbers]
+    big = "7 " * (_INDEXED_CHARS // 2 + 1)  # past the bound: built anew each time, never held
+    assert number_index(big) is not number_index(big)
+    assert len(number_index(big)) == len(NumberIndex(big))
