@@ -170,11 +170,10 @@ def _requirement_id(tab: Tab, text: str, step: int | None = None) -> str:
     return next(r.id for r in tab.requirements if fold_text(r.text) == norm)
 
 
-def _review_text(tab: Tab, rid: str, masked: str) -> tuple[str, dict[str, str]]:
-    """The review of requirement ``rid`` (shown with the masked text) and ``tab_show`` of each entry in it."""
-    review = tab.review()
-    (item,) = [i for i in review.items if i.requirement == rid]
-    req = tab.requirement(rid)
+def _review_text(tab: Tab, item: ReviewItem, masked: str) -> tuple[str, dict[str, str]]:
+    """The review row ``item`` of one requirement (shown with the masked text) and ``tab_show`` of each entry
+    in it."""
+    req = tab.requirement(item.requirement)
     assert req is not None
     shown_item = ReviewItem(item.requirement, masked, item.entries, item.candidates)
     shown_req = Requirement(req.id, masked)
@@ -207,12 +206,16 @@ def recovery_items(
         items = {item.index: item for item in t.task.rubric}
         task = task_text(t)
         task_index = NumberIndex(task)
+        asked = []  # every held value's requirement goes on the tab first, then one review serves them all
         for row in held.itertuples(index=False):
             item = items[int(row.rubric_index)]
             expected = _expected(t, item, str(row.value))
             masked, n_masked = mask_value(item.text, expected)
             rid = _requirement_id(r.tab, masked if review_query == "masked" else item.text)
-            review, opened = _review_text(r.tab, rid, masked)
+            asked.append((item, expected, masked, n_masked, rid))
+        reviewed = {i.requirement: i for i in r.tab.review().items}
+        for item, expected, masked, n_masked, rid in asked:
+            review, opened = _review_text(r.tab, reviewed[rid], masked)
             out.append(
                 RecoveryItem(
                     trajectory=t.id,
