@@ -17,6 +17,7 @@ label), ``subreason``, ``codebook_version``, ``rationale``, ``evidence`` (JSON t
 from __future__ import annotations
 
 import csv
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +132,12 @@ def _overlap(text: str, terms: set[str]) -> int:
     return len(terms & set(tokenize(text)))
 
 
+@functools.lru_cache(maxsize=1024)
+def _entry_terms(text: str) -> frozenset[str]:
+    """The tokens of a read-log entry (path and excerpt), kept for the next failed item of the same run."""
+    return frozenset(tokenize(text))
+
+
 def _relevant_lines(text: str, terms: set[str], limit: int) -> str:
     """The lines of ``text`` sharing most tokens with the item, in their own order, up to ``limit`` chars
     (the whole text when it fits)."""
@@ -175,7 +182,11 @@ def item_context(
     referred_entries |= {id(e) for entries in facts.glimpsed.values() for e in entries}
     entries = sorted(
         replay.tab.read_log,
-        key=lambda e: (id(e) not in referred_entries, -_overlap(e.path + " " + e.excerpt, terms), e.step),
+        key=lambda e: (
+            id(e) not in referred_entries,
+            -len(terms & _entry_terms(e.path + " " + e.excerpt)),
+            e.step,
+        ),
     )
     read_log = "\n\n".join(f"[{e.id}] step {e.step} {e.path} ({e.command})\n{e.excerpt}" for e in entries)
     listed = {path for path, _ in facts.listed.values()}

@@ -205,6 +205,12 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).casefold().strip()
 
 
+@functools.lru_cache(maxsize=8)
+def _fold_run_text(text: str) -> str:
+    """:func:`_fold` of all a run showed or delivered, kept while its items are looked at one by one."""
+    return _fold(text)
+
+
 def _clip(text: str, start: int = 0, end: int | None = None) -> str:
     """The text around ``[start, end)`` (or the head of the text), white space collapsed, at most
     :data:`EXCERPT_CHARS` characters, with ``…`` where it was cut."""
@@ -330,8 +336,8 @@ def _seen(
     return _Seen(
         rows=_value_rows(values, trajectory.id),
         files=files,
-        shown_text=_fold("\n".join(s.shown or "" for s in trajectory.steps)),
-        delivered_text=_fold("\n".join(t for _, t in files)),
+        shown_text=_fold_run_text("\n".join(s.shown or "" for s in trajectory.steps)),
+        delivered_text=_fold_run_text("\n".join(t for _, t in files)),
     )
 
 
