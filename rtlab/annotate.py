@@ -132,7 +132,7 @@ def _overlap(text: str, terms: set[str]) -> int:
     return len(terms & set(tokenize(text)))
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=128)
 def _entry_terms(text: str) -> frozenset[str]:
     """The tokens of a read-log entry (path and excerpt), kept for the next failed item of the same run."""
     return frozenset(tokenize(text))

@@ -205,7 +205,7 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).casefold().strip()
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=2)
 def _fold_run_text(text: str) -> str:
     """:func:`_fold` of all a run showed or delivered, kept while its items are looked at one by one."""
     return _fold(text)

@@ -350,11 +350,12 @@ class NumberIndex:
         return best
 
 
-_INDEXED_CHARS = 1 << 16
-"""Texts up to this long are kept by :func:`number_index` (a bound on what the cache can hold)."""
+_INDEXED_CHARS = 1 << 15
+"""Texts up to this long are kept by :func:`number_index`, 64 of them at most: what the cache holds stays
+bounded (a dense 32K-character table holds a few thousand numbers)."""
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=64)
 def _kept_index(text: str) -> NumberIndex:
     return NumberIndex(text)
 
