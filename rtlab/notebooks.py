@@ -15,6 +15,7 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notebooks", default=str(ROOT / "notebooks"), help="folder of notebooks")
     parser.add_argument("--only", nargs="*", help="run only notebooks whose name starts with one of these")
     parser.add_argument("--executed", help="write executed copies of the notebooks here")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="notebooks run at once, each in its own process (default 1)"
+    )
     args = parser.parse_args(argv)
 
     books = sorted(Path(args.notebooks).glob("[0-9]*.ipynb"))
@@ -145,18 +149,47 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no notebooks found in {args.notebooks}", file=sys.stderr)
         return 2
     values = {"DATA": str(Path(args.data).resolve()), "FIGURES": str(Path(args.figures).resolve())}
-    for book in books:
-        start = time.perf_counter()
+    executed = str(Path(args.executed).resolve()) if args.executed else None
+    if args.jobs <= 1 or len(books) == 1:
+        outcomes: Iterable[tuple[str, str, float]] = (_run_one(str(b), values, executed) for b in books)
+        return _report(books, outcomes, values["FIGURES"])
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawned, not forked: each worker starts kernels of its own, with no event loop or socket state inherited
+    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(_run_one, str(b), values, executed) for b in books]
         try:
-            run_notebook(book, values, executed=Path(args.executed) if args.executed else None)
-        except NotebookSkipped as exc:
-            print(f"skip {book.name}  ({exc.reason})")
-            continue
-        except NotebookFailure as exc:
-            print(f"FAILED {exc}", file=sys.stderr)
+            return _report(books, (f.result() for f in futures), values["FIGURES"])
+        finally:
+            for future in futures:  # after a failure, notebooks not yet started are not started
+                future.cancel()
+
+
+def _run_one(book: str, values: dict[str, str], executed: str | None) -> tuple[str, str, float]:
+    """Run one notebook: ``("ok" | "skip" | "failed", reason or error, seconds)`` (plain values, so that a worker
+    process can send them back)."""
+    start = time.perf_counter()
+    try:
+        run_notebook(Path(book), dict(values), executed=Path(executed) if executed else None)
+    except NotebookSkipped as exc:
+        return "skip", exc.reason, time.perf_counter() - start
+    except NotebookFailure as exc:
+        return "failed", str(exc), time.perf_counter() - start
+    return "ok", "", time.perf_counter() - start
+
+
+def _report(books: list[Path], outcomes: Iterable[tuple[str, str, float]], figures: str) -> int:
+    """Print each notebook's outcome in notebook order; stop at the first failure (exit status 1)."""
+    for book, (status, detail, seconds) in zip(books, outcomes, strict=False):
+        if status == "failed":
+            print(f"FAILED {detail}", file=sys.stderr)
             return 1
-        print(f"ok  {book.name}  ({time.perf_counter() - start:.1f}s)")
-    print(f"figures in {values['FIGURES']}")
+        if status == "skip":
+            print(f"skip {book.name}  ({detail})")
+        else:
+            print(f"ok  {book.name}  ({seconds:.1f}s)")
+    print(f"figures in {figures}")
     return 0
 
 

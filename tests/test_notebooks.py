@@ -120,3 +120,32 @@ def test_a_notebook_can_skip_with_a_reason(tmp_path: Path, capsys: pytest.Captur
     out = capsys.readouterr().out
     assert "skip 01_skips.ipynb  (no method labels)" in out
     assert "ok  02_runs.ipynb" in out and (figures / "02.txt").exists()
+
+
+def test_notebooks_run_in_parallel_and_report_in_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --jobs 2: notebooks run two at a time, each in a process of its own; outcomes are printed in notebook
+    # order whatever finishes first, and a failure is reported with its notebook and cell and ends the run
+    books = tmp_path / "books"
+    books.mkdir()
+    for name, body in (
+        ("01_slow.ipynb", "import time\ntime.sleep(2)\nopen(FIGURES + '/01.txt', 'w').write('x')"),
+        ("02_fast.ipynb", "open(FIGURES + '/02.txt', 'w').write('x')"),
+        ("03_skips.ipynb", "from rtlab.notebooks import skip_unless\nskip_unless(False, 'nothing to draw')"),
+        ("04_fails.ipynb", "raise ValueError('boom')"),
+    ):
+        nb = nbformat.v4.new_notebook()
+        params = nbformat.v4.new_code_cell("DATA = 'sim'\nFIGURES = '.'")
+        params.metadata["tags"] = ["parameters"]
+        nb.cells = [params, nbformat.v4.new_code_cell(body)]
+        nbformat.write(nb, books / name)
+    figures = tmp_path / "figures"
+    figures.mkdir()
+    args = ["--data", "x", "--figures", str(figures), "--notebooks", str(books), "--jobs", "2"]
+    assert run_all(args) == 1
+    captured = capsys.readouterr()
+    lines = [line.rsplit("  (", 1)[0] for line in captured.out.splitlines()]
+    assert lines == ["ok  01_slow.ipynb", "ok  02_fast.ipynb", "skip 03_skips.ipynb"]
+    assert "04_fails.ipynb: cell 2 failed" in captured.err and "boom" in captured.err
+    assert (figures / "01.txt").exists() and (figures / "02.txt").exists()
