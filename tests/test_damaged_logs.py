@@ -1,4 +1,4 @@
-"""Damaged logs: every way a copy of a real log is broken either still reads (and replays) or fails with
+"""Damaged logs: every way a copy of a real log is broken either still reads (replays, is diagnosed) or fails with
 rtlab's own error naming file, line and field; never a stray ``KeyError`` or ``TypeError`` from deep inside.
 
 Each case copies one run, damages one of its log files in one seeded way (cut short, a line replaced by
@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import REAL, ROOT
 
+from rtlab.diagnose import diagnose
 from rtlab.errors import RtlabError
 from rtlab.ingest import iter_units, read_unit
 from rtlab.replay import replay
@@ -119,6 +120,7 @@ def test_a_damaged_log_reads_or_fails_with_file_line_and_field(unit: Path, fmt: 
         try:
             for trajectory in read_unit(copy, fmt):
                 replay(trajectory, requirements="trajectory")
+                diagnose(trajectory)  # what was read also goes through the analyses
         except RtlabError as exc:
             # rtlab's own error: it names the damaged file, with a line number for JSON-lines logs
             assert target.name in str(exc), (kind, str(exc))
