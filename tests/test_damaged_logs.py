@@ -1,5 +1,5 @@
-"""Damaged logs: every way a copy of a real log is broken either still reads (replays, is diagnosed) or fails with
-rtlab's own error naming file, line and field; never a stray ``KeyError`` or ``TypeError`` from deep inside.
+"""Damaged logs: every way a copy of a real log is broken either still reads (and replays, and is diagnosed)
+or fails with rtlab's own error naming file, line and field; never a stray ``KeyError`` or ``TypeError``.
 
 Each case copies one run, damages one of its log files in one seeded way (cut short, a line replaced by
 broken JSON, invalid UTF-8 inserted, a field's value given another type or removed), then reads it as a batch
