@@ -284,34 +284,49 @@ def cmd_values(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from rtlab.diagnose import breakdown, diagnose, label_to_dict
+    from rtlab.diagnose import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
+    from rtlab.replay import ReplayOptions, replay_paths
 
-    result = _ingest(args)
+    if args.clip is not None:
+        from rtlab.clipping import get_policy
+
+        get_policy(args.clip)  # an unknown name fails before any work
+    # Each unit is read, replayed and diagnosed where it is (a worker with --jobs); only the label rows come back
+    rows: list[dict[str, Any]] = []
+    failed = False
+    options = ReplayOptions(format=args.format, clip=args.clip)
+    for done, failures in replay_paths(
+        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=diagnosis_rows
+    ):
+        for f in failures:
+            print(
+                f"rtlab: skipped {f.path}" + (f" [{f.trajectory}]" if f.trajectory else "") + f": {f.error}",
+                file=sys.stderr,
+            )
+        failed = failed or bool(failures)
+        for unit_rows in done:
+            rows += unit_rows
     if args.breakdown:
-        from rtlab.diagnose import diagnose_frame
-
         by = [c.strip() for c in args.by.split(",") if c.strip()]
-        table = breakdown(diagnose_frame(result.trajectories), by, level=args.level)
+        table = breakdown(labels_frame(rows), by, level=args.level)
         if args.json:
             for row in table.to_dict(orient="records"):
                 print(json.dumps(_json_safe(row), ensure_ascii=False, default=str))
         else:
             print(table.to_string(index=False) if len(table) else "no failed rubric items")
-        return EXIT_PARTIAL if result.failures else 0
-    n = 0
-    for t in result.trajectories:
-        for label in diagnose(t):
-            n += 1
-            if args.json:
-                print(json.dumps(_json_safe(label_to_dict(label)), ensure_ascii=False, default=str))
-            else:
-                where = label.evidence[0] if label.evidence else {}
-                cite = f"  [{where.get('path')} step {where.get('step')}]" if where else ""
-                kind = label.category + (f"/{label.subreason}" if label.subreason else "")
-                print(f"{t.id} #{label.rubric_index}: {kind}{cite}\n    {label.rationale}")
+        return EXIT_PARTIAL if failed else 0
+    for row in rows:
+        if args.json:
+            label = {k: row[k] for k in LABEL_FIELDS}
+            print(json.dumps(_json_safe(label), ensure_ascii=False, default=str))
+        else:
+            where = row["evidence"][0] if row["evidence"] else {}
+            cite = f"  [{where.get('path')} step {where.get('step')}]" if where else ""
+            kind = row["category"] + (f"/{row['subreason']}" if row["subreason"] else "")
+            print(f"{row['trajectory']} #{row['rubric_index']}: {kind}{cite}\n    {row['rationale']}")
     if not args.json:
-        print(f"{n} failed rubric items labelled")
-    return EXIT_PARTIAL if result.failures else 0
+        print(f"{len(rows)} failed rubric items labelled")
+    return EXIT_PARTIAL if failed else 0
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
@@ -548,6 +563,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--by", default="method", help="grouping for --breakdown (comma-separated; '' for overall)"
     )
     p.add_argument("--level", choices=("category", "subreason"), default="category")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.set_defaults(func=cmd_diagnose)
 
     p = sub.add_parser(

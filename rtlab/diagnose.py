@@ -747,7 +747,6 @@ def diagnose_frame(
 ) -> pd.DataFrame:
     """One row per failed rubric item of every trajectory: the label plus the trajectory's grouping columns
     (task, benchmark, model, method, variant, run) for :func:`breakdown`."""
-    import pandas as pd
 
     from rtlab.replay import replay as run_replay
 
@@ -762,26 +761,52 @@ def diagnose_frame(
     none = values.iloc[0:0]
     rows = []
     for t, r in zip(trajectories, replays, strict=True):
-        types = {i.index: i.type for i in t.task.rubric} if t.task else {}
-        for label in diagnose(t, r, by_trajectory.get(t.id, none)):
-            rows.append(
-                {
-                    **label_to_dict(label),
-                    "task_id": t.task_id,
-                    "benchmark": t.benchmark,
-                    "model": t.model,
-                    "method": t.method,
-                    "variant": t.variant,
-                    "run": t.run,
-                    "rubric_type": types.get(label.rubric_index),
-                    "n_evidence": len(label.evidence),
-                }
-            )
-    frame = pd.DataFrame(rows, columns=LABEL_COLUMNS)
+        rows += _label_rows(t, diagnose(t, r, by_trajectory.get(t.id, none)))
+    return labels_frame(rows)
+
+
+def _label_rows(t: Trajectory, labels: list[Label]) -> list[dict[str, Any]]:
+    """Each label as a row of :func:`diagnose_frame`: the label plus the trajectory's grouping columns."""
+    types = {i.index: i.type for i in t.task.rubric} if t.task else {}
+    return [
+        {
+            **label_to_dict(label),
+            "task_id": t.task_id,
+            "benchmark": t.benchmark,
+            "model": t.model,
+            "method": t.method,
+            "variant": t.variant,
+            "run": t.run,
+            "rubric_type": types.get(label.rubric_index),
+            "n_evidence": len(label.evidence),
+        }
+        for label in labels
+    ]
+
+
+def labels_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """:func:`diagnose_frame`'s table from its rows (e.g. rows that :func:`diagnosis_rows` made in worker
+    processes)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=LABEL_COLUMNS)
     frame["subreason"] = pd.Series(
         [r["subreason"] for r in rows], index=frame.index, dtype=object
     )  # None, not NaN
     return frame
+
+
+def diagnosis_rows(replay: Replay) -> list[dict[str, Any]]:
+    """The :func:`diagnose_frame` rows of the trajectory ``replay`` replayed (``replay.trajectory``): what a
+    worker of :func:`rtlab.replay.replay_paths` sends back (``each=diagnosis_rows``)."""
+    t = replay.trajectory
+    if t is None:
+        raise ValueError(f"{replay.trajectory_id}: the replay does not hold its trajectory")
+    return _label_rows(t, diagnose(t, replay))
+
+
+LABEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Label))
+"""The keys of :func:`label_to_dict`, in order: a label row less the grouping columns."""
 
 
 def breakdown(

@@ -62,6 +62,11 @@ class Replay:
     finish_check: str | None = None
     model_kept: list[dict[str, Any]] = field(default_factory=list)
     """The agent's own plan / todo-list updates (e.g. Codex ``todo_list``), reported beside the tab."""
+    trajectory: Trajectory | None = field(default=None, repr=False, compare=False)
+    """The trajectory replayed (for analyses that need both); not kept when a replay is pickled."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "trajectory": None}  # a worker sends back the tab, not the whole run again
 
 
 def task_text(trajectory: Trajectory) -> str:
@@ -96,7 +101,7 @@ def replay(
         for item in trajectory.task.rubric:
             env.tab.add(item.text)  # oracle requirements: stated by no step of the agent
 
-    result = Replay(trajectory.id, requirements, config, env.tab)
+    result = Replay(trajectory.id, requirements, config, env.tab, trajectory=trajectory)
     for step in trajectory.steps:
         if until is not None and step.index > until:
             break

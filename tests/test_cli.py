@@ -142,6 +142,17 @@ def test_diagnose_json_and_breakdown(capsys) -> None:
     assert sum(r["lost"] for r in rows) == 2 and {r["method"] for r in rows} == {"plain"}
 
 
+def test_diagnose_in_worker_processes_prints_what_one_process_prints(capsys) -> None:
+    # --jobs 2: each unit is read, replayed and diagnosed in a worker; the labels come back in unit order
+    paths = [str(ROOT / "data" / "sample"), str(ROOT / "tests" / "fixtures" / "runningtab")]
+    for extra in (["--json"], ["--breakdown", "--by", "method,model", "--json"], []):
+        assert main(["diagnose", *paths, *extra]) == 0
+        serial = capsys.readouterr().out
+        assert main(["diagnose", *paths, *extra, "--jobs", "2"]) == 0
+        assert capsys.readouterr().out == serial
+    assert "failed rubric items labelled" in serial
+
+
 def test_annotate_with_the_simulated_model_then_agree(tmp_path: Path, capsys) -> None:
     import pandas as pd
 

@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from rtlab.codebook import CATEGORIES, CODEBOOK_VERSION, load_codebook
 from rtlab.diagnose import (
@@ -538,3 +539,21 @@ def test_a_quoted_name_the_deliverable_replaced_is_a_distortion() -> None:
     never_shown = facts("No evidence of Project Wagtail.", {"absent": ["no evidence"]})
     never_shown.quotes_shown = [False]
     assert decide(never_shown)[:2] == ("R12", "other")
+
+
+def test_diagnosis_rows_are_the_frame_rows_of_the_replayed_trajectory() -> None:
+    # what a worker sends back with replay_paths(each=diagnosis_rows): the rows diagnose_frame makes, and a
+    # pickled replay leaves its trajectory behind (the worker already used it)
+    import pickle
+
+    from rtlab.diagnose import diagnose_frame, diagnosis_rows, labels_frame
+    from rtlab.ingest import ingest
+    from rtlab.replay import replay
+
+    runs = ingest([ROOT / "data" / "sample"]).trajectories
+    replays = [replay(t) for t in runs]
+    rows = [row for r in replays for row in diagnosis_rows(r)]
+    assert len(rows) == 2
+    pd.testing.assert_frame_equal(labels_frame(rows), diagnose_frame(runs))
+    assert replays[0].trajectory is runs[0]
+    assert pickle.loads(pickle.dumps(replays[0])).trajectory is None
