@@ -123,6 +123,7 @@ def _replay_options(args: argparse.Namespace):
         requirements=args.requirements,
         workspace=args.workspace,
         agent_root=args.agent_root,
+        join=not args.no_join,
     )
 
 
@@ -180,7 +181,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from rtlab.summary import format_step
 
     options = _replay_options(args)
-    result = ingest(args.paths, format=args.format, clip=args.clip, strict=True)
+    result = ingest(args.paths, format=args.format, clip=args.clip, strict=True, join=options.join)
     pool = [t for t in result.trajectories if args.id is None or t.id == args.id]
     if not pool:
         known = ", ".join(t.id for t in result.trajectories[:10])
@@ -294,7 +295,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     # Each unit is read, replayed and diagnosed where it is (a worker with --jobs); only the label rows come back
     rows: list[dict[str, Any]] = []
     failed = False
-    options = ReplayOptions(format=args.format, clip=args.clip)
+    options = ReplayOptions(format=args.format, clip=args.clip, join=not args.no_join)
     for done, failures in replay_paths(
         args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=diagnosis_rows
     ):

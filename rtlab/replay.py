@@ -333,6 +333,8 @@ class ReplayOptions:
     requirements: RequirementSource = "none"
     workspace: str | None = None
     agent_root: str | None = None
+    join: bool = True
+    """Join each trajectory with the benchmark files found beside it (tasks, rubrics, judge results)."""
 
 
 def agent_root_for(trajectory: Trajectory) -> str | None:
@@ -369,7 +371,7 @@ def _replay_unit(
     from rtlab.ingest import read_unit
 
     try:
-        trajectories = read_unit(Path(unit), fmt, clip=options.clip)
+        trajectories = read_unit(Path(unit), fmt, clip=options.clip, join=options.join)
     except Exception as exc:  # reported, and the batch goes on
         return [], [ReplayFailure(unit, None, _describe(exc))]
     done: list[Any] = []

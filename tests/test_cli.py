@@ -151,6 +151,9 @@ def test_diagnose_in_worker_processes_prints_what_one_process_prints(capsys) -> 
         assert main(["diagnose", *paths, *extra, "--jobs", "2"]) == 0
         assert capsys.readouterr().out == serial
     assert "failed rubric items labelled" in serial
+    # --no-join: no judge results joined, so no failed items to label (the flag used to be ignored)
+    assert main(["diagnose", paths[0], "--no-join"]) == 0
+    assert capsys.readouterr().out.strip() == "0 failed rubric items labelled"
 
 
 def test_annotate_with_the_simulated_model_then_agree(tmp_path: Path, capsys) -> None:
