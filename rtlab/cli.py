@@ -263,10 +263,10 @@ def _json_safe(obj):
 
 
 def cmd_values(args: argparse.Namespace) -> int:
-    from rtlab.values import value_records, value_summary, values_frame
+    from rtlab.values import value_records, value_rows, value_summary, values_table
 
-    result = _ingest(args)
-    frame = values_frame(result.trajectories)
+    rows, failed = _rows_per_run(args, value_rows)
+    frame = values_table(rows)
     if args.summary:
         print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False, allow_nan=False))
     elif args.json:
@@ -281,23 +281,23 @@ def cmd_values(args: argparse.Namespace) -> int:
                 frame[cols].to_string(index=False) if len(frame) else "no distinctive values in these rubrics"
             )
         print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False))
-    return EXIT_PARTIAL if result.failures else 0
+    return EXIT_PARTIAL if failed else 0
 
 
-def cmd_diagnose(args: argparse.Namespace) -> int:
-    from rtlab.diagnose import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
+def _rows_per_run(args: argparse.Namespace, each: Any) -> tuple[list[dict[str, Any]], bool]:
+    """``each(replay)``'s rows for every run under ``args.paths``, in order: each unit read, replayed (default
+    tab) and turned into rows where it is (a worker with ``--jobs``); unreadable units reported, not fatal."""
     from rtlab.replay import ReplayOptions, replay_paths
 
     if args.clip is not None:
         from rtlab.clipping import get_policy
 
         get_policy(args.clip)  # an unknown name fails before any work
-    # Each unit is read, replayed and diagnosed where it is (a worker with --jobs); only the label rows come back
     rows: list[dict[str, Any]] = []
     failed = False
     options = ReplayOptions(format=args.format, clip=args.clip, join=not args.no_join)
     for done, failures in replay_paths(
-        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=diagnosis_rows
+        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=each
     ):
         for f in failures:
             print(
@@ -307,6 +307,13 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         failed = failed or bool(failures)
         for unit_rows in done:
             rows += unit_rows
+    return rows, failed
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from rtlab.diagnose import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
+
+    rows, failed = _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
     if args.breakdown:
         by = [c.strip() for c in args.by.split(",") if c.strip()]
         table = breakdown(labels_frame(rows), by, level=args.level)
@@ -547,6 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     p.add_argument("--summary", action="store_true", help="only the summary shares, as one JSON object")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.set_defaults(func=cmd_values)
 
     p = sub.add_parser(

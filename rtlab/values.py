@@ -88,8 +88,10 @@ __all__ = [
     "expected_values",
     "file_text",
     "value_records",
+    "value_rows",
     "value_summary",
     "values_frame",
+    "values_table",
 ]
 
 COLUMNS = [
@@ -428,34 +430,53 @@ def values_frame(
     ``replays`` is a sequence aligned with ``trajectories`` or a mapping by trajectory id; missing ones are
     replayed with the default tab (``rtlab.replay.replay``).
     """
-    import pandas as pd
-
     rows: list[dict[str, Any]] = []
     for position, t in enumerate(trajectories):
-        rubric = t.task.rubric if t.task is not None else []
-        items = [(item, item_values(t.task, item)) for item in rubric]
-        values = [(item, v) for item, vs in items for v in vs]
-        if not values:
-            continue
-        verdicts = {r.index: r.passed for r in t.judgement.items} if t.judgement is not None else {}
-        found = _locate(t, _replay_for(t, position, replays), [v for _, v in values])
-        delivered = NumberIndex(deliverable_text(t))
-        for (item, value), where in zip(values, found, strict=True):
-            rows.append(
-                {
-                    "trajectory": t.id,
-                    "rubric_index": item.index,
-                    "passed": verdicts.get(item.index, pd.NA),
-                    "value": value.text,
-                    "number": value.value,
-                    "shown": where.shown_step is not None,
-                    "shown_step": where.shown_step if where.shown_step is not None else pd.NA,
-                    "shown_path": where.shown_path if where.shown_path is not None else pd.NA,
-                    "delivered": delivered.find(value) is not None,
-                    "held": where.held,
-                }
-            )
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+        rows += _rows(t, _replay_for(t, position, replays))
+    return values_table(rows)
+
+
+def value_rows(replay: Replay) -> list[dict[str, Any]]:
+    """The :func:`values_frame` rows of the trajectory ``replay`` replayed (``replay.trajectory``): what a
+    worker of :func:`rtlab.replay.replay_paths` sends back (``each=value_rows``)."""
+    if replay.trajectory is None:
+        raise ValueError(f"{replay.trajectory_id}: the replay does not hold its trajectory")
+    return _rows(replay.trajectory, replay)
+
+
+def _rows(t: Trajectory, r: Replay) -> list[dict[str, Any]]:
+    import pandas as pd
+
+    rubric = t.task.rubric if t.task is not None else []
+    items = [(item, item_values(t.task, item)) for item in rubric]
+    values = [(item, v) for item, vs in items for v in vs]
+    if not values:
+        return []
+    verdicts = {res.index: res.passed for res in t.judgement.items} if t.judgement is not None else {}
+    found = _locate(t, r, [v for _, v in values])
+    delivered = NumberIndex(deliverable_text(t))
+    return [
+        {
+            "trajectory": t.id,
+            "rubric_index": item.index,
+            "passed": verdicts.get(item.index, pd.NA),
+            "value": value.text,
+            "number": value.value,
+            "shown": where.shown_step is not None,
+            "shown_step": where.shown_step if where.shown_step is not None else pd.NA,
+            "shown_path": where.shown_path if where.shown_path is not None else pd.NA,
+            "delivered": delivered.find(value) is not None,
+            "held": where.held,
+        }
+        for (item, value), where in zip(values, found, strict=True)
+    ]
+
+
+def values_table(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """:func:`values_frame`'s typed table from its rows (e.g. rows :func:`value_rows` made in worker processes)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=COLUMNS)
     return frame.astype(
         {
             "trajectory": "string",

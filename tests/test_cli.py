@@ -142,7 +142,7 @@ def test_diagnose_json_and_breakdown(capsys) -> None:
     assert sum(r["lost"] for r in rows) == 2 and {r["method"] for r in rows} == {"plain"}
 
 
-def test_diagnose_in_worker_processes_prints_what_one_process_prints(capsys) -> None:
+def test_diagnose_and_values_in_worker_processes_print_what_one_process_prints(capsys) -> None:
     # --jobs 2: each unit is read, replayed and diagnosed in a worker; the labels come back in unit order
     paths = [str(ROOT / "data" / "sample"), str(ROOT / "tests" / "fixtures" / "runningtab")]
     for extra in (["--json"], ["--breakdown", "--by", "method,model", "--json"], []):
@@ -151,6 +151,11 @@ def test_diagnose_in_worker_processes_prints_what_one_process_prints(capsys) -> 
         assert main(["diagnose", *paths, *extra, "--jobs", "2"]) == 0
         assert capsys.readouterr().out == serial
     assert "failed rubric items labelled" in serial
+    for extra in (["--json"], ["--summary"], []):  # rtlab values the same way
+        assert main(["values", *paths, *extra]) == 0
+        serial = capsys.readouterr().out
+        assert main(["values", *paths, *extra, "--jobs", "2"]) == 0
+        assert capsys.readouterr().out == serial
     # --no-join: no judge results joined, so no failed items to label (the flag used to be ignored)
     assert main(["diagnose", paths[0], "--no-join"]) == 0
     assert capsys.readouterr().out.strip() == "0 failed rubric items labelled"

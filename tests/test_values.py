@@ -646,3 +646,17 @@ def test_value_summary_empty() -> None:
         s = value_summary(pd.DataFrame({c: pd.Series([], dtype=object) for c in COLUMNS}))
     assert s["values"] == 0 and s["shown"] == 0
     assert math.isnan(s["share_shown_missing"]) and math.isnan(s["share_missing_held"])
+
+
+def test_value_rows_are_the_frame_rows_of_the_replayed_trajectory() -> None:
+    # what a worker sends back with replay_paths(each=value_rows): values_frame's rows, typed the same way
+    from conftest import ROOT
+
+    from rtlab.ingest import ingest
+    from rtlab.replay import replay
+    from rtlab.values import value_rows, values_frame, values_table
+
+    runs = ingest([ROOT / "data" / "sample"]).trajectories
+    rows = [row for t in runs for row in value_rows(replay(t))]
+    pd.testing.assert_frame_equal(values_table(rows), values_frame(runs))
+    assert len(rows) > 0
