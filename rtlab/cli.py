@@ -146,11 +146,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for done, failed in replay_paths(
         args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=each
     ):
-        for f in failed:
-            print(
-                f"rtlab: skipped {f.path}" + (f" [{f.trajectory}]" if f.trajectory else "") + f": {f.error}",
-                file=sys.stderr,
-            )
+        _report_skipped(failed)
         failures.extend(failed)
         if args.out:
             replays.extend(done)
@@ -284,6 +280,13 @@ def cmd_values(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if failed else 0
 
 
+def _report_skipped(failures: Sequence[Any]) -> None:
+    """One line on stderr per run that could not be read or replayed (the batch goes on)."""
+    for f in failures:
+        where = f" [{f.trajectory}]" if f.trajectory else ""
+        print(f"rtlab: skipped {f.path}{where}: {f.error}", file=sys.stderr)
+
+
 def _rows_per_run(args: argparse.Namespace, each: Any) -> tuple[list[dict[str, Any]], bool]:
     """``each(replay)``'s rows for every run under ``args.paths``, in order: each unit read, replayed (default
     tab) and turned into rows where it is (a worker with ``--jobs``); unreadable units reported, not fatal."""
@@ -299,11 +302,7 @@ def _rows_per_run(args: argparse.Namespace, each: Any) -> tuple[list[dict[str, A
     for done, failures in replay_paths(
         args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=each
     ):
-        for f in failures:
-            print(
-                f"rtlab: skipped {f.path}" + (f" [{f.trajectory}]" if f.trajectory else "") + f": {f.error}",
-                file=sys.stderr,
-            )
+        _report_skipped(failures)
         failed = failed or bool(failures)
         for unit_rows in done:
             rows += unit_rows

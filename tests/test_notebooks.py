@@ -99,21 +99,27 @@ def test_a_run_leaves_no_kernel_behind(tmp_path: Path, monkeypatch: pytest.Monke
     assert list(temp.iterdir()) == []
 
 
-def test_a_notebook_can_skip_with_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def _books(tmp_path: Path, bodies: dict[str, str]) -> Path:
+    """A folder of two-cell notebooks: the parameters cell, then ``bodies[name]``."""
     books = tmp_path / "books"
     books.mkdir()
-    for name, body in (
-        (
-            "01_skips.ipynb",
-            "from rtlab.notebooks import skip_unless\nskip_unless(DATA == 'sim', 'no method labels')",
-        ),
-        ("02_runs.ipynb", "open(FIGURES + '/02.txt', 'w').write('x')"),
-    ):
+    for name, body in bodies.items():
         nb = nbformat.v4.new_notebook()
         params = nbformat.v4.new_code_cell("DATA = 'sim'\nFIGURES = '.'")
         params.metadata["tags"] = ["parameters"]
         nb.cells = [params, nbformat.v4.new_code_cell(body)]
         nbformat.write(nb, books / name)
+    return books
+
+
+def test_a_notebook_can_skip_with_a_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    books = _books(
+        tmp_path,
+        {
+            "01_skips.ipynb": "from rtlab.notebooks import skip_unless\nskip_unless(DATA == 'sim', 'no method labels')",
+            "02_runs.ipynb": "open(FIGURES + '/02.txt', 'w').write('x')",
+        },
+    )
     figures = tmp_path / "figures"
     figures.mkdir()
     assert run_all(["--data", "real", "--figures", str(figures), "--notebooks", str(books)]) == 0
@@ -127,19 +133,15 @@ def test_notebooks_run_in_parallel_and_report_in_order(
 ) -> None:
     # --jobs 2: notebooks run two at a time, each in a process of its own; outcomes are printed in notebook
     # order whatever finishes first, and a failure is reported with its notebook and cell and ends the run
-    books = tmp_path / "books"
-    books.mkdir()
-    for name, body in (
-        ("01_slow.ipynb", "import time\ntime.sleep(2)\nopen(FIGURES + '/01.txt', 'w').write('x')"),
-        ("02_fast.ipynb", "open(FIGURES + '/02.txt', 'w').write('x')"),
-        ("03_skips.ipynb", "from rtlab.notebooks import skip_unless\nskip_unless(False, 'nothing to draw')"),
-        ("04_fails.ipynb", "raise ValueError('boom')"),
-    ):
-        nb = nbformat.v4.new_notebook()
-        params = nbformat.v4.new_code_cell("DATA = 'sim'\nFIGURES = '.'")
-        params.metadata["tags"] = ["parameters"]
-        nb.cells = [params, nbformat.v4.new_code_cell(body)]
-        nbformat.write(nb, books / name)
+    books = _books(
+        tmp_path,
+        {
+            "01_slow.ipynb": "import time\ntime.sleep(2)\nopen(FIGURES + '/01.txt', 'w').write('x')",
+            "02_fast.ipynb": "open(FIGURES + '/02.txt', 'w').write('x')",
+            "03_skips.ipynb": "from rtlab.notebooks import skip_unless\nskip_unless(False, 'nothing to draw')",
+            "04_fails.ipynb": "raise ValueError('boom')",
+        },
+    )
     figures = tmp_path / "figures"
     figures.mkdir()
     args = ["--data", "x", "--figures", str(figures), "--notebooks", str(books), "--jobs", "2"]
