@@ -17,7 +17,6 @@ label), ``subreason``, ``codebook_version``, ``rationale``, ``evidence`` (JSON t
 from __future__ import annotations
 
 import csv
-import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtlab.codebook import CATEGORIES, Codebook, load_codebook
-from rtlab.diagnose import deliverable_files, diagnose, failed_items, item_facts
+from rtlab.diagnose import RunEvidence, diagnose, failed_items, item_facts, run_evidence
 from rtlab.errors import ReaderError
 from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
 from rtlab.text import tokenize
@@ -132,12 +131,6 @@ def _overlap(text: str, terms: set[str]) -> int:
     return len(terms & set(tokenize(text)))
 
 
-@functools.lru_cache(maxsize=128)
-def _entry_terms(text: str) -> frozenset[str]:
-    """The tokens of a read-log entry (path and excerpt), kept for the next failed item of the same run."""
-    return frozenset(tokenize(text))
-
-
 def _relevant_lines(text: str, terms: set[str], limit: int) -> str:
     """The lines of ``text`` sharing most tokens with the item, in their own order, up to ``limit`` chars
     (the whole text when it fits)."""
@@ -172,8 +165,23 @@ def item_context(
 ) -> ItemContext:
     """The prompt parts of rubric item ``index``: task, item, judge evidence, deliverable lines sharing words
     with the item, and the replay's read-log entries and candidates (the item's referred files first)."""
-    delivered = delivered if delivered is not None else deliverable_files(trajectory)
-    facts = item_facts(trajectory, index, replay, None, codebook=codebook, delivered=delivered)
+    run = _run(trajectory, replay, delivered)
+    return _item_context(
+        trajectory, index, replay, run, codebook=codebook, deliverable_chars=deliverable_chars
+    )
+
+
+def _item_context(
+    trajectory: Trajectory,
+    index: int,
+    replay: Replay,
+    run: _Run,
+    *,
+    codebook: Codebook | None,
+    deliverable_chars: int = 6_000,
+) -> ItemContext:
+    delivered = run.evidence.files
+    facts = item_facts(trajectory, index, replay, None, codebook=codebook, run=run.evidence)
     terms = set(tokenize(facts.text))
     per_file = max(MIN_PART, deliverable_chars // max(1, len(delivered)))
     deliverable = "\n\n".join(f"### {p}\n{_relevant_lines(t, terms, per_file)}" for p, t in delivered)
@@ -184,7 +192,7 @@ def item_context(
         replay.tab.read_log,
         key=lambda e: (
             id(e) not in referred_entries,
-            -len(terms & _entry_terms(e.path + " " + e.excerpt)),
+            -len(terms & run.entry_terms[e.id]),
             e.step,
         ),
     )
@@ -225,9 +233,25 @@ def item_contexts(
         if not indices:
             continue
         r = replays[i] if replays is not None else run_replay(t)
-        delivered = deliverable_files(t)
-        out += [item_context(t, k, r, codebook=codebook, delivered=delivered) for k in indices]
+        run = _run(t, r, None)
+        out += [_item_context(t, k, r, run, codebook=codebook) for k in indices]
     return out
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every item context of one run shares: its :func:`run_evidence` and its read-log entries' tokens."""
+
+    evidence: RunEvidence
+    entry_terms: dict[str, frozenset[str]]
+    """Read-log entry id -> the tokens of its path and excerpt."""
+
+
+def _run(trajectory: Trajectory, replay: Replay, delivered: list[tuple[str, str]] | None) -> _Run:
+    return _Run(
+        run_evidence(trajectory, delivered=delivered),
+        {e.id: frozenset(tokenize(e.path + " " + e.excerpt)) for e in replay.tab.read_log},
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------

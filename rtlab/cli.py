@@ -6,8 +6,11 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rtlab.replay import Replay
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
@@ -287,7 +290,9 @@ def _report_skipped(failures: Sequence[Any]) -> None:
         print(f"rtlab: skipped {f.path}{where}: {f.error}", file=sys.stderr)
 
 
-def _rows_per_run(args: argparse.Namespace, each: Any) -> tuple[list[dict[str, Any]], bool]:
+def _rows_per_run(
+    args: argparse.Namespace, each: Callable[[Replay], list[dict[str, Any]]]
+) -> tuple[list[dict[str, Any]], bool]:
     """``each(replay)``'s rows for every run under ``args.paths``, in order: each unit read, replayed (default
     tab) and turned into rows where it is (a worker with ``--jobs``); unreadable units reported, not fatal."""
     from rtlab.replay import ReplayOptions, replay_paths

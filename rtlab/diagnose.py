@@ -205,12 +205,6 @@ def _fold(text: str) -> str:
     return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).casefold().strip()
 
 
-@functools.lru_cache(maxsize=2)
-def _fold_run_text(text: str) -> str:
-    """:func:`_fold` of all a run showed or delivered, kept while its items are looked at one by one."""
-    return _fold(text)
-
-
 def _clip(text: str, start: int = 0, end: int | None = None) -> str:
     """The text around ``[start, end)`` (or the head of the text), white space collapsed, at most
     :data:`EXCERPT_CHARS` characters, with ``…`` where it was cut."""
@@ -316,28 +310,32 @@ def _value_rows(values: pd.DataFrame | None, trajectory_id: str) -> dict[int, li
 
 
 @dataclass(frozen=True)
-class _Seen:
-    """What every item of one trajectory is checked against: computed once per trajectory."""
+class RunEvidence:
+    """What every failed item of one run is checked against, computed once per run (:func:`run_evidence`)."""
 
     rows: dict[int, list[dict[str, Any]]]
     """The values frame's rows by rubric item."""
     files: list[tuple[str, str]]
-    """The deliverable's files and the final message."""
+    """The deliverable's files and the final message (:func:`deliverable_files`)."""
     shown_text: str
     """Everything the agent was shown, folded."""
     delivered_text: str
     """Everything it delivered, folded."""
 
 
-def _seen(
-    trajectory: Trajectory, values: pd.DataFrame | None, delivered: list[tuple[str, str]] | None
-) -> _Seen:
+def run_evidence(
+    trajectory: Trajectory,
+    values: pd.DataFrame | None = None,
+    *,
+    delivered: list[tuple[str, str]] | None = None,
+) -> RunEvidence:
+    """:class:`RunEvidence` of ``trajectory`` (``values``: a values frame holding its rows, if any)."""
     files = delivered if delivered is not None else deliverable_files(trajectory)
-    return _Seen(
+    return RunEvidence(
         rows=_value_rows(values, trajectory.id),
         files=files,
-        shown_text=_fold_run_text("\n".join(s.shown or "" for s in trajectory.steps)),
-        delivered_text=_fold_run_text("\n".join(t for _, t in files)),
+        shown_text=_fold("\n".join(s.shown or "" for s in trajectory.steps)),
+        delivered_text=_fold("\n".join(t for _, t in files)),
     )
 
 
@@ -363,15 +361,13 @@ def item_facts(
     *,
     codebook: Codebook | None = None,
     delivered: list[tuple[str, str]] | None = None,
+    run: RunEvidence | None = None,
 ) -> ItemFacts:
-    """The codebook's features for rubric item ``index`` (see ``codebook_v1.json``, "features")."""
-    return _item_facts(
-        trajectory, index, replay, _seen(trajectory, values, delivered), codebook or load_codebook()
-    )
-
-
-def _item_facts(trajectory: Trajectory, index: int, replay: Replay, seen: _Seen, cb: Codebook) -> ItemFacts:
-    lex = cb.lexicon
+    """The codebook's features for rubric item ``index`` (see ``codebook_v1.json``, "features"). ``run``, the
+    run's :func:`run_evidence` when several of its items are looked at, stands for ``values`` and
+    ``delivered``."""
+    seen = run if run is not None else run_evidence(trajectory, values, delivered=delivered)
+    lex = (codebook or load_codebook()).lexicon
     item = next((r for r in trajectory.task.rubric if r.index == index), None) if trajectory.task else None
     text = item.text if item is not None else ""
     result = (
@@ -694,10 +690,10 @@ def diagnose(
         from rtlab.values import values_frame
 
         values = values_frame([trajectory], [replay])
-    seen = _seen(trajectory, values, None)
+    run = run_evidence(trajectory, values)
     labels = []
     for index in indices:
-        facts = _item_facts(trajectory, index, replay, seen, cb)
+        facts = item_facts(trajectory, index, replay, None, codebook=cb, run=run)
         rule, category, subreason, rationale = decide(facts)
         labels.append(
             Label(
