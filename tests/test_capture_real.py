@@ -285,8 +285,8 @@ def test_without_the_workspace_the_structure_still_names_the_bulletins(real: Pat
 # the whole corpus
 
 
-def test_capture_never_fails_on_any_real_step(real: Path) -> None:
-    result = ingest([real])
+def test_capture_never_fails_on_any_real_step(real_pinned: list[Path]) -> None:
+    result = ingest(real_pinned)
     assert len(result.trajectories) == 56 and not result.failures
     steps = 0
     for t in result.trajectories:

@@ -719,10 +719,12 @@ def test_sniff_big_files_by_their_first_element(oa: Path, monkeypatch: pytest.Mo
     )
 
 
-def test_sniff_claims_no_real_file_of_other_formats(real: Path) -> None:
-    candidates = sorted(p for p in real.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+def test_sniff_claims_no_real_file_of_other_formats(real_pinned: list[Path]) -> None:
+    candidates = sorted(
+        p for r in real_pinned for p in r.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")
+    )
     assert len(candidates) == 167
     claimed = [p for p in candidates if openai_chat.sniff(p) or openai_responses.sniff(p)]
     assert claimed == []
-    folders = [p for p in real.rglob("*") if p.is_dir()]
+    folders = [p for r in real_pinned for p in r.rglob("*") if p.is_dir()]
     assert not any(openai_chat.sniff(d) or openai_responses.sniff(d) for d in folders)

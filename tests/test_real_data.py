@@ -13,8 +13,8 @@ from rtlab.model import trajectory_from_dict, trajectory_to_dict
 
 
 @pytest.fixture(scope="module")
-def everything(real: Path):
-    return ingest([real])
+def everything(real_pinned: list[Path]):
+    return ingest(real_pinned)
 
 
 def test_every_real_trajectory_ingests(everything) -> None:
