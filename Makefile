@@ -36,7 +36,7 @@ $(SIM)/README_SIMULATED.md: $(SIM_CONFIG) $(wildcard rtlab/synth/*.py) | $(STAMP
 synth: $(SIM)/README_SIMULATED.md
 
 figures: $(STAMP) $(if $(filter $(SIM),$(DATA)),$(SIM)/README_SIMULATED.md)
-	$(BIN)/python -m rtlab.notebooks --data $(DATA) --figures $(FIGURES) --jobs $(JOBS)
+	$(BIN)/python -m rtlab.figures --data $(DATA) --figures $(FIGURES) --jobs $(JOBS)
 
 bench: $(STAMP) synth
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -3,9 +3,9 @@
     python bench/annotate.py [--latency 0.05] [--workers 1,2,4,8,16,32] [--per-worker 32] [--short 8]
                              [--cached 5000] [--transport auto|aiohttp|httpx]
 
-The server (:class:`rtlab.testing.SimulatedServer`) runs in a child process, as an endpoint would, so its
+The server (:class:`rtlab.llm._simulated.SimulatedServer`) runs in a child process, as an endpoint would, so its
 threads do not share the client's interpreter lock. Each level sends ``--per-worker`` x workers fresh
-annotation requests (prompts of :func:`rtlab.annotate.build_messages`, codebook included, ~14 KB each) through
+annotation requests (prompts of :func:`rtlab.annotation._annotators.build_messages`, codebook included, ~14 KB each) through
 :meth:`LLMClient.batch` (``openai.AsyncOpenAI`` on one event loop) with the cache off, after a warm-up that
 opens as many connections as the largest level. Ideal throughput = workers / latency; the issue's goal is at
 least 80% of it up to 32 workers. Throughput is the sustained rate: 32 calls per worker by default, so that
@@ -32,10 +32,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from rtlab.annotate import ItemContext, LLMAnnotator, build_messages  # noqa: E402
-from rtlab.codebook import load_codebook  # noqa: E402
-from rtlab.llm import LLMClient  # noqa: E402
-from rtlab.testing import SIMULATED_MODEL, SimulatedServer  # noqa: E402
+from rtlab.analysis import load_codebook  # noqa: E402
+from rtlab.annotation import ItemContext, LLMAnnotator, build_messages  # noqa: E402
+from rtlab.llm import (  # noqa: E402
+    SIMULATED_MODEL,
+    LLMClient,  # noqa: E402
+    SimulatedServer,
+)
 
 READ_LOG = "\n\n".join(
     f"[L{k}] step {k} data/sales_{k}.csv (cat data/sales_{k}.csv)\n"

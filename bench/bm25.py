@@ -1,10 +1,10 @@
-"""BM25 speed and fidelity: rtlab.bm25.BM25 against rank_bm25.BM25Okapi and bm25s on synthetic workspace paths.
+"""BM25 speed and fidelity: rtlab.text._bm25.BM25 against rank_bm25.BM25Okapi and bm25s on synthetic workspace paths.
 
     python bench/bm25.py [--sizes 300 3000 30000] [--queries 20] [--seed 0]
 
 Corpora are deterministic synthetic paths (a seeded RNG draws folders, Zipf-weighted file-name words, CJK
 folders and stems, versions, dates and extensions, shaped after Workspace-Bench listings; over half of them start
-``desktop/`` as in a real workspace), tokenised with ``rtlab.text.tokenize``; queries are 20 task texts of the
+``desktop/`` as in a real workspace), tokenised with ``rtlab.text._tokens.tokenize``; queries are 20 task texts of the
 Workspace-Bench kind, tokenised the same way. Times are best of N: build = constructing the index from the
 tokenised corpus; query = one ``get_scores`` call, averaged over the queries.
 
@@ -31,8 +31,7 @@ sys.path.insert(0, str(ROOT))
 from _timing import best  # noqa: E402
 from rank_bm25 import BM25Okapi  # noqa: E402
 
-from rtlab.bm25 import BM25  # noqa: E402
-from rtlab.text import tokenize  # noqa: E402
+from rtlab.text import BM25, tokenize  # noqa: E402
 
 try:
     import bm25s

@@ -3,7 +3,7 @@
     python bench/replay.py [--repeat N]
 
 Baseline: ``json.loads`` of each trajectory's canonical JSONL line, the least work any tool must do to hold a
-trajectory in memory. Replay: ``rtlab.replay.replay`` on the already-parsed trajectory (capture, tab, status
+trajectory in memory. Replay: ``rtlab.environment._replay.replay`` on the already-parsed trajectory (capture, tab, status
 lines, finish check) and the final candidates ranked, what ``rtlab replay --json`` reports. Ratio = replay / parse; the goal is within 3x. Part 1 runs the real
 trajectories (``../shared/real``, when present) and the sample; part 2 grows one dimension at a time on
 generated trajectories: steps, listed paths (up to 10,000), observation size (up to 1 MB). Part 3 replays the
@@ -27,16 +27,17 @@ sys.path.insert(0, str(ROOT))
 
 from _timing import best  # noqa: E402
 
+from rtlab.environment import replay, replay_summary  # noqa: E402
 from rtlab.ingest import ingest  # noqa: E402
-from rtlab.model import Step, Trajectory, trajectory_from_dict, trajectory_to_dict  # noqa: E402
-from rtlab.replay import replay, replay_paths, replay_summary  # noqa: E402
+from rtlab.records import Step, Trajectory, trajectory_from_dict, trajectory_to_dict  # noqa: E402
+from rtlab.runner import replay_paths  # noqa: E402
 
 
 def clear_caches() -> None:
     """Empty the memo caches of pure functions, so a timing sees a first replay of new data."""
-    from rtlab._capture.collect import make_ref
-    from rtlab._capture.python import _analyze
-    from rtlab.tab import _tokenize_path
+    from rtlab.environment._capture.collect import make_ref
+    from rtlab.environment._capture.python import _analyze
+    from rtlab.environment._tab import _tokenize_path
 
     _analyze.cache_clear()
     _tokenize_path.cache_clear()
@@ -60,7 +61,7 @@ def full_replay(t: Trajectory) -> list:
 
 def scripts_of(t: Trajectory) -> list[str]:
     """The distinct Python scripts a first replay of ``t`` analyses (``python - <<EOF``, ``-c``, ipython)."""
-    import rtlab._capture.python as py
+    import rtlab.environment._capture.python as py
 
     real = py._analyze
     seen: dict[str, None] = {}
@@ -82,7 +83,7 @@ def script_costs(scripts: list[str], repeat: int) -> tuple[float, float]:
     import ast
     import warnings
 
-    from rtlab._capture.python import _analyze
+    from rtlab.environment._capture.python import _analyze
 
     def parse_all() -> None:
         with warnings.catch_warnings():

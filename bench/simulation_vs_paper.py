@@ -9,7 +9,7 @@ LLM's figure, the simulated profile built to behave like that LLM is compared (:
 
 - Tab statistics: RunningTab runs (no ablation) replayed with the requirements the agent stated
   (``requirements="trajectory"``); medians per model, reported as their range over the three models.
-- Lost points, value shares, Shown-but-Missing success: DCI runs, rule-based labels (``rtlab.diagnose``) on a
+- Lost points, value shares, Shown-but-Missing success: DCI runs, rule-based labels (``rtlab.analysis._diagnose``) on a
   replay with the default tab, as the paper labels DCI runs; the ground truth's shares are given beside.
 - Kappa: rule labels against the ground-truth cause of every failed rubric item of every run.
 """
@@ -28,14 +28,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import rtlab  # noqa: E402
-from rtlab.agreement import cohen_kappa_score  # noqa: E402
-from rtlab.codebook import CATEGORIES  # noqa: E402
-from rtlab.diagnose import breakdown, diagnose_frame  # noqa: E402
-from rtlab.model import Trajectory  # noqa: E402
-from rtlab.replay import Replay, replay  # noqa: E402
+from rtlab.analysis import (  # noqa: E402  # noqa: E402  # noqa: E402
+    CATEGORIES,  # noqa: E402
+    breakdown,
+    diagnose_frame,
+    tab_stats_frame,
+    tab_stats_summary,
+    value_summary,
+    values_frame,
+)
+from rtlab.annotation import cohen_kappa_score  # noqa: E402
+from rtlab.environment import Replay, replay  # noqa: E402
+from rtlab.records import Trajectory  # noqa: E402
 from rtlab.synth import ground_truth, is_simulated  # noqa: E402
-from rtlab.tabstats import tab_stats_frame, tab_stats_summary  # noqa: E402
-from rtlab.values import value_summary, values_frame  # noqa: E402
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -10,14 +10,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rtlab.replay import Replay
+    from rtlab.environment import Replay
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
 
 
 def _add_input_options(p: argparse.ArgumentParser) -> None:
-    from rtlab.readers import FORMATS
+    from rtlab.ingest import FORMATS
 
     p.add_argument(
         "paths",
@@ -57,7 +57,7 @@ def _ingest(args: argparse.Namespace):
     from rtlab.ingest import ingest
 
     if args.clip is not None:
-        from rtlab.clipping import get_policy
+        from rtlab.ingest import get_policy
 
         get_policy(args.clip)  # an unknown name fails before any work
     result = ingest(
@@ -74,7 +74,8 @@ def _ingest(args: argparse.Namespace):
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rtlab.model import trajectory_to_dict, write_jsonl
+    from rtlab.ingest import write_jsonl
+    from rtlab.records import trajectory_to_dict
 
     result = _ingest(args)
     if args.output == "-":
@@ -93,7 +94,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from rtlab.summary import format_summary, trajectory_summary
+    from rtlab.analysis import format_summary, trajectory_summary
 
     result = _ingest(args)
     for t in result.trajectories:
@@ -110,11 +111,11 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _replay_options(args: argparse.Namespace):
-    from rtlab.replay import ReplayOptions
-    from rtlab.tab import TabConfig
+    from rtlab.environment import TabConfig
+    from rtlab.runner import ReplayOptions
 
     if args.clip is not None:
-        from rtlab.clipping import get_policy
+        from rtlab.ingest import get_policy
 
         get_policy(args.clip)
     if args.agent_root and not args.workspace:
@@ -132,13 +133,14 @@ def _replay_options(args: argparse.Namespace):
 
 def _summary_json(replay: Any, *, redact: bool) -> str:
     """One ``rtlab replay --json`` line (made in the worker that replayed the run)."""
-    from rtlab.replay import replay_summary
+    from rtlab.environment import replay_summary
 
     return json.dumps(replay_summary(replay, redact=redact), ensure_ascii=False)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from rtlab.replay import export_parquet, replay_paths, replay_summary
+    from rtlab.environment import export_parquet, replay_summary
+    from rtlab.runner import replay_paths
 
     options = _replay_options(args)
     # Without --out the replays themselves are not needed here: workers send back only what is printed
@@ -174,10 +176,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from rtlab.environment import with_status
+    from rtlab.analysis import format_step
+    from rtlab.environment import replay, with_status
     from rtlab.ingest import ingest
-    from rtlab.replay import replay, workspace_for
-    from rtlab.summary import format_step
+    from rtlab.runner import workspace_for
 
     options = _replay_options(args)
     result = ingest(args.paths, format=args.format, clip=args.clip, strict=True, join=options.join)
@@ -218,9 +220,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from rtlab.benchmarks.officeqa_scorer import SCORER_VERSION
-    from rtlab.benchmarks.workspace_bench import TCR_P
-    from rtlab.metrics import aggregate, records, scores_frame
+    from rtlab.analysis import aggregate, records, scores_frame
+    from rtlab.ingest.benchmarks.officeqa_scorer import SCORER_VERSION
+    from rtlab.ingest.benchmarks.workspace_bench import TCR_P
 
     result = _ingest(args)
     by = [c.strip() for c in args.by.split(",") if c.strip()]
@@ -262,7 +264,7 @@ def _json_safe(obj):
 
 
 def cmd_values(args: argparse.Namespace) -> int:
-    from rtlab.values import value_records, value_rows, value_summary, values_table
+    from rtlab.analysis import value_records, value_rows, value_summary, values_table
 
     rows, failed = _rows_per_run(args, value_rows)
     frame = values_table(rows)
@@ -295,10 +297,10 @@ def _rows_per_run(
 ) -> tuple[list[dict[str, Any]], bool]:
     """``each(replay)``'s rows for every run under ``args.paths``, in order: each unit read, replayed (default
     tab) and turned into rows where it is (a worker with ``--jobs``); unreadable units reported, not fatal."""
-    from rtlab.replay import ReplayOptions, replay_paths
+    from rtlab.runner import ReplayOptions, replay_paths
 
     if args.clip is not None:
-        from rtlab.clipping import get_policy
+        from rtlab.ingest import get_policy
 
         get_policy(args.clip)  # an unknown name fails before any work
     rows: list[dict[str, Any]] = []
@@ -315,7 +317,7 @@ def _rows_per_run(
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from rtlab.diagnose import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
+    from rtlab.analysis._diagnose import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
 
     rows, failed = _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
     if args.breakdown:
@@ -342,8 +344,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
-    from rtlab.agreement import agreement_report, check_labels, load_labels
-    from rtlab.annotate import NON_LABELS
+    from rtlab.annotation import NON_LABELS, agreement_report, check_labels, load_labels
 
     frame = load_labels(args.labels)
     dropped = frame["label"].isin(NON_LABELS)
@@ -372,10 +373,10 @@ def _llm_client(args: argparse.Namespace, stack):
 
     base_url = args.base_url
     if args.simulated:
-        from rtlab.testing import SimulatedServer
+        from rtlab.llm import SimulatedServer
 
         base_url = stack.enter_context(SimulatedServer()).base_url
-        print("rtlab: using the local SIMULATED model (rtlab.testing), not a real LLM", file=sys.stderr)
+        print("rtlab: using the local SIMULATED model (rtlab.llm), not a real LLM", file=sys.stderr)
     return LLMClient(
         base_url=base_url,
         api_key=args.api_key,
@@ -393,21 +394,21 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prices", metavar="FILE", help='JSON {"model": [input $/1M, output $/1M]}')
     p.add_argument("--jobs", type=int, default=8, help="concurrent requests")
     p.add_argument("--dry-run", action="store_true", help="print the number of calls and the estimated cost")
-    p.add_argument("--simulated", action="store_true", help="use rtlab.testing's local simulated model")
+    p.add_argument("--simulated", action="store_true", help="use rtlab.llm's local simulated model")
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
     import contextlib
 
-    from rtlab.llm import usage_summary
-    from rtlab.recovery import (
+    from rtlab.annotation import (
         CONDITIONS,
-        first_requests,
+        first_recovery_requests,
         recover,
         recovery_annotators,
         recovery_figures,
         recovery_items,
     )
+    from rtlab.llm import usage_summary
 
     result = _ingest(args)
     items = recovery_items(result.trajectories)
@@ -415,7 +416,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         client = _llm_client(args, stack)
         if args.dry_run:
-            print(client.dry_run(first_requests(items, annotators, CONDITIONS)).describe())
+            print(client.dry_run(first_recovery_requests(items, annotators, CONDITIONS)).describe())
             return 0
         run = recover(items, annotators, client, max_workers=args.jobs, progress=args.progress)
     if args.json:
@@ -434,10 +435,16 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from rtlab._io import atomic_open
-    from rtlab.annotate import annotate_llm, annotator_grid, first_requests, item_contexts, rule_labels
+    from rtlab.annotation import (
+        annotate_llm,
+        annotator_grid,
+        first_requests,
+        item_contexts,
+        rule_labels,
+    )
+    from rtlab.environment import replay
+    from rtlab.io import atomic_open
     from rtlab.llm import usage_summary
-    from rtlab.replay import replay
 
     result = _ingest(args)
     trajectories = result.trajectories
@@ -477,8 +484,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
-    from rtlab.clipping import POLICIES
-    from rtlab.readers import describe_formats
+    from rtlab.ingest import POLICIES, describe_formats
 
     print("Formats (autodetected in this order; --format NAME forces one):")
     print(describe_formats())

@@ -35,7 +35,7 @@ def fixtures() -> Path:
 @pytest.fixture(scope="session")
 def server():
     """One local OpenAI-compatible server (simulated model) for the whole test session."""
-    from rtlab.testing import SimulatedServer
+    from rtlab.llm import SimulatedServer
 
     with SimulatedServer() as srv:
         yield srv

@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
-from rtlab import agreement as ag
-from rtlab.bootstrap import bootstrap_weights
+from rtlab.analysis import bootstrap_weights
+from rtlab.annotation import _agreement as ag
 from rtlab.errors import ReaderError
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", C. "Nominal data, any number of

@@ -7,7 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from rtlab.annotate import (
+from rtlab.analysis import CODEBOOK_VERSION, load_codebook
+from rtlab.annotation import (
     FAILED,
     LABEL_COLUMNS,
     REFUSED,
@@ -22,10 +23,10 @@ from rtlab.annotate import (
     rule_labels,
     user_prompt,
 )
-from rtlab.codebook import CODEBOOK_VERSION, load_codebook
+from rtlab.environment import replay
 from rtlab.errors import ReaderError
-from rtlab.llm import LLMClient, usage_summary
-from rtlab.model import (
+from rtlab.llm import SIMULATED_MODEL, SIMULATED_TAG, LLMClient, http_error, refuse, reply, usage_summary
+from rtlab.records import (
     Deliverable,
     DeliverableFile,
     ItemResult,
@@ -35,8 +36,6 @@ from rtlab.model import (
     Task,
     Trajectory,
 )
-from rtlab.replay import replay
-from rtlab.testing import SIMULATED_MODEL, SIMULATED_TAG, http_error, refuse, reply
 
 SALES = "region,revenue\nNorth,1234.5\nSouth,3200\nTotal revenue 4434.5 in 2024\n"
 REPORT = "# Revenue\n\nNorth 1234.5 and South 3200.\nSouth declined.\n"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.benchmarks import officeqa
 from rtlab.errors import ReaderError
-from rtlab.model import Trajectory, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import ReadOptions, g2b
+from rtlab.ingest.benchmarks import officeqa
+from rtlab.ingest.readers import ReadOptions, g2b
+from rtlab.records import Trajectory, trajectory_from_dict, trajectory_to_dict
 
 TRACES = "officeqa/g2b-gpt-5.4-traces"
 

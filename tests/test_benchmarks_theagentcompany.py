@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.benchmarks import theagentcompany as tac
 from rtlab.errors import ReaderError
-from rtlab.model import Trajectory, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import openhands
-from rtlab.readers._base import ReadOptions
+from rtlab.ingest.benchmarks import theagentcompany as tac
+from rtlab.ingest.readers import openhands
+from rtlab.ingest.readers._base import ReadOptions
+from rtlab.records import Trajectory, trajectory_from_dict, trajectory_to_dict
 
 # --- the metric --------------------------------------------------------------------------------------------
 

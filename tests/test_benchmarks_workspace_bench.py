@@ -8,11 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.benchmarks import workspace_bench as wb
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
-from rtlab.model import ItemResult, RubricItem, Trajectory, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import ReadOptions, codex
+from rtlab.ingest.benchmarks import workspace_bench as wb
+from rtlab.ingest.readers import ReadOptions, codex
+from rtlab.records import (
+    ItemResult,
+    RubricItem,
+    Trajectory,
+    trajectory_from_dict,
+    trajectory_to_dict,
+)
 
 RUN = "codex/runs/7_plain"
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-import rtlab.bm25
-from rtlab.bm25 import BM25
+import rtlab.text._bm25
+from rtlab.text import BM25
 
 
 def _random_case(rng: random.Random) -> tuple[list[list[str]], list[list[str]]]:
@@ -211,7 +211,7 @@ def test_lucene_orders_terms_by_document_frequency_where_okapi_does_not() -> Non
 
 
 def test_docstring_example() -> None:
-    result = doctest.testmod(rtlab.bm25)
+    result = doctest.testmod(rtlab.text._bm25)
     assert result.attempted >= 4 and result.failed == 0
 
 

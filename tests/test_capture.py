@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.capture import Capture, capture_step
-from rtlab.model import Step
-from rtlab.workspace import Workspace
+from rtlab.environment import Capture, Workspace, capture_step
+from rtlab.records import Step
 
 ROOT = "/home/agent/ws"
 
@@ -747,7 +746,7 @@ def test_g2b_search_tools() -> None:
 
 
 def test_shell_structure_heredocs_quotes_loops_and_cwd() -> None:
-    from rtlab._capture.units import Repeat, Unit, units
+    from rtlab.environment._capture.units import Repeat, Unit, units
 
     items = units(
         "cd /a && cat > 'x y.md' <<'EOF'\nline $HOME\nEOF\n"

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from rtlab._capture import frame as fr
-from rtlab._capture import python as py
-from rtlab._capture import shell
-from rtlab.clipping import OPENHANDS_TRUNCATION_MARKER
+from rtlab.environment._capture import frame as fr
+from rtlab.environment._capture import python as py
+from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER
+from rtlab.text import _shell as shell
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from rtlab import ingest
-from rtlab.capture import Capture, capture_step
-from rtlab.model import Trajectory
-from rtlab.workspace import Workspace
+from rtlab.environment import Capture, Workspace, capture_step
+from rtlab.records import Trajectory
 
 F4 = "desktop/2-financial-analysis-tables/4-financial-table-income-expense-dashboard.xlsx"
 F5 = "desktop/2-financial-analysis-tables/5-financial-table-income-expense-profit-statement_visual-charts_.xlsx"

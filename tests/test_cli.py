@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 
 from rtlab.cli import EXIT_PARTIAL, main
-from rtlab.model import read_jsonl
+from rtlab.ingest import read_jsonl
 
 SAMPLE = ROOT / "data" / "sample"
 INFO_FIELDS = {

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.clipping import POLICIES, CodexLineTruncation, CodexTruncation, get_policy
-from rtlab.readers import ReadOptions, codex
+from rtlab.ingest import POLICIES, CodexLineTruncation, CodexTruncation, get_policy
+from rtlab.ingest.readers import ReadOptions, codex
 
 
 def test_presets() -> None:
@@ -114,7 +114,7 @@ def test_real_semfs_grep_is_clipped_to_the_expected_form(real: Path) -> None:
     assert raw is not None and len(raw) == 510_402
     data = raw.encode("utf-8")
     assert len(data) == 511_776
-    # independent of rtlab.clipping: cut bytes and drop a split character at each cut
+    # independent of rtlab.ingest._clipping: cut bytes and drop a split character at each cut
     head = data[:20_000].decode("utf-8", "ignore")
     tail = data[-20_000:].decode("utf-8", "ignore")
     expected = "Total output lines: 28\n" + head + "…117944 tokens truncated…" + tail  # (511776 - 40000) / 4

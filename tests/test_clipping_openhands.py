@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from rtlab.clipping import OPENHANDS_TRUNCATION_MARKER, POLICIES, OpenHandsClip, get_policy
+from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER, POLICIES, OpenHandsClip, get_policy
 
 MARKER = "\n[... Observation truncated due to length ...]\n"
 

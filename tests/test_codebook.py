@@ -10,7 +10,7 @@ from importlib import resources
 
 import pytest
 
-from rtlab.codebook import (
+from rtlab.analysis import (
     CATEGORIES,
     CODEBOOK_FILE,
     CODEBOOK_VERSION,
@@ -24,7 +24,7 @@ RUBRIC_SIZE = {"15": 16, "44": 16, "95": 12}
 
 
 def raw() -> dict:
-    return json.loads(resources.files("rtlab").joinpath(CODEBOOK_FILE).read_text(encoding="utf-8"))
+    return json.loads(resources.files("rtlab.analysis").joinpath(CODEBOOK_FILE).read_text(encoding="utf-8"))
 
 
 def test_packaged_codebook_loads_with_its_version():
@@ -161,4 +161,4 @@ def test_codebook_file_is_package_data() -> None:
 
     pyproject = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())
     patterns = pyproject["tool"]["setuptools"]["package-data"]["rtlab"]
-    assert any(fnmatch.fnmatch(CODEBOOK_FILE, p) for p in patterns)
+    assert any(fnmatch.fnmatch(f"analysis/{CODEBOOK_FILE}", p) for p in patterns)

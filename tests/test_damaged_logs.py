@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from conftest import REAL, ROOT
 
-from rtlab.diagnose import diagnose
+from rtlab.analysis import diagnose
+from rtlab.environment import replay
 from rtlab.errors import RtlabError
 from rtlab.ingest import iter_units, read_unit
-from rtlab.replay import replay
 
 DAMAGES = ("truncate", "broken_line", "bad_utf8", "field_type", "field_type", "field_type")
 CASES_PER_UNIT = 10

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from rtlab.codebook import CATEGORIES, CODEBOOK_VERSION, load_codebook
-from rtlab.diagnose import (
+from rtlab.analysis import CATEGORIES, CODEBOOK_VERSION, load_codebook
+from rtlab.analysis._diagnose import (
     MIN_CONTENT_CHARS,
     breakdown,
     content_id,
@@ -17,13 +17,13 @@ from rtlab.diagnose import (
     diagnose_frame,
     failed_items,
     label_to_dict,
-    name_key,
     opens_file,
     referred_files,
     same_file,
     task_sources,
 )
-from rtlab.model import (
+from rtlab.environment import ReadEntry, replay
+from rtlab.records import (
     Deliverable,
     DeliverableFile,
     ItemResult,
@@ -33,8 +33,7 @@ from rtlab.model import (
     Task,
     Trajectory,
 )
-from rtlab.replay import replay
-from rtlab.tab import ReadEntry
+from rtlab.text import name_key
 
 SOURCES = ["sales_2024.csv", "budget_plan.xlsx", "3f2a9c0d1e4b5a67_minutes_3.txt", "q3_outlook.md"]
 SALES = "region,revenue,growth\nNorth,1,234.5,12.5%\nSouth,3,200,-4.1%\nTotal revenue 4,434.5 in 2024\n"
@@ -506,8 +505,8 @@ def test_codebook_lists_every_rule_the_labeler_uses(labels):
 def test_a_quoted_name_the_deliverable_replaced_is_a_distortion() -> None:
     """Codebook 1.1: R11 (shown but missing) yields to R14 when the judge says the deliverable states another
     name; the case the simulated world exposed (its cause is known there)."""
-    from rtlab.diagnose import ItemFacts, decide
-    from rtlab.tab import ReadEntry
+    from rtlab.analysis import ItemFacts, decide
+    from rtlab.environment import ReadEntry
 
     def facts(judge: str, says: dict[str, list[str]]) -> ItemFacts:
         return ItemFacts(
@@ -546,9 +545,9 @@ def test_diagnosis_rows_are_the_frame_rows_of_the_replayed_trajectory() -> None:
     # pickled replay leaves its trajectory behind (the worker already used it)
     import pickle
 
-    from rtlab.diagnose import diagnose_frame, diagnosis_rows, labels_frame
+    from rtlab.analysis._diagnose import diagnose_frame, diagnosis_rows, labels_frame
+    from rtlab.environment import replay
     from rtlab.ingest import ingest
-    from rtlab.replay import replay
 
     runs = ingest([ROOT / "data" / "sample"]).trajectories
     replays = [replay(t) for t in runs]

@@ -18,8 +18,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from rtlab.codebook import CODEBOOK_VERSION
-from rtlab.diagnose import breakdown, diagnose_frame
+from rtlab.analysis import CODEBOOK_VERSION, breakdown, diagnose_frame
 from rtlab.ingest import ingest
 
 RUNS = Path("workspace-bench") / "codex-gpt-5.4-runs"
@@ -293,7 +292,7 @@ def test_15_plain_file_6_quarterly_expense_is_3200(trajectories) -> None:
 
 
 def test_15_cloud_file_4_was_only_glimpsed(trajectories, frame) -> None:
-    from rtlab.replay import replay
+    from rtlab.environment import replay
 
     t = next(t for t in trajectories if t.id == "codex:15_cloud")
     entries = [
@@ -462,7 +461,7 @@ def test_rules_used_on_the_real_runs(frame) -> None:
 
 def test_codebook_examples_are_hand_labelled_here() -> None:
     """Every real example the codebook cites is one of the hand labels above, in the category it shows."""
-    from rtlab.codebook import load_codebook
+    from rtlab.analysis import load_codebook
 
     hand = {(f"codex:{h.run}", h.index): h for h in HAND}
     cb = load_codebook()

@@ -10,17 +10,18 @@ from typing import Any
 import pytest
 from openai.types.chat import ChatCompletionFunctionTool
 
-from rtlab.capture import Capture, CapturedRead
 from rtlab.environment import (
     TOOLS,
+    Capture,
+    CapturedRead,
     Environment,
+    TabConfig,
     evaluator_view,
     is_tab_call,
     strip_status,
     with_status,
 )
-from rtlab.model import Event, Step, Trajectory
-from rtlab.tab import TabConfig
+from rtlab.records import Event, Step, Trajectory
 
 NOTHING = Capture(reads=(), listed=(), written=())
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from rtlab.errors import ReaderError, UnknownFormatError
-from rtlab.ingest import ingest
-from rtlab.model import Trajectory, trajectory_to_dict, write_jsonl
-from rtlab.readers import FORMATS, detect, discover
-from rtlab.readers._base import iter_json_lines, parse_arguments, read_text
+from rtlab.ingest import FORMATS, detect, discover, ingest, write_jsonl
+from rtlab.ingest.readers._base import parse_arguments
+from rtlab.io import iter_json_lines, read_text
+from rtlab.records import Trajectory, trajectory_to_dict
 
 
 def _canonical(tmp: Path, name: str, ids: list[str]) -> Path:
@@ -101,7 +101,7 @@ def test_parse_arguments(raw, args, has_error) -> None:
 
 @pytest.mark.parametrize("kind", [int, (int, float), int | float])
 def test_field_names_the_field_for_any_type_spec(tmp_path: Path, kind) -> None:
-    from rtlab.readers._base import field
+    from rtlab.io import field
 
     assert field({"n": 3}, "n", kind, tmp_path, 1) == 3
     with pytest.raises(ReaderError) as err:

@@ -1,4 +1,4 @@
-"""Run labels from ``run.json`` (rtlab.labels) and their use by ingestion."""
+"""Run labels from ``run.json`` (rtlab.ingest._labels) and their use by ingestion."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from rtlab.errors import ReaderError
-from rtlab.ingest import ingest
-from rtlab.labels import apply_run_labels, load_run_labels, run_labels_path
+from rtlab.ingest import apply_run_labels, ingest, load_run_labels, run_labels_path
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample" / "pi" / "hiring-summary-v3.jsonl"
 

@@ -16,17 +16,22 @@ import pytest
 
 from rtlab.llm import (
     ANSWER_FIELDS,
+    SIMULATED_MODEL,
     CallResult,
     LLMClient,
     LLMError,
+    SimulatedServer,
     call_cost,
+    http_error,
     load_prices,
     normalize_request,
+    refuse,
+    reply,
     request_key,
     results_frame,
+    slow,
     usage_summary,
 )
-from rtlab.testing import SIMULATED_MODEL, SimulatedServer, http_error, refuse, reply, slow
 
 
 def make(srv, tmp_path, **kw) -> LLMClient:
@@ -212,7 +217,7 @@ def test_prices_file_and_results_frame(tmp_path):
 
 
 def test_ask_until_valid_asks_again_with_the_reason(srv, tmp_path) -> None:
-    from rtlab.llm import ask_until_valid
+    from rtlab.llm._client import ask_until_valid
 
     def parse(text: str | None) -> tuple[int | None, str | None]:
         try:

@@ -12,20 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rtlab.benchmarks import workspace_bench
-from rtlab.benchmarks.officeqa_scorer import SCORER_VERSION
-from rtlab.benchmarks.workspace_bench import pass_rate, task_completed, tcr
-from rtlab.ingest import ingest
-from rtlab.metrics import (
+from rtlab.analysis._metrics import (
     AGGREGATE_COLUMNS,
-    COLUMNS,
+    SCORE_COLUMNS,
     aggregate,
     bootstrap_weights,
     officeqa_prediction,
     records,
     scores_frame,
 )
-from rtlab.model import Deliverable, DeliverableFile, ItemResult, Judgement, Task, Trajectory
+from rtlab.ingest import ingest
+from rtlab.ingest.benchmarks import workspace_bench
+from rtlab.ingest.benchmarks.officeqa_scorer import SCORER_VERSION
+from rtlab.ingest.benchmarks.workspace_bench import pass_rate, task_completed, tcr
+from rtlab.records import Deliverable, DeliverableFile, ItemResult, Judgement, Task, Trajectory
 
 WB_RUNS = "workspace-bench/codex-gpt-5.4-runs"
 LEADERBOARD = "workspace-bench/site_results/detailed_rubrics_pass_table_all_runs.csv"
@@ -207,7 +207,7 @@ def test_scores_frame_rows() -> None:
         Trajectory(id="u", format="x", source_path="-"),  # no benchmark: labels only
     ]
     frame = scores_frame(trajectories)
-    assert list(frame.columns) == list(COLUMNS)
+    assert list(frame.columns) == list(SCORE_COLUMNS)
     rows = {r["trajectory"]: r for r in records(frame)}
     w = rows["w"]
     assert (w["benchmark"], w["task_id"], w["method"], w["run"]) == ("workspace-bench", "15", "plain", "s1")

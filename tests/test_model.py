@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from rtlab.errors import ReaderError
-from rtlab.model import (
+from rtlab.ingest import read_jsonl, write_jsonl
+from rtlab.records import (
     Deliverable,
     DeliverableFile,
     Event,
@@ -19,10 +20,8 @@ from rtlab.model import (
     Task,
     TokenUsage,
     Trajectory,
-    read_jsonl,
     trajectory_from_dict,
     trajectory_to_dict,
-    write_jsonl,
 )
 
 
@@ -219,7 +218,7 @@ def test_bad_canonical_line_names_line_and_field(tmp_path: Path, line: str, mess
 def test_permissions_of_written_files(tmp_path: Path) -> None:
     import os
 
-    from rtlab._io import atomic_open
+    from rtlab.io import atomic_open
 
     out = tmp_path / "out.jsonl"
     write_jsonl([], out)
@@ -233,7 +232,7 @@ def test_permissions_of_written_files(tmp_path: Path) -> None:
 
 
 def test_cached_by_file_reloads_an_edited_file(tmp_path: Path) -> None:
-    from rtlab._io import cached_by_file
+    from rtlab.io import cached_by_file
 
     calls: list[Path] = []
 

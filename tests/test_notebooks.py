@@ -8,8 +8,8 @@ import nbformat
 import pytest
 from conftest import ROOT
 
-from rtlab.notebooks import NotebookFailure, run_notebook
-from rtlab.notebooks import main as run_all
+from rtlab.figures import NotebookFailure, run_notebook
+from rtlab.figures import main as run_all
 
 
 def test_every_notebook_runs_on_the_hand_made_sample(
@@ -116,7 +116,7 @@ def test_a_notebook_can_skip_with_a_reason(tmp_path: Path, capsys: pytest.Captur
     books = _books(
         tmp_path,
         {
-            "01_skips.ipynb": "from rtlab.notebooks import skip_unless\nskip_unless(DATA == 'sim', 'no method labels')",
+            "01_skips.ipynb": "from rtlab.figures._notebooks import skip_unless\nskip_unless(DATA == 'sim', 'no method labels')",
             "02_runs.ipynb": "open(FIGURES + '/02.txt', 'w').write('x')",
         },
     )
@@ -138,7 +138,7 @@ def test_notebooks_run_in_parallel_and_report_in_order(
         {
             "01_slow.ipynb": "import time\ntime.sleep(2)\nopen(FIGURES + '/01.txt', 'w').write('x')",
             "02_fast.ipynb": "open(FIGURES + '/02.txt', 'w').write('x')",
-            "03_skips.ipynb": "from rtlab.notebooks import skip_unless\nskip_unless(False, 'nothing to draw')",
+            "03_skips.ipynb": "from rtlab.figures._notebooks import skip_unless\nskip_unless(False, 'nothing to draw')",
             "04_fails.ipynb": "raise ValueError('boom')",
         },
     )

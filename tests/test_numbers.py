@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.numbers import Number, NumberIndex, find_numbers, is_year_like, matches
+from rtlab.text import Number, NumberIndex, find_numbers, is_year_like, matches
 
 
 def one(text: str) -> Number:
@@ -351,7 +351,7 @@ def test_every_real_rubric_parses(real: Path) -> None:
 
 
 def test_number_index_is_kept_for_texts_asked_about_again() -> None:
-    from rtlab.numbers import _INDEXED_CHARS, number_index
+    from rtlab.text._numbers import _INDEXED_CHARS, number_index
 
     text = "Revenue 1,234.5 and 12% growth"
     first = number_index(text)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.benchmarks import officeqa_scorer
-from rtlab.benchmarks.officeqa_scorer import (
+from rtlab.ingest.benchmarks import officeqa_scorer
+from rtlab.ingest.benchmarks.officeqa_scorer import (
     ACCURACY_TOLERANCES,
     SCORER_VERSION,
     score_answer,

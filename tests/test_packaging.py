@@ -50,6 +50,6 @@ def test_python_requirement_matches_readme() -> None:
 def test_lazy_public_names_resolve() -> None:
     import rtlab
 
-    for name in rtlab._LAZY:
+    for name in rtlab.__all__:
         assert getattr(rtlab, name) is not None, name
-    assert set(rtlab._LAZY) <= set(dir(rtlab))
+    assert set(rtlab.__all__) <= set(dir(rtlab))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rtlab.paths import is_under, normalize_path, relative_to
+from rtlab.text import is_under, normalize_path, relative_to
 
 
 @pytest.mark.parametrize(

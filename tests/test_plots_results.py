@@ -11,16 +11,24 @@ import pandas as pd
 import pytest
 from test_results import frame, wb_row
 
-from rtlab.plots import (
+from rtlab.analysis import (
+    FLAGS,
+    METHOD_ORDER,
+    STYLE_COLUMNS,
+    VARIANT_ORDER,
+    ablation_table,
+    gain_by_tercile,
+    main_results,
+    reading_terciles,
+    styles_summary,
+)
+from rtlab.figures import (
     plot_ablations,
     plot_main_results,
     plot_operating_styles,
     plot_reading_volume,
     save_figure,
 )
-from rtlab.reading import gain_by_tercile, reading_terciles
-from rtlab.results import METHOD_ORDER, VARIANT_ORDER, ablation_table, main_results
-from rtlab.styles import FLAGS, STYLE_COLUMNS, styles_summary
 
 matplotlib.use("Agg")
 
@@ -164,7 +172,7 @@ def test_operating_styles_heatmap(figures) -> None:
 def test_a_figure_from_simulated_data_says_so(tmp_path) -> None:
     import matplotlib.pyplot as plt
 
-    from rtlab.plots import SIMULATED_NOTE, save_figure
+    from rtlab.figures import SIMULATED_NOTE, save_figure
 
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])

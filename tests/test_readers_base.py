@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from rtlab.readers._base import call_command, deliverable_file, read_command
+from rtlab.ingest.readers._base import call_command, deliverable_file, read_command
 
 
 @pytest.mark.parametrize(

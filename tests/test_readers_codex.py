@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.clipping import CodexTruncation
 from rtlab.errors import ReaderError
-from rtlab.model import TokenUsage, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import ReadOptions, codex
+from rtlab.ingest import CodexTruncation
+from rtlab.ingest.readers import ReadOptions, codex
+from rtlab.records import TokenUsage, trajectory_from_dict, trajectory_to_dict
 
 RUN = "runs/7_plain"
 STREAM = "runs/7_plain/output/raw/codex_stdout.jsonl"
@@ -430,14 +430,14 @@ def test_real_run_95_gfs_on_has_unanswered_calls(real: Path) -> None:
     ],
 )
 def test_split_shell_words(raw: str, words: list[str]) -> None:
-    from rtlab.readers.codex import split_shell_words
+    from rtlab.ingest.readers.codex import split_shell_words
 
     assert split_shell_words(raw) == words
 
 
 @pytest.mark.parametrize("raw", ["echo 'open", 'echo "open', "echo \\"])
 def test_split_shell_words_rejects_unterminated(raw: str) -> None:
-    from rtlab.readers.codex import split_shell_words
+    from rtlab.ingest.readers.codex import split_shell_words
 
     with pytest.raises(ValueError):
         split_shell_words(raw)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from rtlab.errors import ReaderError
-from rtlab.model import Trajectory, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import dci, pi
-from rtlab.readers._base import ReadOptions
+from rtlab.ingest.readers import dci, pi
+from rtlab.ingest.readers._base import ReadOptions
+from rtlab.records import Trajectory, trajectory_from_dict, trajectory_to_dict
 
 RUN = "20260210-141503"
 

@@ -10,8 +10,8 @@ import pytest
 
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
-from rtlab.model import Trajectory, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import ReadOptions, g2b
+from rtlab.ingest.readers import ReadOptions, g2b
+from rtlab.records import Trajectory, trajectory_from_dict, trajectory_to_dict
 
 TRACES = "officeqa/g2b-gpt-5.4-traces"
 ROOT = "/home/user/G2B-Skill"

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from rtlab.errors import ReaderError
-from rtlab.model import Trajectory, trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import _openai_common, openai_chat, openai_responses
-from rtlab.readers._base import ReadOptions
-from rtlab.readers._openai_common import step_command
+from rtlab.ingest.readers import _openai_common, openai_chat, openai_responses
+from rtlab.ingest.readers._base import ReadOptions
+from rtlab.ingest.readers._openai_common import step_command
+from rtlab.records import Trajectory, trajectory_from_dict, trajectory_to_dict
 
 
 @pytest.fixture(scope="module")

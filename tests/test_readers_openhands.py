@@ -8,12 +8,11 @@ from typing import Any
 
 import pytest
 
-from rtlab.clipping import OPENHANDS_TRUNCATION_MARKER
 from rtlab.errors import ReaderError
-from rtlab.ingest import ingest
-from rtlab.model import trajectory_from_dict, trajectory_to_dict
-from rtlab.readers import openhands
-from rtlab.readers._base import ReadOptions
+from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER, ingest
+from rtlab.ingest.readers import openhands
+from rtlab.ingest.readers._base import ReadOptions
+from rtlab.records import trajectory_from_dict, trajectory_to_dict
 
 OPTS = ReadOptions()
 TAC_RUNNABLE = {

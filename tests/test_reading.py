@@ -8,7 +8,13 @@ import pandas as pd
 import pytest
 from test_results import frame, wb_row
 
-from rtlab.reading import GAIN_COLUMNS, TERCILE_COLUMNS, gain_by_tercile, reading_terciles, tercile_sizes
+from rtlab.analysis import (
+    GAIN_COLUMNS,
+    TERCILE_COLUMNS,
+    gain_by_tercile,
+    reading_terciles,
+    tercile_sizes,
+)
 
 
 def volumes(scores: pd.DataFrame, chars: list[float]) -> pd.DataFrame:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rtlab.ingest import ingest
-from rtlab.model import trajectory_from_dict, trajectory_to_dict
+from rtlab.records import trajectory_from_dict, trajectory_to_dict
 
 
 @pytest.fixture(scope="module")

@@ -9,17 +9,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rtlab.annotate import FAILED, REFUSED, UNPARSABLE
-from rtlab.ingest import ingest
-from rtlab.llm import LLMClient, usage_summary
-from rtlab.model import RubricItem, Step, Task, Trajectory
-from rtlab.numbers import find_numbers
-from rtlab.recovery import (
-    COLUMNS,
+from rtlab.analysis import values_frame
+from rtlab.annotation import (
     CONDITIONS,
+    FAILED,
     MASK,
+    RECOVERY_COLUMNS,
+    REFUSED,
+    UNPARSABLE,
     build_prompt,
-    first_requests,
+    first_recovery_requests,
     mask_value,
     parse_value,
     recover,
@@ -29,8 +28,10 @@ from rtlab.recovery import (
     recovery_summary,
     score,
 )
-from rtlab.testing import SIMULATED_MODEL, http_error, refuse, reply
-from rtlab.values import values_frame
+from rtlab.ingest import ingest
+from rtlab.llm import SIMULATED_MODEL, LLMClient, http_error, refuse, reply, usage_summary
+from rtlab.records import RubricItem, Step, Task, Trajectory
+from rtlab.text import find_numbers
 
 SALES = "region,revenue\nNorth,1234.5\nSouth,3200\nTotal revenue 4434.5 in 2024\n"
 BUDGET = "Budget plan\nTotal budget 9870 for the year\n"
@@ -116,7 +117,7 @@ def test_mask_every_writing_of_the_value():
 
 
 def test_mask_misplaced_commas_and_percent():
-    from rtlab.values import expected_values
+    from rtlab.analysis import expected_values
 
     (value,) = expected_values("Is the total 1001592,100 yuan?")
     assert mask_value("Is the total 1001592,100 yuan?", value) == (f"Is the total {MASK} yuan?", 1)
@@ -249,7 +250,7 @@ def test_recover_end_to_end(srv, items, tmp_path):
     client = client_for(srv, tmp_path)
     result = recover(items, [annotator], client, max_workers=4)
     frame = result.frame
-    assert list(frame.columns) == COLUMNS
+    assert list(frame.columns) == RECOVERY_COLUMNS
     assert len(frame) == len(items) * 3 == 18
     assert srv.n_requests == 18
     for k, condition in enumerate(CONDITIONS):
@@ -281,7 +282,7 @@ def test_first_requests_and_dry_run(srv, items, tmp_path):
         f"llm:{SIMULATED_MODEL}:r1:s1",
     ]
     assert {a.temperature for a in annotators} == {1.0}
-    requests = first_requests(items, annotators)
+    requests = first_recovery_requests(items, annotators)
     assert len(requests) == 4 * 3 * 6
     assert client_for(srv, tmp_path).dry_run(requests).n_calls == 72
     assert srv.n_requests == 0

@@ -11,18 +11,17 @@ import pandas as pd
 import pytest
 from conftest import FIXTURES, ROOT
 
-from rtlab.environment import evaluator_view
-from rtlab.ingest import ingest
-from rtlab.replay import (
-    ReplayOptions,
+from rtlab.environment import (
+    TabConfig,
+    evaluator_view,
     export_parquet,
     redact_text,
     replay,
-    replay_paths,
     replay_summary,
     tables,
 )
-from rtlab.tab import TabConfig
+from rtlab.ingest import ingest
+from rtlab.runner import ReplayOptions, replay_paths
 
 SAMPLE_CODEX = ROOT / "data" / "sample" / "codex" / "301_plain"
 RUNNINGTAB = FIXTURES / "runningtab" / "hr-offer-chat.json"

@@ -6,10 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.capture import capture_step
-from rtlab.environment import is_tab_call
+from rtlab.environment import capture_step, is_tab_call, replay
 from rtlab.ingest import ingest
-from rtlab.replay import replay
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +45,7 @@ def test_candidate_scores_are_sorted_and_bounded(corpus) -> None:
 
 def test_officeqa_replay_against_the_bulletins(real: Path) -> None:
     """`--workspace bulletins --agent-root auto`: each run's reads confirmed by content, named as its sources."""
-    from rtlab.replay import ReplayOptions, replay_paths
+    from rtlab.runner import ReplayOptions, replay_paths
 
     traces = real / "officeqa" / "g2b-gpt-5.4-traces"
     options = ReplayOptions(

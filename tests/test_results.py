@@ -8,9 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from rtlab.metrics import COLUMNS, LABELS, scores_frame
-from rtlab.model import ItemResult, Judgement, Trajectory
-from rtlab.results import (
+from rtlab.analysis._metrics import LABELS, SCORE_COLUMNS, scores_frame
+from rtlab.analysis._results import (
     ABLATION_COLUMNS,
     ITEM_COLUMNS,
     METHOD_ORDER,
@@ -23,13 +22,14 @@ from rtlab.results import (
     results_table,
     shown_but_missing_success,
 )
+from rtlab.records import ItemResult, Judgement, Trajectory
 
 WB = "workspace-bench"
 
 
 def wb_row(task: str, run: str, passed: int, items: int = 10, **labels: object) -> dict[str, object]:
     """One scores_frame row of a Workspace-Bench trajectory."""
-    row = {c: None for c in COLUMNS}
+    row = {c: None for c in SCORE_COLUMNS}
     method, variant, model = (
         labels.get("method", "RunningTab"),
         labels.get("variant"),
@@ -51,7 +51,7 @@ def wb_row(task: str, run: str, passed: int, items: int = 10, **labels: object) 
 
 
 def frame(*rows: dict[str, object]) -> pd.DataFrame:
-    return pd.DataFrame(list(rows), columns=list(COLUMNS))
+    return pd.DataFrame(list(rows), columns=list(SCORE_COLUMNS))
 
 
 # full RunningTab: t1 r1 8/10, t1 r2 6/10, t2 r1 4/10, t2 r2 4/10
@@ -193,7 +193,7 @@ def test_results_table_wide() -> None:
 def test_results_table_orders_across_benchmarks() -> None:
     # DCI ran only TheAgentCompany, RunningTab and its ablation only Workspace-Bench: rows still follow the
     # paper's method order (DCI first), columns the benchmarks' order (Workspace-Bench first)
-    tac = {c: None for c in COLUMNS}
+    tac = {c: None for c in SCORE_COLUMNS}
     tac.update(trajectory="tac", benchmark="theagentcompany", task_id="a", model="m", method="DCI", run="1")
     tac.update(result=1.0, total=2.0, score=0.25, success=False)
     agg = main_results(frame(tac, *FULL, *NO_REVIEW), variants=True, n_boot=20)

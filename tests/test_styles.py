@@ -8,10 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from rtlab.environment import Environment, is_tab_call
-from rtlab.model import Event, Step, Trajectory
-from rtlab.replay import replay
-from rtlab.styles import (
+from rtlab.analysis import (
     FLAGS,
     STYLE_COLUMNS,
     SUMMARY_COLUMNS,
@@ -22,6 +19,8 @@ from rtlab.styles import (
     reviewed_entries,
     styles_summary,
 )
+from rtlab.environment import Environment, is_tab_call, replay
+from rtlab.records import Event, Step, Trajectory
 
 LS = ("bash", "ls data", {}, "a.csv\nb.csv\nnotes.txt\n")  # lists data/a.csv, data/b.csv, data/notes.txt
 READ_A = ("read", "read data/a.csv", {"path": "data/a.csv"}, "item,amount\nrent,100\ntotal amount,100\n")
@@ -41,7 +40,7 @@ def run(
 ):
     """A trajectory from (tool, command, args, output) steps and FINISH markers; tab replies and the finish
     check come from a real Environment (with the run's variant) fed the steps in order."""
-    from rtlab.tab import TabConfig
+    from rtlab.environment import TabConfig
 
     env = Environment("total amount of a and a notes summary", config=TabConfig.ablation(variant or "full"))
     steps, events = [], []

@@ -11,14 +11,12 @@ from pathlib import Path
 import pytest
 from synth_mini import build_mini_world
 
-from rtlab.environment import strip_status
+from rtlab.environment import TabConfig, replay, strip_status
 from rtlab.ingest import ingest
-from rtlab.replay import replay
 from rtlab.synth.agents import simulate
 from rtlab.synth.judge import judge
 from rtlab.synth.profiles import ARMS, PROFILES, Arm
 from rtlab.synth.shell import Shell, shell_environment
-from rtlab.tab import TabConfig
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 

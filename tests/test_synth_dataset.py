@@ -11,16 +11,15 @@ from pathlib import Path
 import pytest
 
 import rtlab
-from rtlab.agreement import cohen_kappa_score
+from rtlab.analysis import CATEGORIES, diagnose_frame, load_codebook
+from rtlab.annotation import cohen_kappa_score
 from rtlab.cli import main
-from rtlab.codebook import CATEGORIES, load_codebook
-from rtlab.diagnose import diagnose_frame
-from rtlab.model import Trajectory
-from rtlab.numbers import NumberIndex, find_numbers
+from rtlab.records import Trajectory
 from rtlab.synth import SynthConfig, World, generate, ground_truth, is_simulated, load_config, load_world
 from rtlab.synth.agents import judge
 from rtlab.synth.dataset import GROUND_TRUTH_COLUMNS, JUDGE_FILE
 from rtlab.synth.world import Fact, SynthTask
+from rtlab.text import NumberIndex, find_numbers
 
 SMALL = {
     "seed": 3,
@@ -278,7 +277,7 @@ def test_rule_labels_recover_the_ground_truth(labels, truth) -> None:
 
 
 def test_truth_labels_join_the_rule_labels_by_item(out: Path, trajectories: list[Trajectory], truth) -> None:
-    from rtlab.annotate import rule_labels
+    from rtlab.annotation import rule_labels
     from rtlab.synth import truth_labels
 
     got = truth_labels(out)

@@ -11,12 +11,11 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from rtlab.benchmarks.workspace_bench import load_task
-from rtlab.diagnose import name_key, referred_files
-from rtlab.numbers import NumberIndex, find_numbers, is_year_like, matches
+from rtlab.analysis import referred_files
+from rtlab.ingest.benchmarks.workspace_bench import load_task
 from rtlab.synth.workspaces import WorldConfig, build_world, metadata_record
 from rtlab.synth.world import World, world_from_dict, world_to_dict
-from rtlab.text import tokenize
+from rtlab.text import NumberIndex, find_numbers, is_year_like, matches, name_key, tokenize
 
 SEED = 7
 SMALL = WorldConfig(roles=("logistics", "backend"), files_per_role=(120, 130))

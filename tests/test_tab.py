@@ -7,9 +7,8 @@ import math
 
 import pytest
 
-import rtlab.tab as tab_module
-from rtlab.capture import Capture, CapturedRead
-from rtlab.tab import ABLATIONS, Candidate, Tab, TabConfig
+import rtlab.environment._tab as tab_module
+from rtlab.environment import ABLATIONS, Candidate, Capture, CapturedRead, Tab, TabConfig
 
 
 def reads(*pairs: tuple[str, str]) -> Capture:
@@ -21,7 +20,7 @@ def listed(*paths: str) -> Capture:
     return Capture(reads=(), listed=paths, written=())
 
 
-# BM25 constants of rank_bm25.BM25Okapi, which rtlab.bm25 reproduces: k1 = 1.5, b = 0.75.
+# BM25 constants of rank_bm25.BM25Okapi, which rtlab.text._bm25 reproduces: k1 = 1.5, b = 0.75.
 K1, B = 1.5, 0.75
 
 

@@ -7,9 +7,9 @@ import math
 import pandas as pd
 from conftest import ROOT
 
+from rtlab.analysis import requirement_source, review_coverage, tab_stats_frame, tab_stats_summary
+from rtlab.environment import replay
 from rtlab.ingest import ingest
-from rtlab.replay import replay
-from rtlab.tabstats import requirement_source, review_coverage, tab_stats_frame, tab_stats_summary
 
 SAMPLE_CODEX = ROOT / "data" / "sample" / "codex" / "301_plain"
 
@@ -49,7 +49,7 @@ def test_summary_medians_by_hand() -> None:
 
 
 def test_requirement_source() -> None:
-    from rtlab.model import RubricItem, Step, Task, Trajectory
+    from rtlab.records import RubricItem, Step, Task, Trajectory
 
     def run(method: str | None, tools: list[str], rubric: bool) -> Trajectory:
         steps = [

@@ -8,7 +8,7 @@ import time
 import openai
 import pytest
 
-from rtlab.testing import (
+from rtlab.llm import (
     SIMULATED_MODEL,
     SIMULATED_TAG,
     SimulatedServer,
@@ -137,7 +137,7 @@ def test_latency_applies_to_every_answer():
 def test_latency_includes_the_time_to_compute_the_answer(monkeypatch):
     # The answer is computed before the wait: a simulation taking 0.5 s inside a 0.5 s latency leaves the
     # answer at ~0.5 s after arrival, not 0.5 + 0.5 = 1.0 s (what sleeping first, then computing, gave)
-    import rtlab.testing as testing
+    import rtlab.llm._simulated as testing
 
     real = testing._completion
 

@@ -9,12 +9,12 @@ import unicodedata
 
 import pytest
 
-import rtlab.text
+import rtlab.text._tokens
 from rtlab.text import STOP_WORDS, tokenize
 
 
 def test_docstring_examples() -> None:
-    result = doctest.testmod(rtlab.text)
+    result = doctest.testmod(rtlab.text._tokens)
     assert result.attempted >= 6
     assert result.failed == 0
 
@@ -95,7 +95,7 @@ def test_stop_words_are_lowercase_function_words() -> None:
 
 
 def _reference_ascii(text: str) -> list[str]:
-    """The rules of rtlab.text for ASCII text, written as a character loop over each alphanumeric run."""
+    """The rules of rtlab.text._tokens for ASCII text, written as a character loop over each alphanumeric run."""
     tokens = []
     for run in re.split(r"[^A-Za-z0-9]+", text):
         current = ""
@@ -143,7 +143,7 @@ def test_every_cjk_ideograph_kana_and_hangul_syllable_is_one_token() -> None:
 
 
 def test_cjk_ranges_hold_only_word_characters() -> None:
-    for lo, hi in rtlab.text._CJK_RANGES:
+    for lo, hi in rtlab.text._tokens._CJK_RANGES:
         for code in range(lo, min(hi, 0x10000) + 1):
             ch = chr(code)
             if unicodedata.category(ch) != "Cn":

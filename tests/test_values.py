@@ -11,7 +11,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rtlab.model import (
+from rtlab.analysis import (
+    VALUE_COLUMNS,
+    deliverable_text,
+    expected_values,
+    file_text,
+    value_records,
+    value_summary,
+    values_frame,
+)
+from rtlab.environment import replay
+from rtlab.records import (
     Deliverable,
     DeliverableFile,
     ItemResult,
@@ -20,16 +30,6 @@ from rtlab.model import (
     Step,
     Task,
     Trajectory,
-)
-from rtlab.replay import replay
-from rtlab.values import (
-    COLUMNS,
-    deliverable_text,
-    expected_values,
-    file_text,
-    value_records,
-    value_summary,
-    values_frame,
 )
 
 # ---------------------------------------------------------------------------------------------------------
@@ -539,7 +539,7 @@ def _run(fixtures: Path, tmp_path: Path) -> Trajectory:
 def test_values_frame_by_hand(fixtures: Path, tmp_path: Path) -> None:
     t = _run(fixtures, tmp_path)
     frame = values_frame([t])
-    assert list(frame.columns) == COLUMNS
+    assert list(frame.columns) == VALUE_COLUMNS
     NA = None
     rows = [
         (0, True, "20,450.50", 20450.5, True, 1, NA, True, False),
@@ -586,7 +586,7 @@ def test_values_frame_replays_and_edge_cases(fixtures: Path, tmp_path: Path) -> 
         values_frame([t], [replay(Trajectory(id="other", format="codex", source_path="x"))])
     bare = Trajectory(id="bare", format="codex", source_path="x")  # no task: no rows
     empty = values_frame([bare])
-    assert empty.empty and list(empty.columns) == COLUMNS
+    assert empty.empty and list(empty.columns) == VALUE_COLUMNS
     t.judgement = None
     assert values_frame([t])["passed"].isna().all()
 
@@ -643,7 +643,7 @@ def test_value_summary_arithmetic() -> None:
 def test_value_summary_empty() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        s = value_summary(pd.DataFrame({c: pd.Series([], dtype=object) for c in COLUMNS}))
+        s = value_summary(pd.DataFrame({c: pd.Series([], dtype=object) for c in VALUE_COLUMNS}))
     assert s["values"] == 0 and s["shown"] == 0
     assert math.isnan(s["share_shown_missing"]) and math.isnan(s["share_missing_held"])
 
@@ -652,9 +652,9 @@ def test_value_rows_are_the_frame_rows_of_the_replayed_trajectory() -> None:
     # what a worker sends back with replay_paths(each=value_rows): values_frame's rows, typed the same way
     from conftest import ROOT
 
+    from rtlab.analysis import value_rows, values_frame, values_table
+    from rtlab.environment import replay
     from rtlab.ingest import ingest
-    from rtlab.replay import replay
-    from rtlab.values import value_rows, values_frame, values_table
 
     runs = ingest([ROOT / "data" / "sample"]).trajectories
     rows = [row for t in runs for row in value_rows(replay(t))]

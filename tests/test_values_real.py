@@ -8,9 +8,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from rtlab.analysis import deliverable_text, expected_values, value_summary, values_frame
 from rtlab.ingest import ingest
-from rtlab.model import Trajectory
-from rtlab.values import deliverable_text, expected_values, value_summary, values_frame
+from rtlab.records import Trajectory
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +230,7 @@ def test_hand_checked_task_44(frame: pd.DataFrame, trajectories: dict[str, Traje
 def test_officeqa_values_come_from_the_answer(real) -> None:
     """OfficeQA's one rubric item is generic text; its expected values are the reference answer's numbers."""
     from rtlab import ingest
-    from rtlab.values import value_summary, values_frame
+    from rtlab.analysis import value_summary, values_frame
 
     frame = values_frame(ingest([real / "officeqa" / "g2b-gpt-5.4-traces"]).trajectories)
     assert len(frame) == 32  # every answer of these 32 questions is a single number

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.workspace import COMMON_POSTINGS, Workspace, line_key
+from rtlab.environment import COMMON_POSTINGS, Workspace, line_key
 
 
 @pytest.fixture

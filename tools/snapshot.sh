@@ -67,6 +67,6 @@ run sample.annotate $rt annotate "${ann[@]}" --simulated --model sim-annotator -
 [ -f "$tmp/labels.csv" ] && run sample.agree $rt agree "$tmp/labels.csv" --json
 run sample.recover $rt recover "${ann[@]}" --json --simulated --model sim-annotator --cache-dir "$tmp/cache2"
 # the stored excerpts of the simulated world's Parquet tables are large: keep their digest only
-[ -f "$out/sim.tables.jsonl" ] && sha256sum "$out/sim.tables.jsonl" >"$out/sim.tables.sha256" && rm "$out/sim.tables.jsonl"
+[ -f "$out/sim.tables.jsonl" ] && (cd "$out" && sha256sum sim.tables.jsonl >sim.tables.sha256 && rm sim.tables.jsonl)
 sed -i "s#$tmp#TMP#g" "$out"/*.err "$out"/*.out 2>/dev/null
 echo "snapshot in $out: $(ls "$out" | wc -l) files"

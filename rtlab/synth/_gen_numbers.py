@@ -3,7 +3,7 @@
 A fact's value must be written in its own file and in no other file of its role, and its distorted twin
 nowhere. :class:`Reserved` holds every such value (and the computed values of rubric items, which no file
 states); every other number a generator writes is drawn by :func:`draw`, which refuses a value that
-:func:`rtlab.numbers.matches` could take for a reserved one under any reading (the value itself, as a
+:func:`rtlab.text._numbers.matches` could take for a reserved one under any reading (the value itself, as a
 percent or fraction, or the base of a scaled number). The window is wider than any match: a value with
 three significant digits matches within half a unit of its last digit, 0.5% at most. Numbers with fewer
 than three significant digits never match a fact (facts have at least three and never end in zero), so
@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from rtlab.numbers import Number, find_numbers, is_year_like, matches
 from rtlab.synth._vocab import (
     CODENAMES,
     COUNT,
@@ -31,6 +30,7 @@ from rtlab.synth._vocab import (
     SMALL,
     Metric,
 )
+from rtlab.text import Number, find_numbers, is_year_like, matches
 
 REL_WINDOW = 0.006
 """Relative distance under which a drawn number counts as too close to a reserved one."""

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from rtlab.diagnose import name_key
 from rtlab.synth._gen_content import MAX_SOURCE_CHARS, MIN_SOURCE_CHARS, FileSpec, RoleCtx
 from rtlab.synth._gen_numbers import (
     Num,
@@ -43,6 +42,7 @@ from rtlab.synth._vocab import (
     Theme,
 )
 from rtlab.synth.world import Fact, Item
+from rtlab.text import name_key
 
 CSV_ROW_CHARS = 55
 """A conservative printed size of one row of a source CSV."""

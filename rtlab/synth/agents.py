@@ -2,7 +2,7 @@
 
 A simulated agent is **not** a language model. It decides with a seeded random generator what to list, what to
 open and what to write, but everything it is shown is genuine: its shell commands run in the workspace
-(:class:`rtlab.synth.shell.Shell`), and RunningTab arms talk to :class:`rtlab.environment.Environment` exactly
+(:class:`rtlab.synth.shell.Shell`), and RunningTab arms talk to :class:`rtlab.environment._environment.Environment` exactly
 as a live agent would (status lines on every observation, ``tab_*`` calls, the finish check).
 
 What it remembers is modelled, and that model is the point of the simulation (the paper's failure mode):
@@ -34,17 +34,14 @@ import shlex
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from rtlab.environment import Environment
-from rtlab.model import Step
-from rtlab.numbers import NumberIndex, find_numbers
-from rtlab.paths import normalize_path
+from rtlab.environment import Environment, TabConfig
+from rtlab.records import Step
 from rtlab.synth.judge import judge
 from rtlab.synth.pi_session import PiSession
 from rtlab.synth.profiles import Arm, Profile
 from rtlab.synth.shell import Shell
 from rtlab.synth.world import Fact, Item, SynthTask, World
-from rtlab.tab import TabConfig
-from rtlab.text import tokenize
+from rtlab.text import NumberIndex, find_numbers, normalize_path, tokenize
 
 AGENT_ROOT = "/workspace"
 """The simulated agents' workspaces are mounted at ``/workspace/<role>`` (what their sessions record as cwd)."""
@@ -129,7 +126,7 @@ class _Agent:
 
     # -- recording --------------------------------------------------------------------------------------
     def _see(self, text: str, *, repeat: bool = False) -> None:
-        """Note the needed facts ``text`` shows (numbers by :mod:`rtlab.numbers`, names as written).
+        """Note the needed facts ``text`` shows (numbers by :mod:`rtlab.text._numbers`, names as written).
 
         Reading moves the agent on by the text's length; text that repeats what the agent already read (a
         file opened again, an excerpt the tab shows back) by :data:`REPEAT_WEIGHT` of it: what displaces earlier

@@ -8,7 +8,7 @@ Layout (every name says *simulated*; the README written at the top says how it w
     OUT/workspaces/<role>/...      the workspaces the simulated agents worked in
     OUT/runs/<task>/<arm>/<model>/run-<k>/
         session.jsonl              the run as a Pi session (format v3), readable by rtlab's ``pi`` reader
-        run.json                   its labels: method, variant, model, run (rtlab.labels)
+        run.json                   its labels: method, variant, model, run (rtlab.ingest._labels)
         metadata.json              the task in Workspace-Bench's format
         rubrics_judge--sim-judge.json   the deterministic judge's verdicts in Workspace-Bench's format
         output/<deliverable>       what the agent delivered
@@ -357,10 +357,10 @@ def ground_truth(out_dir: str | Path):
 
 def truth_labels(out_dir: str | Path):
     """The ground truth as an annotator's long-form labels (``item``, ``annotator`` = ``truth``, ``label``), one
-    row per failed rubric item, keyed like every other annotator (:func:`rtlab.annotate.item_key`)."""
+    row per failed rubric item, keyed like every other annotator (:func:`rtlab.annotation._annotators.item_key`)."""
     import pandas as pd
 
-    from rtlab.annotate import item_key
+    from rtlab.records import item_key
 
     failed = ground_truth(out_dir)
     failed = failed[~failed["passed"]]

@@ -1,6 +1,6 @@
 """The deterministic judge of the simulated world, and the words it uses (Workspace-Bench's judge format).
 
-Each rubric item passes when the deliverable holds every expected string: numbers by :mod:`rtlab.numbers` (the
+Each rubric item passes when the deliverable holds every expected string: numbers by :mod:`rtlab.text._numbers` (the
 rule rtlab's analyses use), names and headings case-insensitively. The evidence says what was found, in a
 judge's words, so the codebook's lexicon can read it (``does not match`` for a distorted value, ``not found``
 for a missing one).
@@ -8,8 +8,8 @@ for a missing one).
 
 from __future__ import annotations
 
-from rtlab.numbers import NumberIndex, find_numbers
 from rtlab.synth.world import SynthTask, World
+from rtlab.text import NumberIndex, find_numbers
 
 
 def _has_value(index: NumberIndex, text: str, value: str, numeric: bool) -> bool:
@@ -22,7 +22,7 @@ def _has_value(index: NumberIndex, text: str, value: str, numeric: bool) -> bool
 
 def judge(task: SynthTask, world: World, deliverable: str) -> list[tuple[int, bool, str]]:
     """The deterministic judge: each item passes when the deliverable holds every expected string (numbers by
-    :mod:`rtlab.numbers`, words case-insensitively); the evidence says what it found, in a judge's words."""
+    :mod:`rtlab.text._numbers`, words case-insensitively); the evidence says what it found, in a judge's words."""
     index = NumberIndex(deliverable)
     verdicts = []
     for item in task.items:

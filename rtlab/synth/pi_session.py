@@ -1,6 +1,6 @@
 """Writing a simulated run as a Pi coding-agent session (format version 3), the format DCI-Agent-Lite records.
 
-The entries are the ones :mod:`rtlab.readers.pi` reads from real sessions: a ``session`` header with ``cwd``, a
+The entries are the ones :mod:`rtlab.ingest.readers.pi` reads from real sessions: a ``session`` header with ``cwd``, a
 ``model_change``, then ``message`` entries (``user``, ``assistant`` with ``toolCall`` blocks, ``toolResult``)
 chained by ``id`` / ``parentId``. Times come from a simulated clock so the same run gives the same bytes.
 """

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rtlab.workspace import Workspace
+from rtlab.environment import Workspace
 
 TIMEOUT_S = 60.0
 
@@ -65,7 +65,7 @@ class Shell:
 
     def read_text(self, relpath: str) -> str:
         """A workspace file's text, as Pi's ``read`` tool returns it (the file's own bytes as UTF-8); read through
-        :class:`rtlab.workspace.Workspace`, so never outside the root."""
+        :class:`rtlab.environment._workspace.Workspace`, so never outside the root."""
         text = self._workspace.read_text(relpath)
         if text is None:
             raise ValueError(f"{relpath!r} is not a text file of the workspace {self.root}")

@@ -10,7 +10,7 @@ properties and zip entries (:mod:`rtlab.synth._gen_docs`), so the same seed give
 Guarantees checked while writing (a file that breaks one is rewritten from the next random stream):
 
 - every fact's value is in its own file's printed text (what ``cat`` prints; for xlsx the openpyxl rows);
-- no other file of the role writes it, as text or as a number :func:`rtlab.numbers.matches` accepts;
+- no other file of the role writes it, as text or as a number :func:`rtlab.text._numbers.matches` accepts;
 - no file writes a fact's distorted value or an item's computed value.
 
 :func:`metadata_record` gives a task as Workspace-Bench's ``metadata.json``.
@@ -23,13 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtlab.numbers import NumberIndex
 from rtlab.synth._gen_content import FileSpec, RoleCtx, build_doc
 from rtlab.synth._gen_docs import Doc, file_bytes, printed_text
 from rtlab.synth._gen_numbers import Reserved
 from rtlab.synth._gen_plan import RolePlan, TaskPlan, derive, plan_role
 from rtlab.synth._vocab import ROLES
 from rtlab.synth.world import Role, SynthTask, WorkspaceFile, World
+from rtlab.text import NumberIndex
 
 MAX_ATTEMPTS = 40
 """Rewrites of one file before giving up (a rewrite is needed for a few files per role)."""

@@ -36,7 +36,7 @@ class Fact:
     distorted: str
     """A plausible wrong value an agent that lost the fact might write instead (``48,231.50``)."""
     numeric: bool = True
-    """A number (matched by :func:`rtlab.numbers.matches`) or a name / phrase (matched as quoted text)."""
+    """A number (matched by :func:`rtlab.text._numbers.matches`) or a name / phrase (matched as quoted text)."""
 
 
 @dataclass(frozen=True)

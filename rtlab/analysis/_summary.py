@@ -1,0 +1,141 @@
+"""Per-trajectory and per-step summaries: plain dicts for the CLI, DataFrames for notebooks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rtlab.records import Step, Trajectory
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def trajectory_summary(t: Trajectory) -> dict[str, Any]:
+    """One flat record per trajectory; rubric counts are ``None`` where no task or judgement is attached."""
+    n_items: int | None = None
+    if t.task is not None and t.task.rubric:
+        n_items = len(t.task.rubric)
+    elif t.judgement is not None:
+        n_items = len(t.judgement.items)
+    return {
+        "id": t.id,
+        "label": f"{Path(t.source_path).name} [{t.format}]",
+        "format": t.format,
+        "benchmark": t.benchmark,
+        "task_id": t.task_id,
+        "model": t.model,
+        "harness": t.harness,
+        "method": t.method,
+        "variant": t.variant,
+        "run": t.run,
+        "n_steps": t.n_steps,
+        "n_unanswered": len(t.steps) - t.n_steps,
+        "n_errors": sum(1 for s in t.steps if s.is_error),
+        "n_clipped": sum(1 for s in t.steps if s.clipped),
+        "n_events": len(t.events),
+        "chars_logged": t.chars_logged,
+        "chars_shown": t.chars_shown,
+        "clip_policy": t.clip_policy,
+        "deliverable_files": [f.path for f in t.deliverable.files],
+        "has_final_message": t.deliverable.final_message is not None,
+        "n_rubric_items": n_items,
+        "n_rubric_passed": t.judgement.n_passed if t.judgement is not None else None,
+        "input_tokens": t.usage.input_tokens if t.usage else None,
+        "output_tokens": t.usage.output_tokens if t.usage else None,
+        "source_path": t.source_path,
+    }
+
+
+def summary_frame(trajectories: Iterable[Trajectory]) -> pd.DataFrame:
+    """One row per trajectory with the columns of :func:`trajectory_summary`."""
+    import pandas as pd
+
+    rows = [trajectory_summary(t) for t in trajectories]
+    frame = pd.DataFrame(rows, columns=list(trajectory_summary(Trajectory("", "", "")).keys()))
+    for col in ("n_rubric_items", "n_rubric_passed", "input_tokens", "output_tokens"):
+        frame[col] = frame[col].astype("Int64")
+    return frame
+
+
+def steps_frame(t: Trajectory) -> pd.DataFrame:
+    """One row per tool call: index, tool, command, sizes logged and shown, and flags."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "trajectory": t.id,
+                "index": s.index,
+                "tool": s.tool,
+                "command": s.command,
+                "answered": s.answered,
+                "is_error": s.is_error,
+                "exit_code": s.exit_code,
+                "clipped": s.clipped,
+                "chars_logged": len(s.output) if s.output is not None else 0,
+                "chars_shown": len(s.shown) if s.shown is not None else 0,
+                "started_at": s.started_at,
+            }
+            for s in t.steps
+        ],
+        columns=[
+            "trajectory",
+            "index",
+            "tool",
+            "command",
+            "answered",
+            "is_error",
+            "exit_code",
+            "clipped",
+            "chars_logged",
+            "chars_shown",
+            "started_at",
+        ],
+    )
+
+
+def format_summary(t: Trajectory) -> str:
+    """A few readable lines about a trajectory, for ``rtlab info``."""
+    s = trajectory_summary(t)
+    lines = [f"{t.id}  [{t.format}]  {t.source_path}"]
+    facts = [f"{k}={s[k]}" for k in ("benchmark", "task_id", "model", "harness", "method", "run") if s[k]]
+    if facts:
+        lines.append("  " + "  ".join(facts))
+    lines.append(
+        f"  steps {s['n_steps']} answered, {s['n_unanswered']} cut off, {s['n_errors']} errors, "
+        f"{s['n_clipped']} clipped; events {s['n_events']}"
+    )
+    lines.append(
+        f"  chars logged {s['chars_logged']:,}, shown {s['chars_shown']:,} (clip policy {s['clip_policy'] or 'none'})"
+    )
+    if s["deliverable_files"]:
+        lines.append("  deliverable: " + ", ".join(s["deliverable_files"]))
+    if s["n_rubric_items"] is not None:
+        passed = "?" if s["n_rubric_passed"] is None else s["n_rubric_passed"]
+        lines.append(f"  rubric: {passed}/{s['n_rubric_items']} passed")
+    for w in t.meta.get("warnings", []) if isinstance(t.meta.get("warnings"), list) else []:
+        lines.append(f"  warning: {w}")
+    return "\n".join(lines)
+
+
+def format_step(step: Step, *, max_chars: int = 1500) -> str:
+    """A step as a reader pages through it: the command, then what the model was shown (and what was logged)."""
+    head = f"[{step.index}] {step.tool}"
+    if step.exit_code is not None:
+        head += f"  exit {step.exit_code}"
+    if step.is_error:
+        head += "  ERROR"
+    if not step.answered:
+        return f"{head}  (no result: the run was cut off)\n$ {step.command}"
+    shown = step.shown or ""
+    out = [head, f"$ {step.command}"]
+    if step.clipped:
+        out.append(f"(clipped: {len(step.output or ''):,} characters logged, {len(shown):,} shown)")
+    out.append(
+        shown
+        if len(shown) <= max_chars
+        else shown[:max_chars] + f"\n… [{len(shown) - max_chars:,} more characters]"
+    )
+    return "\n".join(out)

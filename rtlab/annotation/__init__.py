@@ -1,0 +1,135 @@
+"""Annotators of failed rubric items (rules, LLMs, human label files) in one long-form table, agreement
+between them (Cohen's kappa, Krippendorff's alpha, confusion, bootstrap intervals), and the masked-recovery
+experiment."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rtlab._lazy import attach
+
+if TYPE_CHECKING:
+    from rtlab.annotation._agreement import LABEL_FILE_COLUMNS as LABEL_FILE_COLUMNS
+    from rtlab.annotation._agreement import agreement_report as agreement_report
+    from rtlab.annotation._agreement import category_scores as category_scores
+    from rtlab.annotation._agreement import check_labels as check_labels
+    from rtlab.annotation._agreement import cohen_kappa_score as cohen_kappa_score
+    from rtlab.annotation._agreement import coincidence_matrix as coincidence_matrix
+    from rtlab.annotation._agreement import confusion_matrix as confusion_matrix
+    from rtlab.annotation._agreement import kappa_against as kappa_against
+    from rtlab.annotation._agreement import krippendorff_alpha as krippendorff_alpha
+    from rtlab.annotation._agreement import load_labels as load_labels
+    from rtlab.annotation._agreement import pair_key as pair_key
+    from rtlab.annotation._agreement import pairwise_kappa as pairwise_kappa
+    from rtlab.annotation._agreement import percent_agreement as percent_agreement
+    from rtlab.annotation._agreement import reliability_data as reliability_data
+    from rtlab.annotation._annotators import DEFAULT_BUDGET as DEFAULT_BUDGET
+    from rtlab.annotation._annotators import FAILED as FAILED
+    from rtlab.annotation._annotators import LABEL_COLUMNS as LABEL_COLUMNS
+    from rtlab.annotation._annotators import NON_LABELS as NON_LABELS
+    from rtlab.annotation._annotators import PROMPT_VERSIONS as PROMPT_VERSIONS
+    from rtlab.annotation._annotators import REFUSED as REFUSED
+    from rtlab.annotation._annotators import RULE_ANNOTATOR as RULE_ANNOTATOR
+    from rtlab.annotation._annotators import UNPARSABLE as UNPARSABLE
+    from rtlab.annotation._annotators import Answer as Answer
+    from rtlab.annotation._annotators import ItemContext as ItemContext
+    from rtlab.annotation._annotators import LLMAnnotation as LLMAnnotation
+    from rtlab.annotation._annotators import LLMAnnotator as LLMAnnotator
+    from rtlab.annotation._annotators import annotate_llm as annotate_llm
+    from rtlab.annotation._annotators import annotator_grid as annotator_grid
+    from rtlab.annotation._annotators import build_messages as build_messages
+    from rtlab.annotation._annotators import corrective_message as corrective_message
+    from rtlab.annotation._annotators import first_requests as first_requests
+    from rtlab.annotation._annotators import item_context as item_context
+    from rtlab.annotation._annotators import item_contexts as item_contexts
+    from rtlab.annotation._annotators import parse_answer as parse_answer
+    from rtlab.annotation._annotators import read_human_labels as read_human_labels
+    from rtlab.annotation._annotators import rule_labels as rule_labels
+    from rtlab.annotation._annotators import system_prompt as system_prompt
+    from rtlab.annotation._annotators import user_prompt as user_prompt
+    from rtlab.annotation._recovery import CONDITIONS as CONDITIONS
+    from rtlab.annotation._recovery import MASK as MASK
+    from rtlab.annotation._recovery import RECOVERY_BUDGET as RECOVERY_BUDGET
+    from rtlab.annotation._recovery import RECOVERY_COLUMNS as RECOVERY_COLUMNS
+    from rtlab.annotation._recovery import RECOVERY_PROMPT as RECOVERY_PROMPT
+    from rtlab.annotation._recovery import Prompt as Prompt
+    from rtlab.annotation._recovery import Recovery as Recovery
+    from rtlab.annotation._recovery import RecoveryItem as RecoveryItem
+    from rtlab.annotation._recovery import build_prompt as build_prompt
+    from rtlab.annotation._recovery import first_recovery_requests as first_recovery_requests
+    from rtlab.annotation._recovery import mask_value as mask_value
+    from rtlab.annotation._recovery import parse_value as parse_value
+    from rtlab.annotation._recovery import recover as recover
+    from rtlab.annotation._recovery import recovery_annotators as recovery_annotators
+    from rtlab.annotation._recovery import recovery_figures as recovery_figures
+    from rtlab.annotation._recovery import recovery_items as recovery_items
+    from rtlab.annotation._recovery import recovery_summary as recovery_summary
+    from rtlab.annotation._recovery import score as score
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._annotators": (
+            "DEFAULT_BUDGET",
+            "FAILED",
+            "LABEL_COLUMNS",
+            "NON_LABELS",
+            "PROMPT_VERSIONS",
+            "REFUSED",
+            "RULE_ANNOTATOR",
+            "UNPARSABLE",
+            "Answer",
+            "ItemContext",
+            "LLMAnnotation",
+            "LLMAnnotator",
+            "annotate_llm",
+            "annotator_grid",
+            "build_messages",
+            "corrective_message",
+            "first_requests",
+            "item_context",
+            "item_contexts",
+            "parse_answer",
+            "read_human_labels",
+            "rule_labels",
+            "system_prompt",
+            "user_prompt",
+        ),
+        "._agreement": (
+            "LABEL_FILE_COLUMNS",
+            "agreement_report",
+            "category_scores",
+            "check_labels",
+            "cohen_kappa_score",
+            "coincidence_matrix",
+            "confusion_matrix",
+            "kappa_against",
+            "krippendorff_alpha",
+            "load_labels",
+            "pair_key",
+            "pairwise_kappa",
+            "percent_agreement",
+            "reliability_data",
+        ),
+        "._recovery": (
+            "CONDITIONS",
+            "RECOVERY_COLUMNS",
+            "RECOVERY_BUDGET",
+            "MASK",
+            "RECOVERY_PROMPT",
+            "Recovery",
+            "RecoveryItem",
+            "Prompt",
+            "build_prompt",
+            "first_recovery_requests",
+            "mask_value",
+            "parse_value",
+            "recover",
+            "recovery_annotators",
+            "recovery_figures",
+            "recovery_items",
+            "recovery_summary",
+            "score",
+        ),
+    },
+)

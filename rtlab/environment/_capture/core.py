@@ -1,0 +1,718 @@
+"""``capture_step``: the environment's own decision, per step, of which files were read and which only listed.
+
+Order of work for one step:
+
+1. Frame the shown text (:mod:`rtlab.environment._capture.frame`): the output regions, clip markers cut out.
+2. Read-like tools (``read PATH [OFFSET [LIMIT]]``), write/edit tools, the OpenHands file editor, Pi's
+   ``grep``/``find``/``ls`` tools are decided from their command form and output.
+3. Shell commands are parsed into units (:mod:`rtlab.environment._capture.units`); ``echo``/``printf`` output (known text)
+   splits the output between units, and consecutive units with recognisable line formats (``pwd``,
+   ``ls -l``, ``wc``) split by line shape; each unit's part goes to its family's parser.
+4. With a :class:`rtlab.environment._workspace.Workspace`, every read of a text file in it is confirmed by content
+   matching (and trimmed to the matching text, or dropped when its content does not appear), and what no
+   structural rule attributed is matched against the whole workspace (scripts printing slices).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+import warnings
+from dataclasses import dataclass, replace
+
+from rtlab.environment._capture import frame as fr
+from rtlab.environment._capture import listing
+from rtlab.environment._capture import python as py
+from rtlab.environment._capture.collect import Collector, Hit
+from rtlab.environment._capture.families import Source, unit_source, unit_writes
+from rtlab.environment._capture.grep import GrepSpec, accepts, grep_spec, parse_grep, parse_semfs
+from rtlab.environment._capture.matching import find_spans
+from rtlab.environment._capture.units import SHELL_TOOLS, Item, Repeat, Stage, Unit, units
+from rtlab.environment._workspace import Workspace
+from rtlab.records import Step
+from rtlab.text import Redirect, normalize_path
+
+
+@dataclass(frozen=True)
+class CapturedRead:
+    """A file whose content the model was shown in this step, and the part of the shown text that was it."""
+
+    path: str
+    """The file, normalised with :func:`rtlab.text._paths.normalize_path` (relative to the root when under it)."""
+    excerpt: str
+    """Exactly as shown: ``step.shown[start:start + len(excerpt)] == excerpt``."""
+    start: int
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What one step read, only listed, and wrote."""
+
+    reads: tuple[CapturedRead, ...] = ()
+    listed: tuple[str, ...] = ()
+    """Paths that appeared in the shown text while their content did not (folders left out)."""
+    written: tuple[str, ...] = ()
+
+
+EMPTY = Capture()
+
+_READ_FORM = re.compile(r"^read (?P<path>.+?)(?: (?P<offset>\d+))?(?: (?P<limit>\d+))?$", re.S)
+_WRITE_FORM = re.compile(r"^(?P<op>write|edit) (?P<path>.+)$", re.S)
+_REFERENCE = re.compile(r"^<reference [^>\n]*>\n")
+_CAT_N_HEADER = re.compile(r"^Here's the result of running `cat -n` on (?P<path>[^\n]+?):\n")
+_DIR_VIEW = re.compile(
+    r"^Here's the files and directories up to \d+ levels? deep in (?P<path>[^\n,]+)[^\n]*\n"
+)
+_READ_ERROR = re.compile(
+    r"^(?:Error|ERROR|error|\[Errno|ENOENT|EISDIR|EACCES|File not found|No such file|Path not found|"
+    r"Invalid `path`|The path .* does not exist|Failed to read|Cannot read|Could not read|Read image file)"
+)
+_PI_EMPTY = frozenset({"No matches found", "No files found matching pattern", "(empty directory)"})
+_SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
+_LS_LONG_FLAG = re.compile(r"^-[a-zA-Z]*[lgon]")
+_NON_WORD = re.compile(r"\W")
+
+
+def capture_step(
+    step: Step, *, cwd: str | None = None, root: str | None = None, workspace: Workspace | None = None
+) -> Capture:
+    """Which files this step read (with their excerpts as shown), only listed, and wrote.
+
+    ``cwd`` is the agent's working directory when the step does not record one (``step.cwd`` wins); ``root``
+    the workspace root as the agent knew it (defaults to ``workspace.agent_root``). An unanswered step, or
+    one that printed only an error, reads nothing.
+    """
+    if not step.answered or step.shown is None:
+        return EMPTY
+    shown = step.shown
+    cwd = step.cwd or cwd
+    if root is None and workspace is not None:
+        root = workspace.agent_root
+    col = Collector(shown, normalize_path(root) if root else None, workspace)
+    regions = _structural(col, step, cwd)
+    if workspace is not None:
+        _match_content(col, shown, regions, workspace)
+    return _result(col)
+
+
+def _structural(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
+    shown = step.shown or ""
+    command = step.command or ""
+    tool = step.tool
+    clipped = step.clipped
+    shell = tool in SHELL_TOOLS
+    if not shell and (m := _READ_FORM.match(command)):
+        return _read_tool(col, shown, m.group("path"), cwd, clipped, step.is_error)
+    if not shell and (m := _WRITE_FORM.match(command)):
+        if not step.is_error:
+            col.write(col.ref(m.group("path"), cwd))
+        return []
+    if tool == "run_ipython":
+        return _ipython(col, shown, command, cwd, clipped)
+    if tool in ("grep", "find", "ls") and command.startswith(tool + " "):
+        return _pi_tool(col, shown, command, tool, cwd)
+    if tool in ("glob_files", "grep_files"):
+        return _g2b_search(col, shown, tool, cwd)
+    if shell:
+        return _shell(col, step, cwd)
+    return []
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tools with a file argument
+
+
+def _read_tool(
+    col: Collector, shown: str, path: str, cwd: str | None, clipped: bool, is_error: bool
+) -> list[fr.Region]:
+    region = fr.regions(shown, "", clipped=clipped)[0]
+    start = region.block.start
+    text = shown[start:]
+    if is_error or _READ_ERROR.match(text.lstrip()):
+        return []
+    ref = col.ref(path, cwd)
+    col.named.add(ref.key)
+    if m := _DIR_VIEW.match(text):
+        listing.parse_paths(col, shown, region.block.within(start + m.end(), region.block.end), cwd)
+        return []
+    if m := _REFERENCE.match(text):
+        start += m.end()
+        end = shown.rfind("\n</reference>")
+        block = region.block.within(start, end if end >= start else region.block.end)
+    elif m := _CAT_N_HEADER.match(text):
+        block = region.block.within(start + m.end(), region.block.end)
+    else:
+        block = region.block
+    for s, e in block.pieces:
+        col.read(ref, s, e)
+    return [fr.Region("", block)]
+
+
+def _ipython(col: Collector, shown: str, code: str, cwd: str | None, clipped: bool) -> list[fr.Region]:
+    """OpenHands ``run_ipython``: ``file_editor(**{...})`` calls (view / create / edit), else a Python script."""
+    editor = _file_editor(code)
+    if editor is not None:
+        sub, path = editor
+        if sub == "view":
+            return _read_tool(col, shown, path, cwd, clipped, False)
+        col.write(col.ref(path, cwd))
+        return []
+    region = fr.regions(shown, code, clipped=clipped)[0]
+    script = py.analyze(code)
+    for w in script.writes:
+        col.write(col.ref(w, cwd))
+    for p in script.inputs:
+        col.named.add(col.ref(p, cwd).key)
+    block = fr.without_errors(shown, region.block)
+    py.attribute(col, shown, block, cwd, script)
+    return [region]
+
+
+def _file_editor(code: str) -> tuple[str, str] | None:
+    if "file_editor" not in code:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "file_editor":
+            values: dict[str, object] = {}
+            for kw in node.keywords:
+                try:
+                    if kw.arg is None:
+                        values.update(ast.literal_eval(kw.value))
+                    else:
+                        values[kw.arg] = ast.literal_eval(kw.value)
+                except (ValueError, TypeError, SyntaxError):
+                    continue
+            sub, path = values.get("command"), values.get("path")
+            if isinstance(sub, str) and isinstance(path, str):
+                return sub, path
+    return None
+
+
+def _pi_tool(col: Collector, shown: str, command: str, tool: str, cwd: str | None) -> list[fr.Region]:
+    """Pi's own ``grep``/``find``/``ls`` tools: paths relative to the searched folder (a file: its name)."""
+    region = fr.regions(shown, command, clipped=False)[0]
+    if shown.strip() in _PI_EMPTY:
+        return []
+    items = units(command, cwd)
+    if not items or not isinstance(items[0], Unit):
+        return []
+    stage = items[0].stages[0]
+    operands = [w.text for w in stage.words if not w.text.startswith("-")]
+    where = operands[-1] if operands else "."
+    if tool == "grep":
+        files = grep_spec("grep", stage.words).files
+        where = files[-1] if files else "."
+        base = posixpath.dirname(where) if _SUFFIX.search(where) else where
+        parse_grep(col, shown, region.block, cwd, GrepSpec(files=[], prefix=True, recursive=True), base=base)
+    elif tool == "find":
+        listing.parse_paths(col, shown, region.block, cwd, base=operands[0] if operands else ".")
+    else:
+        listing.parse_paths(col, shown, region.block, cwd, base=where)
+    return [region]
+
+
+def _g2b_search(col: Collector, shown: str, tool: str, cwd: str | None) -> list[fr.Region]:
+    """G2B's retired ``glob_files`` (paths relative to the project root, one a line) and ``grep_files``
+    (``grep -rn`` over an absolute folder, cut at 10,000 characters with ``...(truncated)``)."""
+    if shown.startswith(("No files matched", "No matches found", "Error")):
+        return []
+    end = len(shown) - len("\n...(truncated)") if shown.endswith("\n...(truncated)") else len(shown)
+    block = fr.Block(((0, end),))
+    if tool == "glob_files":
+        listing.parse_paths(col, shown, block, cwd)
+    else:
+        parse_grep(col, shown, block, cwd, GrepSpec(files=[], prefix=True, recursive=True, numbers=True))
+    return [fr.Region("", block)]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Shell commands
+
+
+def _shell(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
+    shown = step.shown or ""
+    found = fr.regions(
+        shown, step.command or "", clipped=step.clipped, args=step.args, exit_code=step.exit_code
+    )
+    expand = _glob_expander(col.workspace)
+    for region in found:
+        items = units(region.command, cwd, expand=expand)
+        _note_writes(col, items)
+        for item, part in _segment(col, shown, items, region.block, region.exit_code):
+            _attribute(col, shown, item, part)
+    return found
+
+
+def _note_writes(col: Collector, items: list[Item]) -> None:
+    for item in items:
+        if isinstance(item, Repeat):
+            _note_writes(col, item.body)
+            continue
+        src = unit_source(item, item.cwd)
+        for path in unit_writes(item, src.script):
+            col.write(col.ref(path, item.cwd))
+        for path in src.files if src.family in ("content", "python", "grep") else []:
+            col.named.add(col.ref(path, item.cwd).key)
+
+
+def _emission(item: Item) -> tuple[str, re.Pattern[str] | Source | None]:
+    """``("silent", None)``, ``("literal", regex)`` or ``("dynamic", source)`` for one unit."""
+    if isinstance(item, Repeat):
+        return "dynamic", None
+    src = unit_source(item, item.cwd)
+    if item.silent_output or src.family == "silent":
+        return "silent", None
+    if src.family == "literal":
+        rx = _anchor(src.literal or [])
+        return ("literal", rx) if rx is not None else ("silent", None)
+    return "dynamic", src
+
+
+def _anchor(tokens: list[tuple[str, str]]) -> re.Pattern[str] | None:
+    """A regex for a literal output; None when it holds no visible literal text (nothing to anchor on)."""
+    if not any(k == "lit" and t.strip() for k, t in tokens):
+        return None
+    parts: list[str] = []
+    groups: set[str] = set()
+    for i, (kind, text) in enumerate(tokens):
+        last = i == len(tokens) - 1
+        if kind == "lit":
+            parts.append(re.escape(text))
+        elif kind == "var":
+            group = "v_" + _group(text)
+            if group in groups:
+                parts.append(f"(?P={group})")
+            else:
+                groups.add(group)
+                parts.append(f"(?P<{group}>[^\\n]*{'' if last else '?'})")
+        else:
+            parts.append("[^\\n]*" + ("" if last else "?"))
+    return re.compile("".join(parts))
+
+
+def _find_anchor(rx: re.Pattern[str], shown: str, start: int, end: int) -> re.Match[str] | None:
+    """The first match that starts a line (``echo`` prints whole lines); None when there is none."""
+    for n, m in enumerate(rx.finditer(shown, start, end)):
+        if m.start() == start or shown[m.start() - 1] == "\n" or m.group(0).startswith("\n"):
+            return m
+        if n > 1000:
+            break
+    return None
+
+
+def _segment(
+    col: Collector, shown: str, items: list[Item], block: fr.Block, exit_code: int | None = 0
+) -> list[tuple[Item, fr.Block]]:
+    """Each emitting unit with its part of the block, split at the literal outputs.
+
+    A literal that should have been printed but is missing means one of two things. After a failure
+    (non-zero exit) an ``&&`` chain stopped there: the units after it never ran. After a success the output
+    before it was lost (Codex can drop the first chunks of a command's output, openai/codex#37207): the
+    units before it printed nothing that survived.
+    """
+    out: list[tuple[Item, fr.Block]] = []
+    pending: list[tuple[Item, Source | None]] = []
+    cursor = block.start
+    stopped = False
+    for item in items:
+        kind, info = _emission(item)
+        if stopped and getattr(item, "connector", ";") == "&&":
+            continue
+        stopped = False
+        if kind == "silent":
+            continue
+        if kind == "literal":
+            m = _find_anchor(info, shown, cursor, block.end)  # type: ignore[arg-type]
+            if m is None:
+                if exit_code:
+                    stopped = True
+                else:
+                    pending = []
+                continue
+            _assign(shown, out, pending, block.within(cursor, m.start()))
+            col.literal.append((m.start(), m.end()))
+            pending = []
+            cursor = m.end()
+            continue
+        pending.append((item, info))  # type: ignore[arg-type]
+    _assign(shown, out, pending, block.within(cursor, block.end))
+    return out
+
+
+def _acceptor(src: Source | None) -> tuple[object, int] | None:
+    """A strict line test and the most lines it takes, for units whose output has a recognisable shape."""
+    if src is None:
+        return None
+    if src.family == "pwd":
+        return "pwd", 1
+    if src.family == "listing":
+        if src.name == "ls":
+            long_format = any(_LS_LONG_FLAG.match(w.text) for w in src.words)
+            return ("ls-long" if long_format else "ls-plain"), 1 << 30
+        operands = [w for w in src.words if not w.text.startswith("-")]
+        if src.name in ("wc", "file"):
+            return src.name, len(operands) + (1 if src.name == "wc" and len(operands) > 1 else 0)
+        if src.name == "du":
+            return src.name, 1 << 30
+    if src.family == "grep" and src.grep is not None and src.grep.prefix and not src.grep.list_files:
+        return src.grep, 1 << 30
+    return None
+
+
+def _accepts(test: object, line: fr.Line) -> bool:
+    if isinstance(test, GrepSpec):
+        return accepts(line, test)
+    return listing.strict_accepts(str(test), line)
+
+
+def _assign(
+    shown: str, out: list[tuple[Item, fr.Block]], pending: list[tuple[Item, Source | None]], part: fr.Block
+) -> None:
+    """Give ``part`` to the pending units: one takes it whole; several split by their line shapes (strict
+    units from the front and the back), and the units with no recognisable shape share what is left (each
+    gets all of it: capture cannot tell their parts apart). Results keep the units' command order."""
+    if not pending or part.empty(shown):
+        return
+    if len(pending) > 1:
+        pending = _without_failed(shown, pending, part) or pending
+    if len(pending) == 1:
+        out.append((pending[0][0], part))
+        return
+    found = list(fr.lines(shown, part))
+    tests = [_acceptor(src) for _, src in pending]
+    owner: list[int | None] = [None] * len(found)
+    any_units = [i for i, t in enumerate(tests) if t is None]
+    first_any = any_units[0] if any_units else len(pending)
+    last_any = any_units[-1] if any_units else len(pending)
+    pos = _take(found, owner, tests, range(0, first_any), forward=True)
+    end = len(found) - 1
+    if any_units:
+        end = _take(found, owner, tests, range(len(pending) - 1, last_any, -1), forward=False, stop=pos)
+    spans: dict[int, fr.Block] = {}
+    if any_units and pos <= end:
+        shared = part.within(found[pos].start, found[end].end)
+        spans.update({i: shared for i in any_units})
+    bounds: dict[int, tuple[int, int]] = {}
+    for line, unit in zip(found, owner, strict=True):
+        if unit is not None:
+            first = bounds.get(unit, (line.start, line.end))[0]
+            bounds[unit] = (first, line.end)
+    for unit, (first, last) in bounds.items():
+        spans[unit] = part.within(first, last)
+    out.extend((pending[i][0], spans[i]) for i in sorted(spans))
+
+
+def _take(
+    found: list[fr.Line],
+    owner: list[int | None],
+    tests: list[tuple[object, int] | None],
+    order: range,
+    *,
+    forward: bool,
+    stop: int = 0,
+) -> int:
+    """Assign lines to strict units in ``order`` while they accept them; the first line left (forward) or
+    the last line left (backward)."""
+    pos = 0 if forward else len(found) - 1
+    units = iter(order)
+    unit = next(units, None)
+    taken = 0
+    while unit is not None and (pos < len(found) if forward else pos >= stop):
+        test, limit = tests[unit]  # type: ignore[misc]
+        line = found[pos]
+        blank = not line.text.strip()
+        if (blank and (taken or not forward)) or (taken < limit and _accepts(test, line)):
+            owner[pos] = unit
+            pos += 1 if forward else -1
+            taken += 0 if blank else 1
+        else:
+            unit, taken = next(units, None), 0
+    return pos
+
+
+def _without_failed(
+    shown: str, pending: list[tuple[Item, Source | None]], part: fr.Block
+) -> list[tuple[Item, Source | None]]:
+    """Pending units minus content commands whose every file an error message in the part names
+    (``cat: nope.txt: No such file or directory``): they printed nothing else."""
+    errors = [ln.text for ln in fr.lines(shown, part) if fr.error_line(ln.text)]
+    if not errors:
+        return pending
+    kept = []
+    for item, src in pending:
+        files = src.files if src is not None and src.family in ("content", "grep") else []
+        if files and all(any(f in e for e in errors) for f in files):
+            continue
+        kept.append((item, src))
+    return kept
+
+
+def _attribute(col: Collector, shown: str, item: Item, part: fr.Block) -> None:
+    if isinstance(item, Repeat):
+        _attribute_repeat(col, shown, item, part)
+        return
+    src = unit_source(item, item.cwd)
+    cwd = item.cwd
+    block = fr.without_errors(shown, part)
+    if not block.pieces:
+        return
+    family = src.family
+    if family == "content":
+        _content(col, shown, block, cwd, src)
+    elif family == "listing":
+        _listing(col, shown, block, cwd, src)
+    elif family == "grep" and src.grep is not None:
+        parse_grep(col, shown, block, cwd, src.grep)
+    elif family == "semfs":
+        parse_semfs(col, shown, block, cwd, src.words)
+    elif family == "python" and src.script is not None:
+        py.attribute(col, shown, block, cwd, src.script)
+
+
+_HEAD_HEADER = re.compile(r"^==> (?P<name>.+) <==$")
+
+
+def _content(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: Source) -> None:
+    """cat-like output: one file's text whole; ``head``/``tail`` headers split several; several files with no
+    headers each get the whole text (capture cannot tell where one ends without a workspace)."""
+    headers = (
+        [
+            (ln.start, ln.end + 1, m.group("name"))
+            for ln in fr.lines(shown, block)
+            if (m := _HEAD_HEADER.match(ln.text))
+        ]
+        if src.headers
+        else []
+    )
+    if not headers:
+        for path in src.files:
+            for s, e in block.pieces:
+                col.read(col.ref(path, cwd), s, e)
+        return
+    bounds = [h[0] for h in headers[1:]] + [block.end]
+    for (_, content_start, name), bound in zip(headers, bounds, strict=True):
+        part = block.within(content_start, bound)
+        owner: str | None = name
+        for i, (s, e) in enumerate(part.pieces):
+            if owner is not None:
+                col.read(col.ref(owner, cwd), s, e)
+            if part.clip_after(i):
+                owner = _owner_after_cut(name, headers, bound, src.files)
+
+
+def _owner_after_cut(
+    name: str, headers: list[tuple[int, int, str]], bound: int, files: list[str]
+) -> str | None:
+    """Whose text follows a clip marker that cut ``name``'s header's successors: by the operands' order."""
+    if name not in files:
+        return None
+    following = [h[2] for h in headers if h[0] >= bound and h[2] in files]
+    index = files.index(following[0]) - 1 if following else len(files) - 1
+    return files[index] if index >= files.index(name) else None
+
+
+def _listing(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: Source) -> None:
+    words = src.words
+    parser = {
+        "ls": listing.parse_ls,
+        "find": listing.parse_find,
+        "tree": listing.parse_tree,
+        "fd": listing.parse_fd,
+        "du": listing.parse_du,
+        "wc": listing.parse_wc,
+        "file": listing.parse_file,
+        "stat": listing.parse_stat,
+    }.get(src.name)
+    if parser is not None:
+        parser(col, shown, block, cwd, words)
+    elif src.name == "paths":
+        listing.parse_paths(col, shown, block, cwd)
+
+
+def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -> None:
+    """A loop over unknown words: iterations found by the body's ``echo ... $var`` line (the var's value is
+    the file); with no such line, a body with one search or listing command is parsed as a whole."""
+    emissions = [_emission(item) for item in rep.body]
+    anchor_at = next(
+        (
+            i
+            for i, (kind, info) in enumerate(emissions)
+            if kind == "literal"
+            and isinstance(info, re.Pattern)
+            and f"v_{_group(rep.var)}" in info.groupindex
+        ),
+        None,
+    )
+    if anchor_at is None:
+        dynamic = [
+            (item, info) for item, (kind, info) in zip(rep.body, emissions, strict=True) if kind == "dynamic"
+        ]
+        if (
+            len(dynamic) == 1
+            and isinstance(dynamic[0][1], Source)
+            and dynamic[0][1].family in ("grep", "listing")
+        ):
+            _attribute(col, shown, dynamic[0][0], part)
+        return
+    rx: re.Pattern[str] = emissions[anchor_at][1]  # type: ignore[assignment]
+    before = sum(1 for kind, _ in emissions[:anchor_at] if kind != "silent")
+    matches = [
+        m
+        for m in rx.finditer(shown, part.start, part.end)
+        if m.start() == 0 or shown[m.start() - 1] == "\n" or m.group(0).startswith("\n")
+    ]
+    for k, m in enumerate(matches):
+        value = m.group(f"v_{_group(rep.var)}")
+        if before == 0:
+            start, end = m.start(), matches[k + 1].start() if k + 1 < len(matches) else part.end
+        else:
+            start, end = (matches[k - 1].end() if k else part.start), m.end()
+        bound = [_bind(item, {rep.var: value}) for item in rep.body]
+        for item, sub in _segment(col, shown, bound, part.within(start, end), 0):
+            _attribute(col, shown, item, sub)
+
+
+def _group(name: str) -> str:
+    return _NON_WORD.sub("_", name)
+
+
+def _bind(item: Item, env: dict[str, str]) -> Item:
+    if isinstance(item, Repeat):
+        return Repeat(item.var, [_bind(i, env) for i in item.body], item.cwd, item.items)
+    stages = [
+        Stage(
+            s.name,
+            [w.resolve(env) for w in s.words],
+            [
+                Redirect(r.op, r.fd, r.target.resolve(env) if r.target else None, r.heredoc)
+                for r in s.redirects
+            ],
+            s.argv0,
+        )
+        for s in item.stages
+    ]
+    return replace(item, stages=stages, source=None)
+
+
+def _glob_expander(workspace: Workspace | None):
+    """``expand(pattern, cwd)`` for loop words: a glob matched against the workspace's files, or None."""
+    if workspace is None:
+        return None
+
+    def expand(pattern: str, cwd: str | None) -> list[str] | None:
+        agent = normalize_path(pattern, cwd=cwd)
+        rel = workspace.to_local(agent)
+        if rel is None:
+            return None
+        rx = re.compile(_glob_regex(rel))
+        found = [f for f in workspace.files() if rx.fullmatch(f)]
+        if pattern.startswith("/") or cwd is None or workspace.agent_root is None:
+            base = workspace.agent_root if pattern.startswith("/") else None
+            return [posixpath.join(base, f) if base else f for f in found]
+        return [posixpath.relpath(posixpath.join(workspace.agent_root, f), cwd) for f in found]
+
+    return expand
+
+
+def _glob_regex(pattern: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                out.append("[" + pattern[i + 1 : j].replace("!", "^", 1) + "]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Content matching and the result
+
+
+def _match_content(col: Collector, shown: str, regions: list[fr.Region], workspace: Workspace) -> None:
+    """Confirm structural reads of workspace text files by their content; attribute the rest by content."""
+    index = workspace.index
+    kept: list[Hit] = []
+    for hit in col.hits:
+        rel = col.local(hit.ref)
+        fid = index.file_id(rel) if rel is not None else None
+        if fid is None:
+            kept.append(
+                hit
+            )  # outside the workspace, not in it, or not text (xlsx, pdf): the structure decides
+            continue
+        for span in find_spans(index, shown, fr.Block(((hit.start, hit.end),)), restrict={fid}):
+            start, end = fr.trim(shown, span.start, span.end)
+            if end > start:
+                kept.append(Hit(hit.ref, start, end))
+    col.hits = kept
+    covered = sorted([(h.start, h.end) for h in kept] + col.literal)
+    prefer = {
+        fid
+        for key in col.named
+        if (rel := workspace.to_local(_agent_of(col, key))) is not None
+        and (fid := index.file_id(rel)) is not None
+    }
+    for region in regions:
+        rest = _subtract(region.block, covered)
+        for span in find_spans(index, shown, rest, prefer=prefer):
+            path = index.files[span.file_id].path
+            ref = col.ref(posixpath.join(workspace.agent_root, path) if workspace.agent_root else path, None)
+            col.read(ref, span.start, span.end)
+
+
+def _agent_of(col: Collector, key: str) -> str:
+    if key.startswith("/") or col.root is None:
+        return key
+    return posixpath.join(col.root, key)
+
+
+def _subtract(block: fr.Block, covered: list[tuple[int, int]]) -> fr.Block:
+    pieces: list[tuple[int, int]] = []
+    flags: list[bool] = []
+    for i, (s, e) in enumerate(block.pieces):
+        pos = s
+        for cs, ce in covered:
+            if ce <= pos or cs >= e:
+                continue
+            if cs > pos:
+                pieces.append((pos, cs))
+                flags.append(False)
+            pos = max(pos, ce)
+        if pos < e:
+            pieces.append((pos, e))
+            flags.append(block.clip_after(i))
+    return fr.Block(tuple(pieces), tuple(flags))
+
+
+def _result(col: Collector) -> Capture:
+    shown = col.shown
+    seen: set[tuple[str, int, int]] = set()
+    reads: list[CapturedRead] = []
+    for hit in sorted(col.hits, key=lambda h: (h.start, h.end, h.ref.key)):
+        sig = (hit.ref.key, hit.start, hit.end)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        reads.append(CapturedRead(hit.ref.key, shown[hit.start : hit.end], hit.start))
+    read_keys = {r.path for r in reads}
+    listed = tuple(p for p in col.listed if p not in read_keys and p not in col.written)
+    return Capture(tuple(reads), listed, tuple(col.written))

@@ -1,0 +1,203 @@
+"""Search outputs: ``grep``/``egrep``/``rg``/``ag``/``ack``/``git grep``, Pi's ``grep`` tool and ``semfs grep``.
+
+``path:line:text`` (and ``path-line-text`` context lines) is an excerpt of that file: consecutive lines of one
+file form one excerpt, exactly as shown. ``-l``/``-L``/``-c`` and ``Binary file X matches`` only list. A search
+of one file prints no path prefix: then its lines are that file's excerpt.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+
+from rtlab.environment._capture.collect import Collector, Ref
+from rtlab.environment._capture.frame import Block, Line, error_line, lines
+from rtlab.environment._capture.units import split_args
+from rtlab.text import Word
+
+_BINARY = re.compile(r"^(?:Binary file (?P<a>.+) matches|[\w-]+: (?P<b>.+): binary file matches)$")
+_MATCH = re.compile(r"^(?P<path>[^:\n]+?):(?P<line>\d+):")
+_MATCH_NO_LINE = re.compile(r"^(?P<path>[^:\n]+?):")
+_CONTEXT = re.compile(r"^(?P<path>[^\n]+?)-(?P<line>\d+)-")
+_SEMFS = re.compile(r"^/(?P<path>[^:\n]+?\.[A-Za-z0-9_]{1,10}):(?:\d+(?:-\d+)?:)?")
+_GLOB = re.compile(r"[*?\[]")
+_COUNT = re.compile(r"^(?P<path>[^:\n]+):\d+$")
+_SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
+_BARE_PATH = re.compile(r"[^\s:][^:]*")
+
+
+@dataclass
+class GrepSpec:
+    """What a search command's flags say about its output."""
+
+    files: list[str] = field(default_factory=list)
+    list_files: bool = False
+    count: bool = False
+    quiet: bool = False
+    prefix: bool = True
+    recursive: bool = False
+    numbers: bool = False
+    """``-n``: match lines carry ``path:N:``."""
+
+
+def grep_spec(name: str, words: list[Word]) -> GrepSpec:
+    """Read a grep-family command's flags and operands (pattern first unless ``-e``/``-f`` gave it)."""
+    table = "rg" if name in ("rg", "ag", "ack") else "grep"
+    args = split_args(table, words)
+    operands = [w.text for w in args.operands]
+    if not args.has("-e", "--regexp", "-f", "--file") and not (name == "rg" and args.has("--files")):
+        operands = operands[1:]
+    spec = GrepSpec(files=operands)
+    spec.list_files = args.has("-l", "-L", "--files-with-matches", "--files-without-match", "--files")
+    spec.count = args.has("-c", "--count", "--count-matches")
+    spec.quiet = args.has("-q", "--quiet", "--silent")
+    spec.numbers = args.has("-n", "--line-number", "--vimgrep")
+    spec.recursive = name in ("rg", "ag", "ack") or args.has(
+        "-r", "-R", "--recursive", "--dereference-recursive"
+    )
+    single = len(operands) == 1 and not _GLOB.search(operands[0])
+    one_file = single and bool(_SUFFIX.search(operands[0]))
+    if single:
+        spec.prefix = spec.recursive and not one_file
+    else:
+        spec.prefix = bool(operands) or spec.recursive
+    if args.has("-H", "--with-filename"):
+        spec.prefix = True
+    if args.has("-h", "--no-filename", "-I" if name == "rg" else "--no-filename"):
+        spec.prefix = False
+    return spec
+
+
+def _valid(path: str, files: list[str], recursive: bool) -> bool:
+    if not path or path[0].isspace() or len(path) > 400 or "\t" in path:
+        return False
+    if not files:
+        return recursive or not path.strip() == ""
+    for op in files:
+        base = op.rstrip("/") or "/"
+        if path == op or path.startswith(base + "/") or (base == "." and not path.startswith("/")):
+            return True
+        if _GLOB.search(op) and fnmatchcase(path, op):
+            return True
+    return False
+
+
+def parse_grep(
+    col: Collector, shown: str, block: Block, cwd: str | None, spec: GrepSpec, base: str | None = None
+) -> None:
+    """Attribute a grep-family output. ``base`` resolves the relative paths Pi's grep tool prints."""
+    if spec.quiet:
+        return
+    if not spec.prefix and not spec.list_files:
+        if spec.count:
+            return
+        targets = spec.files
+        for s, e in block.pieces:
+            for path in targets:
+                col.read(col.ref(path, cwd), s, e)
+        return
+    group: tuple[str, int, int] | None = None  # (path, start, end)
+
+    def flush() -> None:
+        if group is not None:
+            col.read(_ref(col, group[0], cwd, base), group[1], group[2])
+
+    for line in lines(shown, block):
+        text = line.text
+        if line.partial or error_line(text):
+            if line.partial and group is not None and not _starts_group(text, group[0]):
+                flush()
+                group = None
+            continue
+        if m := _BINARY.match(text):
+            col.list(_ref(col, m.group("a") or m.group("b"), cwd, base), True)
+            continue
+        if spec.list_files:
+            if text.strip():
+                col.list(_ref(col, text.strip(), cwd, base), True)
+            continue
+        if spec.count:
+            m2 = _COUNT.match(text)
+            if m2:
+                col.list(_ref(col, m2.group("path"), cwd, base), True)
+            continue
+        if text == "--" or not text.strip():
+            continue
+        path = _line_path(text, group[0] if group else None, spec)
+        if path is None:
+            if _BARE_PATH.fullmatch(text) and _valid(text.strip(), spec.files, spec.recursive):
+                col.list(_ref(col, text.strip(), cwd, base), None)  # a bare path (``| cut -d: -f1``)
+            continue
+        if group is not None and group[0] == path:
+            group = (path, group[1], line.end)
+        else:
+            flush()
+            group = (path, line.start, line.end)
+    flush()
+
+
+def _starts_group(text: str, path: str) -> bool:
+    return text.startswith(path)
+
+
+def _line_path(text: str, current: str | None, spec: GrepSpec) -> str | None:
+    """The file a prefixed grep line belongs to (the current file first: context lines use ``-``)."""
+    if (
+        current is not None
+        and text.startswith(current)
+        and text[len(current) : len(current) + 1] in (":", "-")
+    ):
+        return current
+    for rx in (_MATCH, _CONTEXT, _MATCH_NO_LINE):
+        m = rx.match(text)
+        if m and _valid(m.group("path"), spec.files, spec.recursive):
+            return m.group("path")
+    return None
+
+
+def _ref(col: Collector, path: str, cwd: str | None, base: str | None) -> Ref:
+    if base is not None and not path.startswith("/"):
+        path = posixpath.join(base, path)
+    return col.ref(path, cwd)
+
+
+def parse_semfs(col: Collector, shown: str, block: Block, cwd: str | None, words: list[Word]) -> None:
+    """``semfs grep QUERY [DIR]`` (semfs's semantic search): ``/<path>:<start>-<end>:<chunk>`` result lines whose
+    chunk is verbatim file text; the path is relative to the mount, which is the directory searched."""
+    operands = [w.text for w in words[1:] if not w.text.startswith("-")]
+    base = operands[1] if len(operands) > 1 else "."
+    group: tuple[str, int, int] | None = None
+    for line in lines(shown, block):
+        m = _SEMFS.match(line.text)
+        if line.partial or m is None:
+            if line.text.startswith("#") or not line.text.strip():
+                continue
+            if group is not None:
+                col.read(col.ref(posixpath.join(base, group[0]), cwd), group[1], group[2])
+                group = None
+            continue
+        path = m.group("path")
+        if group is not None and group[0] == path:
+            group = (path, group[1], line.end)
+            continue
+        if group is not None:
+            col.read(col.ref(posixpath.join(base, group[0]), cwd), group[1], group[2])
+        group = (path, line.start, line.end)
+    if group is not None:
+        col.read(col.ref(posixpath.join(base, group[0]), cwd), group[1], group[2])
+
+
+def accepts(line: Line, spec: GrepSpec) -> bool:
+    """Whether a line looks like this search's output (for splitting ``a && grep ...`` outputs)."""
+    if spec.list_files or not spec.prefix:
+        return False
+    if spec.count:
+        m = _COUNT.match(line.text)
+        return m is not None and _valid(m.group("path"), spec.files, spec.recursive)
+    if _COUNT.match(line.text) or (
+        spec.numbers and not _MATCH.match(line.text) and not _CONTEXT.match(line.text)
+    ):
+        return line.text == "--"
+    return line.text == "--" or _line_path(line.text, None, spec) is not None

@@ -1,0 +1,309 @@
+"""Replay recorded trajectories through the environment and keep what the tab held, step by step.
+
+``replay(trajectory)`` feeds every answered step to an :class:`~rtlab.environment._environment.Environment` in order, as a
+live agent's harness would, and returns a :class:`Replay`: the final tab, one :class:`StepRecord` per step
+(counts and the status line the agent would have read), and the finish check. The tab at step N is
+``replay(trajectory, until=N).tab``. Many runs at once, read from their files in worker processes:
+:func:`rtlab.runner.replay_paths`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from rtlab.environment._environment import Environment, is_tab_call
+from rtlab.environment._tab import Tab, TabConfig
+from rtlab.records import Trajectory
+
+if TYPE_CHECKING:
+    from rtlab.environment._workspace import Workspace
+
+RequirementSource = Literal["none", "rubric", "trajectory"]
+T = TypeVar("T")
+REQUIREMENT_SOURCES: tuple[str, ...] = ("none", "rubric", "trajectory")
+
+
+@dataclass
+class StepRecord:
+    """What the environment did at one step, and what the tab held right after it."""
+
+    step: int
+    """``Step.index`` in the trajectory."""
+    tool: str
+    kind: Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
+    n_requirements: int
+    n_open: int
+    n_entries: int
+    n_files: int
+    """Distinct files in the read log."""
+    n_candidates: int
+    status_line: str
+    new_entries: list[str] = field(default_factory=list)
+    """Read-log ids this step added."""
+    reply: str | None = None
+    """The environment's answer to a tab call."""
+
+
+@dataclass
+class Replay:
+    """A trajectory replayed through the environment: the final tab and the per-step record."""
+
+    trajectory_id: str
+    requirements: str
+    config: TabConfig
+    tab: Tab
+    records: list[StepRecord] = field(default_factory=list)
+    finish_check: str | None = None
+    model_kept: list[dict[str, Any]] = field(default_factory=list)
+    """The agent's own plan / todo-list updates (e.g. Codex ``todo_list``), reported beside the tab."""
+    trajectory: Trajectory | None = field(default=None, repr=False, compare=False)
+    """The trajectory replayed (for analyses that need both); not kept when a replay is pickled."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "trajectory": None}  # a worker sends back the tab, not the whole run again
+
+
+def task_text(trajectory: Trajectory) -> str:
+    """What the tab ranks candidates against: the benchmark's task text, else the instruction the agent got."""
+    if trajectory.task is not None and trajectory.task.instruction:
+        return trajectory.task.instruction
+    return trajectory.instruction or ""
+
+
+def replay(
+    trajectory: Trajectory,
+    *,
+    config: TabConfig | None = None,
+    requirements: RequirementSource = "none",
+    workspace: Workspace | None = None,
+    until: int | None = None,
+) -> Replay:
+    """Replay one trajectory; ``until=N`` stops after the step with index N (the tab as it was then)."""
+    if requirements not in REQUIREMENT_SOURCES:
+        raise ValueError(f"requirements must be one of {REQUIREMENT_SOURCES}, got {requirements!r}")
+    config = config or TabConfig()
+    env = Environment(
+        task_text(trajectory),
+        config=config,
+        cwd=trajectory.cwd,
+        root=workspace.agent_root if workspace is not None and workspace.agent_root else trajectory.cwd,
+        workspace=workspace,
+    )
+    if requirements == "rubric":
+        if trajectory.task is None or not trajectory.task.rubric:
+            raise ValueError(f"{trajectory.id}: requirements='rubric' needs a task with a rubric attached")
+        for item in trajectory.task.rubric:
+            env.tab.add(item.text)  # oracle requirements: stated by no step of the agent
+
+    result = Replay(trajectory.id, requirements, config, env.tab, trajectory=trajectory)
+    for step in trajectory.steps:
+        if until is not None and step.index > until:
+            break
+        before = len(env.tab.read_log)
+        reply: str | None = None
+        if not step.answered:
+            kind = "unanswered"
+        elif is_tab_call(step):
+            if requirements == "trajectory":
+                kind, reply = "tab_call", env.call(step.tool, step.args, step=step.index)
+            else:
+                kind = "skipped_tab_call"
+        else:
+            kind = "observe"
+            env.record(step)  # what observe does, less composing the text the model would read
+        result.records.append(_record(step.index, step.tool, kind, env, before, reply))
+
+    if until is None:
+        result.finish_check = env.finish()
+    result.model_kept = [
+        {"seq": e.seq, "line": e.line, **e.data} for e in trajectory.events if e.kind == "plan"
+    ]
+    return result
+
+
+def _record(index: int, tool: str, kind: str, env: Environment, before: int, reply: str | None) -> StepRecord:
+    tab = env.tab
+    new = [e.id for e in tab.read_log[before:]]  # the read log only grows
+    return StepRecord(
+        step=index,
+        tool=tool,
+        kind=kind,  # type: ignore[arg-type]
+        n_requirements=len(tab.requirements),
+        n_open=sum(1 for r in tab.requirements if r.status == "open"),
+        n_entries=len(tab.read_log),
+        n_files=tab.files_read,
+        n_candidates=len(tab.candidates),
+        status_line=tab.status_line(),
+        new_entries=new,
+        reply=reply,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Summaries and tables
+
+
+def replay_summary(r: Replay, *, redact: bool = False) -> dict[str, Any]:
+    """The ``rtlab replay --json`` object: read log, candidates (score descending), requirements, finish check."""
+    return {
+        "id": r.trajectory_id,
+        "requirements_source": r.requirements,
+        "config": r.config.name,
+        "read_log": [
+            {"id": e.id, "step": e.step, "path": e.path, "command": e.command, "chars": len(e.excerpt)}
+            for e in r.tab.read_log
+        ],
+        "candidates": [{"path": c.path, "score": c.score} for c in r.tab.candidates_ranked()],
+        "requirements": [
+            {
+                "id": q.id,
+                "text": redact_text(q.text) if redact else q.text,
+                "status": q.status,
+                "cite": q.cite,
+            }
+            for q in r.tab.requirements
+        ],
+        "finish_check": r.finish_check,
+        "n_steps": len(r.records),
+        "model_kept": len(r.model_kept),
+    }
+
+
+def redact_text(text: str) -> str:
+    """Mask text but keep its shape: letters become ``x``, digits ``0``; spaces and punctuation stay.
+
+    Lengths, line structure and where numbers stood survive, so sizes and positions can still be analysed
+    and shared; the words and values cannot be read back.
+    """
+    return "".join("0" if ch.isdigit() else "x" if ch.isalpha() else ch for ch in text)
+
+
+def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
+    """One row per read-log entry: trajectory, id, step, path, command, chars, excerpt."""
+    import pandas as pd
+
+    rows = [
+        {
+            "trajectory": r.trajectory_id,
+            "id": e.id,
+            "step": e.step,
+            "path": e.path,
+            "command": e.command,
+            "chars": len(e.excerpt),
+            "excerpt": redact_text(e.excerpt) if redact else e.excerpt,
+        }
+        for r in replays
+        for e in r.tab.read_log
+    ]
+    return pd.DataFrame(rows, columns=["trajectory", "id", "step", "path", "command", "chars", "excerpt"])
+
+
+def candidates_frame(replays: Iterable[Replay]):
+    """One row per remaining candidate: trajectory, rank (from 1), path, score, step listed."""
+    import pandas as pd
+
+    rows = [
+        {
+            "trajectory": r.trajectory_id,
+            "rank": k,
+            "path": c.path,
+            "score": c.score,
+            "step_listed": c.step_listed,
+        }
+        for r in replays
+        for k, c in enumerate(r.tab.candidates_ranked(), 1)
+    ]
+    return pd.DataFrame(rows, columns=["trajectory", "rank", "path", "score", "step_listed"])
+
+
+def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
+    """One row per requirement: trajectory, id, text, status, cite, reason, steps added and resolved."""
+    import pandas as pd
+
+    rows = [
+        {
+            "trajectory": r.trajectory_id,
+            "id": q.id,
+            "text": redact_text(q.text) if redact else q.text,
+            "status": q.status,
+            "cite": q.cite,
+            "reason": q.reason,
+            "step_added": q.step_added,
+            "step_resolved": q.step_resolved,
+        }
+        for r in replays
+        for q in r.tab.requirements
+    ]
+    cols = ["trajectory", "id", "text", "status", "cite", "reason", "step_added", "step_resolved"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def steps_tab_frame(replays: Iterable[Replay]):
+    """One row per step: what the tab held after it and the status line the agent read."""
+    import pandas as pd
+
+    cols = [
+        "trajectory",
+        "step",
+        "tool",
+        "kind",
+        "n_requirements",
+        "n_open",
+        "n_entries",
+        "n_files",
+        "n_candidates",
+        "n_new_entries",
+        "status_line",
+    ]
+    rows = [
+        {
+            "trajectory": r.trajectory_id,
+            "step": s.step,
+            "tool": s.tool,
+            "kind": s.kind,
+            "n_requirements": s.n_requirements,
+            "n_open": s.n_open,
+            "n_entries": s.n_entries,
+            "n_files": s.n_files,
+            "n_candidates": s.n_candidates,
+            "n_new_entries": len(s.new_entries),
+            "status_line": s.status_line,
+        }
+        for r in replays
+        for s in r.records
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+TABLES = ("read_log", "candidates", "requirements", "steps")
+
+
+def tables(replays: Sequence[Replay], *, redact: bool = False) -> dict[str, Any]:
+    """All four tidy tables by name."""
+    return {
+        "read_log": read_log_frame(replays, redact=redact),
+        "candidates": candidates_frame(replays),
+        "requirements": requirements_frame(replays, redact=redact),
+        "steps": steps_tab_frame(replays),
+    }
+
+
+def export_parquet(replays: Sequence[Replay], out_dir: str | Path, *, redact: bool = False) -> list[Path]:
+    """Write the four tables as Parquet files in ``out_dir``, atomically and readable by the owner only.
+
+    The read log holds excerpts of workspace files, which may be sensitive (the paper's own caution), so every
+    file gets mode 0600 whether or not ``redact`` masks the excerpt text.
+    """
+    from rtlab.io import atomic_open
+
+    out = Path(out_dir)
+    written = []
+    for name, frame in tables(replays, redact=redact).items():
+        target = out / f"{name}.parquet"
+        with atomic_open(target, "wb", private=True) as fh:
+            frame.to_parquet(fh, index=False)
+        written.append(target)
+    return written

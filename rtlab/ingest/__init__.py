@@ -1,0 +1,72 @@
+"""From files to trajectories: the readers (one per harness format), clipping policies, run labels,
+benchmark adapters, canonical JSONL, and batch ingestion that reports a bad unit and goes on."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+from rtlab._lazy import attach
+
+if TYPE_CHECKING:
+    from rtlab.ingest._batch import IngestFailure as IngestFailure
+    from rtlab.ingest._batch import IngestResult as IngestResult
+    from rtlab.ingest._batch import ingest as ingest
+    from rtlab.ingest._batch import iter_units as iter_units
+    from rtlab.ingest._batch import read_unit as read_unit
+    from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER as OPENHANDS_TRUNCATION_MARKER
+    from rtlab.ingest._clipping import POLICIES as POLICIES
+    from rtlab.ingest._clipping import ClipPolicy as ClipPolicy
+    from rtlab.ingest._clipping import CodexLineTruncation as CodexLineTruncation
+    from rtlab.ingest._clipping import CodexTruncation as CodexTruncation
+    from rtlab.ingest._clipping import NoClip as NoClip
+    from rtlab.ingest._clipping import OpenHandsClip as OpenHandsClip
+    from rtlab.ingest._clipping import get_policy as get_policy
+    from rtlab.ingest._labels import apply_run_labels as apply_run_labels
+    from rtlab.ingest._labels import load_run_labels as load_run_labels
+    from rtlab.ingest._labels import run_labels_path as run_labels_path
+    from rtlab.ingest.benchmarks import BENCHMARKS as BENCHMARKS
+    from rtlab.ingest.benchmarks import attach_benchmark as attach_benchmark
+    from rtlab.ingest.benchmarks import get_benchmark as get_benchmark
+    from rtlab.ingest.readers import FORMATS as FORMATS
+    from rtlab.ingest.readers import ReadOptions as ReadOptions
+    from rtlab.ingest.readers import describe_formats as describe_formats
+    from rtlab.ingest.readers import detect as detect
+    from rtlab.ingest.readers import discover as discover
+    from rtlab.ingest.readers import get_reader as get_reader
+    from rtlab.ingest.readers.canonical import iter_jsonl as iter_jsonl
+    from rtlab.ingest.readers.canonical import read_jsonl as read_jsonl
+    from rtlab.ingest.readers.canonical import write_jsonl as write_jsonl
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._batch": ("IngestFailure", "IngestResult", "ingest", "iter_units", "read_unit"),
+        "._clipping": (
+            "NoClip",
+            "OPENHANDS_TRUNCATION_MARKER",
+            "OpenHandsClip",
+            "CodexTruncation",
+            "CodexLineTruncation",
+            "ClipPolicy",
+            "POLICIES",
+            "get_policy",
+        ),
+        "._labels": ("apply_run_labels", "load_run_labels", "run_labels_path"),
+        ".readers": ("FORMATS", "ReadOptions", "describe_formats", "detect", "discover", "get_reader"),
+        ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
+        ".benchmarks": ("BENCHMARKS", "attach_benchmark", "get_benchmark"),
+    },
+)
+
+
+class _IngestModule(types.ModuleType):
+    """``rtlab.ingest`` is both this package and its main function: ``rtlab.ingest(paths)`` calls
+    :func:`ingest` whichever of the two the name was bound to first (importing the package binds it)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.ingest(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _IngestModule

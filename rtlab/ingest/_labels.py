@@ -1,0 +1,77 @@
+"""Run labels that a harness log does not carry (method, variant, run, model, task id), from a ``run.json``.
+
+Harness logs record what the agent did, not which arm of an experiment it was: a Pi session or an OpenAI message
+list says nothing of "RunningTab without the review, run 2". A researcher states it once per run in a small
+JSON object beside the log, and every command (``ingest``, ``info``, ``replay``, ``score``...) then groups by it::
+
+    {"schema": "rtlab.run", "method": "RunningTab", "variant": "no-review", "run": "2", "model": "gpt-5.4-nano"}
+
+Where it is looked for: for a log file ``x.jsonl``, ``x.run.json`` beside it, else ``run.json`` in the same
+folder; for a run folder, ``run.json`` inside it. Labels given there override what the reader derived (the
+researcher's statement is the authority on the experiment's design); ``meta["labels_from"]`` names the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rtlab.errors import ReaderError
+from rtlab.records import Trajectory
+
+SCHEMA = "rtlab.run"
+LABEL_FIELDS: tuple[str, ...] = ("task_id", "model", "method", "variant", "run", "harness")
+"""The :class:`rtlab.records._records.Trajectory` fields a ``run.json`` may set."""
+FILE_NAME = "run.json"
+
+
+def run_labels_path(source: str | Path) -> Path | None:
+    """The ``run.json`` that labels the run read from ``source``, or ``None``."""
+    path = Path(source)
+    if path.is_dir():
+        candidates = [path / FILE_NAME]
+    else:
+        stem = path.name.rsplit(".", 1)[0] if "." in path.name else path.name
+        candidates = [path.with_name(f"{stem}.run.json"), path.with_name(FILE_NAME)]
+    return next((c for c in candidates if c.is_file() and c != path), None)
+
+
+def load_run_labels(path: str | Path) -> dict[str, str | None]:
+    """The labels of one ``run.json``; a malformed file raises :class:`ReaderError` naming the field."""
+    path = Path(path)
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ReaderError(path, f"not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, f"not JSON: {exc.msg}", line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise ReaderError(path, f"expected a JSON object, got {type(data).__name__}")
+    schema = data.get("schema", SCHEMA)
+    if schema != SCHEMA:
+        raise ReaderError(path, f"expected schema {SCHEMA!r}, got {schema!r}", field="schema")
+    labels: dict[str, str | None] = {}
+    for key, value in data.items():
+        if key == "schema":
+            continue
+        if key not in LABEL_FIELDS:
+            raise ReaderError(path, f"unknown label; expected one of {', '.join(LABEL_FIELDS)}", field=key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if value is not None and not isinstance(value, str):
+            raise ReaderError(path, f"expected a string, got {type(value).__name__}", field=key)
+        labels[key] = value
+    return labels
+
+
+def apply_run_labels(trajectory: Trajectory, source: str | Path | None = None) -> bool:
+    """Set the labels of the ``run.json`` found for ``source`` (default: the trajectory's source) on the
+    trajectory; ``False`` when there is none."""
+    found = run_labels_path(source if source is not None else trajectory.source_path)
+    if found is None:
+        return False
+    for key, value in load_run_labels(found).items():
+        setattr(trajectory, key, value)
+    trajectory.meta["labels_from"] = str(found)
+    return True

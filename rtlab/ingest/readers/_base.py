@@ -1,0 +1,113 @@
+"""What every reader shares: the options it takes and safe, error-naming ways to read raw logs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from rtlab.records import DeliverableFile, Trajectory
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Choices a user can make when reading logs."""
+
+    clip: str | None = None
+    """Name of a clipping policy (see :mod:`rtlab.ingest._clipping`) to use instead of the reader's default."""
+
+
+class ReaderModule(Protocol):
+    """The contract each ``rtlab.ingest.readers.<name>`` module fulfils."""
+
+    NAME: str
+    """Format name, as ``--format`` takes it."""
+    LOOKS_FOR: str
+    """One line saying what detection looks for, shown when nothing matches."""
+
+    def sniff(self, path: Path) -> bool:
+        """Cheap check: does this reader handle ``path`` (a file or a run folder)?"""
+        ...
+
+    def read(self, path: Path, options: ReadOptions) -> list[Trajectory]:
+        """Parse ``path`` into trajectories; raise :class:`ReaderError` naming file, line and field."""
+        ...
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a dict, whether logged as an object or a JSON string; invalid JSON is kept raw.
+
+    Returns ``(args, error)``: for unparseable text, ``({"_raw": text}, reason)``.
+    """
+    if raw is None:
+        return {}, None
+    if isinstance(raw, dict):
+        return raw, None
+    if isinstance(raw, str):
+        if not raw.strip():
+            return {}, None
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
+        if isinstance(value, dict):
+            return value, None
+        return {"_raw": raw}, f"arguments are JSON {type(value).__name__}, not an object"
+    return {"_raw": raw}, f"arguments are {type(raw).__name__}, not an object"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The one definition of Step.command for non-shell tools, and of a delivered file's facts
+
+
+def read_command(path: str, offset: int | None = None, limit: int | None = None) -> str:
+    """``read PATH [OFFSET [LIMIT]]``: OFFSET is the 1-based first line, LIMIT the number of lines.
+
+    A limit without an offset starts at line 1. Capture parses this form back, so every reader uses it.
+    """
+    parts = ["read", path]
+    if offset is not None or limit is not None:
+        parts.append(str(offset if offset is not None else 1))
+    if limit is not None:
+        parts.append(str(limit))
+    return " ".join(parts)
+
+
+def compact_json(value: Any) -> str:
+    """JSON on one line, non-ASCII kept, for commands and texts rebuilt from structured values."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def call_command(tool: str, args: dict[str, Any]) -> str:
+    """``tool {compact json args}`` for a call with no shell or file equivalent; ``tool RAW`` for unparsed args."""
+    if set(args) == {"_raw"}:
+        return f"{tool} {args['_raw']}"
+    if not args:
+        return tool
+    return f"{tool} {compact_json(args)}"
+
+
+def deliverable_file(
+    path: str,
+    data: bytes,
+    *,
+    origin: Literal["output_dir", "write_tool", "listed"],
+    local_path: str | None = None,
+) -> DeliverableFile:
+    """A delivered file's facts from its bytes: text content when it is UTF-8 text (no NUL), size, sha256."""
+    content: str | None = None
+    if b"\x00" not in data:
+        try:
+            content = data.decode("utf-8")
+        except UnicodeDecodeError:
+            content = None
+    return DeliverableFile(
+        path=path,
+        local_path=local_path,
+        content=content,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        origin=origin,
+    )

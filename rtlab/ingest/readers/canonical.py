@@ -1,0 +1,66 @@
+"""rtlab's own canonical JSONL (``rtlab ingest -o OUT.jsonl``), so every command accepts ingested files too."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from rtlab.errors import ReaderError
+from rtlab.ingest.readers._base import ReadOptions
+from rtlab.io import atomic_open, head_bytes
+from rtlab.records import SCHEMA, Trajectory, trajectory_from_dict, trajectory_to_dict
+
+NAME = "rtlab"
+LOOKS_FOR = f'a .jsonl file whose first line is an object starting with "schema": "{SCHEMA}"'
+
+# Lines can be megabytes long, so sniff the opening bytes rather than parse the first line.
+_OPENING = re.compile(rb'^\s*\{\s*"schema"\s*:\s*"' + re.escape(SCHEMA.encode()) + rb'"')
+
+
+def sniff(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".jsonl":
+        return False
+    return bool(_OPENING.match(head_bytes(path, 256)))
+
+
+def read(path: Path, options: ReadOptions) -> list[Trajectory]:
+    """Trajectories as written by :func:`rtlab.records._records.write_jsonl`; ``options.clip`` does not apply."""
+    return read_jsonl(path)
+
+
+def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
+    """Write trajectories to ``path`` atomically (a failure leaves any old file intact); returns the count.
+
+    The file is readable by its owner only: it holds everything the agents were shown of their workspaces.
+    """
+    n = 0
+    with atomic_open(path, private=True) as fh:
+        for t in trajectories:
+            fh.write(json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")))
+            fh.write("\n")
+            n += 1
+    return n
+
+
+def iter_jsonl(path: str | Path) -> Iterator[Trajectory]:
+    """Read trajectories from canonical JSONL; a bad line raises :class:`ReaderError` with its line number."""
+    path = Path(path)
+    with open(path, encoding="utf-8", errors="strict") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ReaderError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
+            try:
+                yield trajectory_from_dict(data)
+            except ValueError as exc:
+                raise ReaderError(path, str(exc), line=lineno) from None
+
+
+def read_jsonl(path: str | Path) -> list[Trajectory]:
+    """All trajectories in a canonical JSONL file."""
+    return list(iter_jsonl(path))

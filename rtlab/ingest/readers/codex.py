@@ -1,0 +1,478 @@
+"""Codex CLI ``codex exec --json`` event streams, alone or in the run folders Workspace-Bench's runner leaves.
+
+The stream is one JSON event a line (``ThreadEvent`` in openai/codex codex-rs/exec/src/exec_events.rs):
+``thread.started``, ``turn.started``, ``turn.completed`` (token usage), ``turn.failed``, ``error``,
+``item.plan.delta``, ``request_user_input`` and ``item.started`` / ``item.updated`` / ``item.completed``
+carrying a ``ThreadItem`` (``id`` plus a ``type``: ``command_execution``, ``mcp_tool_call``,
+``collab_tool_call``, ``web_search``, ``file_change`` are tool calls and become steps; ``agent_message``,
+``reasoning``, ``plan``, ``todo_list`` and ``error`` become events). Streams of Codex before about v0.45 name
+the item kind ``item_type`` and call messages ``assistant_message``; both spellings are read.
+
+A run folder holds ``raw/codex_stdout.jsonl`` (or ``output/raw/...``) with ``codex_invocation.json`` (the
+argv, model and cwd) and ``last_message.txt`` beside it, and the deliverables under ``output/``. A folder
+named ``<task>_<arm>`` gives the task id and the method.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtlab.errors import ReaderError
+from rtlab.ingest._clipping import ClipPolicy, get_policy
+from rtlab.ingest.readers._base import (
+    ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
+    parse_arguments,
+)
+from rtlab.io import field as get_field
+from rtlab.io import first_json_line, iter_json_lines, load_json, read_text
+from rtlab.records import Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
+
+NAME = "codex"
+LOOKS_FOR = (
+    "a .jsonl stream whose first event is {'type': 'thread.started'} (codex exec --json), or a run folder "
+    "holding raw/codex_stdout.jsonl or output/raw/codex_stdout.jsonl"
+)
+DEFAULT_CLIP = "codex-0.133"
+STREAM_NAME = "codex_stdout.jsonl"
+HARNESS_VERSION_NOTE = "not recorded: codex exec --json and codex_invocation.json carry no Codex version"
+
+_STREAM_PLACES = ("raw", "output/raw")
+_RUN_NAME = re.compile(r"^(?P<task>\d+)_(?P<method>\w[\w-]*)$")
+_SHELLS = {"bash", "sh", "zsh", "dash", "ksh"}
+_TOOL_ITEMS = {"command_execution", "mcp_tool_call", "collab_tool_call", "web_search", "file_change"}
+_FAILED = {"failed", "declined"}
+CAPTURE_CAP_BYTES = 1024 * 1024
+"""Codex keeps the first 1 MiB of a command's output (``EXEC_OUTPUT_MAX_BYTES`` = ``DEFAULT_OUTPUT_BYTES_CAP``,
+codex-rs/core/src/exec.rs and codex-rs/utils/pty/src/lib.rs) and drops the rest without a notice (#35421)."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Detection and layout
+
+
+def _stream_in(folder: Path) -> Path | None:
+    for place in _STREAM_PLACES:
+        candidate = folder / place / STREAM_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _is_start(first: Any) -> bool:
+    return isinstance(first, dict) and first.get("type") == "thread.started"
+
+
+def sniff(path: Path) -> bool:
+    """A stream file whose first event is ``thread.started``, or a folder holding ``codex_stdout.jsonl``."""
+    try:
+        if path.is_dir():
+            stream = _stream_in(path)
+            if stream is None:
+                return False
+            first = first_json_line(stream)
+            # an empty or unreadable stream in a run folder is still a Codex run: claim it so reading reports it
+            return first is None or _is_start(first)
+        return path.suffix == ".jsonl" and path.is_file() and _is_start(first_json_line(path))
+    except OSError:
+        return False
+
+
+@dataclass
+class _Layout:
+    """Where a run's files are: the stream, the folder beside it, the deliverables and the run's name."""
+
+    stream: Path
+    beside: Path
+    deliverables: Path | None
+    run_name: str | None
+
+
+def _layout(path: Path) -> _Layout:
+    if path.is_dir():
+        stream = _stream_in(path)
+        if stream is None:
+            raise ReaderError(path, f"no raw/{STREAM_NAME} or output/raw/{STREAM_NAME} in this folder")
+    else:
+        stream = path
+    beside = stream.parent
+    if beside.name != "raw":
+        return _Layout(stream, beside, None, None)
+    base = beside.parent
+    run_dir = base.parent if base.name == "output" else base
+    return _Layout(stream, beside, base / "output", run_dir.name)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The event stream
+
+
+_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
+_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
+
+
+def split_shell_words(raw: str) -> list[str]:
+    """Split a command line into words as a POSIX shell does (quotes, backslashes; no expansion).
+
+    Unlike ``shlex.split``, a backslash inside double quotes escapes ``$``, backquote, ``"``, ``\\`` and newline
+    exactly as bash reads it, which is how Codex quotes ``bash -lc`` arguments; and it is linear-time.
+    Raises ``ValueError`` on an unterminated quote or a trailing backslash.
+    """
+    words: list[str] = []
+    current: list[str] | None = None
+    pos = 0
+    while pos < len(raw):
+        m = _WORD_PART.match(raw, pos)
+        if m is None:
+            raise ValueError(f"unterminated quote or escape at position {pos}")
+        single, double, escaped, plain, space = m.groups()
+        if space is not None:
+            if current is not None:
+                words.append("".join(current))
+                current = None
+        else:
+            if current is None:
+                current = []
+            if single is not None:
+                current.append(single)
+            elif double is not None:
+                current.append(_DQ_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), double))
+            elif escaped is not None:
+                current.append("" if escaped == "\n" else escaped)
+            else:
+                current.append(plain)
+        pos = m.end()
+    if current is not None:
+        words.append("".join(current))
+    return words
+
+
+def _unwrap_shell(raw: str) -> str:
+    """The inner command of ``/bin/bash -lc "..."`` (as Codex logs shell calls); other commands unchanged."""
+    try:
+        argv = split_shell_words(raw)
+    except ValueError:
+        return raw
+    if len(argv) == 3 and Path(argv[0]).name in _SHELLS and argv[1] in ("-c", "-lc"):
+        return argv[2]
+    return raw
+
+
+def _optional(
+    obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path, line: int, where: str
+) -> Any:
+    """``obj[key]`` when present and not null, checked for type; ``None`` otherwise."""
+    if obj.get(key) is None:
+        return None
+    return get_field(obj, key, kind, path, line, where)
+
+
+@dataclass
+class _Stream:
+    """Builds steps and events from one stream, in order."""
+
+    path: Path
+    policy: ClipPolicy
+    steps: list[Step] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    usage: TokenUsage | None = None
+    thread_id: str | None = None
+    final_message: str | None = None
+    turns: int = 0
+    plan_deltas: int = 0
+    _open: dict[str, Step] = field(default_factory=dict)
+    _closed: set[str] = field(default_factory=set)
+    _seq: int = 0
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq - 1
+
+    def event(self, kind: Any, text: str, line: int, **kw: Any) -> None:
+        self.events.append(Event(kind=kind, text=text, seq=self.next_seq(), line=line, **kw))
+
+    def feed(self, line: int, ev: Any) -> None:
+        path = self.path
+        if not isinstance(ev, dict):
+            raise ReaderError(path, f"expected an event object, got {type(ev).__name__}", line=line)
+        etype = get_field(ev, "type", str, path, line)
+        if etype == "thread.started":
+            self.thread_id = get_field(ev, "thread_id", str, path, line)
+        elif etype == "turn.started":
+            self.turns += 1
+        elif etype == "turn.completed":
+            self._add_usage(get_field(ev, "usage", dict, path, line), line)
+        elif etype == "turn.failed":
+            error = get_field(ev, "error", dict, path, line)
+            message = get_field(error, "message", str, path, line, "error")
+            self.event("error", message, line, data={"event": "turn.failed"})
+        elif etype == "error":
+            self.event("error", get_field(ev, "message", str, path, line), line, data={"event": "error"})
+        elif etype in ("item.started", "item.updated", "item.completed"):
+            self._item(etype.removeprefix("item."), get_field(ev, "item", dict, path, line), line)
+        elif etype == "item.plan.delta":
+            self.plan_deltas += 1  # the completed ``plan`` item carries the whole text
+        elif etype == "request_user_input":
+            questions = get_field(ev, "questions", list, path, line)
+            text = "\n".join(
+                q["question"] for q in questions if isinstance(q, dict) and isinstance(q.get("question"), str)
+            )
+            self.event("message", text, line, role="assistant", data={"event": etype, "questions": questions})
+        else:
+            self.warnings.append(f"{path}:{line}: unknown event type {etype!r}; kept as an 'other' event")
+            self.event("other", etype, line, data=ev)
+
+    def _add_usage(self, usage: dict[str, Any], line: int) -> None:
+        def count(key: str) -> int | None:
+            return _optional(usage, key, int, self.path, line, "usage")
+
+        turn = TokenUsage(
+            input_tokens=count("input_tokens"),
+            output_tokens=count("output_tokens"),
+            cached_input_tokens=count("cached_input_tokens"),
+            reasoning_tokens=count("reasoning_output_tokens"),
+        )
+        self.usage = turn if self.usage is None else self.usage + turn
+
+    def _item(self, phase: str, item: dict[str, Any], line: int) -> None:
+        path = self.path
+        item_id = get_field(item, "id", str, path, line, "item")
+        key = "item_type" if "item_type" in item and "type" not in item else "type"
+        itype = get_field(item, key, str, path, line, "item")
+        if itype == "assistant_message":
+            itype = "agent_message"
+        if itype in _TOOL_ITEMS:
+            self._tool(phase, itype, item_id, item, line)
+        elif itype == "todo_list":
+            todos = get_field(item, "items", list, path, line, "item")
+            text = "\n".join(
+                f"[{'x' if t.get('completed') else ' '}] {t.get('text', '')}"
+                for t in todos
+                if isinstance(t, dict)
+            )
+            self.event("plan", text, line, data={"item_id": item_id, "phase": phase, "items": todos})
+        elif phase != "completed":
+            return  # messages, reasoning and plans are whole only when completed
+        elif itype == "agent_message":
+            text = get_field(item, "text", str, path, line, "item")
+            self.final_message = text
+            self.event("message", text, line, role="assistant", data={"item_id": item_id})
+        elif itype in ("reasoning", "plan"):
+            kind = "reasoning" if itype == "reasoning" else "plan"
+            self.event(
+                kind, get_field(item, "text", str, path, line, "item"), line, data={"item_id": item_id}
+            )
+        elif itype == "error":
+            message = get_field(item, "message", str, path, line, "item")
+            self.event("error", message, line, data={"item_id": item_id})
+        else:
+            self.warnings.append(f"{path}:{line}: unknown item type {itype!r}; kept as an 'other' event")
+            self.event("other", itype, line, data=item)
+
+    def _tool(self, phase: str, itype: str, item_id: str, item: dict[str, Any], line: int) -> None:
+        tool, command, args, args_error = self._call(itype, item, line)
+        step = self._open.get(item_id)
+        if step is None:
+            if item_id in self._closed:
+                self.warnings.append(f"{self.path}:{line}: item {item_id!r} appears again after it completed")
+            step = Step(
+                index=len(self.steps),
+                tool=tool,
+                command=command,
+                call_id=item_id,
+                seq=self.next_seq(),
+                line=line,
+            )
+            self.steps.append(step)
+            self._open[item_id] = step
+        step.tool, step.command, step.args, step.args_error = tool, command, args, args_error
+        if phase == "completed":
+            self._result(step, itype, item, line)
+            del self._open[item_id]
+            self._closed.add(item_id)
+
+    def _call(
+        self, itype: str, item: dict[str, Any], line: int
+    ) -> tuple[str, str, dict[str, Any], str | None]:
+        """Tool name, readable command, parsed arguments and argument error of a tool item."""
+        path = self.path
+        if itype == "command_execution":
+            raw = get_field(item, "command", str, path, line, "item")
+            return itype, _unwrap_shell(raw), {"command": raw}, None
+        if itype == "mcp_tool_call":
+            server = get_field(item, "server", str, path, line, "item")
+            name = get_field(item, "tool", str, path, line, "item")
+            args, error = parse_arguments(item.get("arguments"))
+            tool = f"mcp__{server}__{name}"
+            return tool, call_command(tool, args), args, error
+        if itype == "collab_tool_call":
+            name = get_field(item, "tool", str, path, line, "item")
+            args = {k: item[k] for k in ("sender_thread_id", "receiver_thread_ids", "prompt") if k in item}
+            return name, call_command(name, args), args, None
+        if itype == "web_search":
+            args = {"query": get_field(item, "query", str, path, line, "item")}
+            if item.get("action") is not None:
+                args["action"] = item["action"]
+            return itype, call_command(itype, args), args, None
+        changes = get_field(item, "changes", list, path, line, "item")
+        parts = []
+        for i, change in enumerate(changes):
+            file = get_field(change, "path", str, path, line, f"item.changes[{i}]")
+            parts.append(f"{'delete' if change.get('kind') == 'delete' else 'write'} {file}")
+        return itype, "; ".join(parts) or itype, {"changes": changes}, None
+
+    def _result(self, step: Step, itype: str, item: dict[str, Any], line: int) -> None:
+        path = self.path
+        status = _optional(item, "status", str, path, line, "item")
+        step.is_error = status in _FAILED
+        if itype == "command_execution":
+            step.output = get_field(item, "aggregated_output", str, path, line, "item")
+            step.exit_code = _optional(item, "exit_code", int, path, line, "item")
+            step.is_error = step.is_error or step.exit_code not in (None, 0)
+            step.shown = self.policy.apply(step.output)
+            if len(step.output.encode("utf-8", "surrogatepass")) >= CAPTURE_CAP_BYTES:
+                self.warnings.append(
+                    f"{path}:{line}: output of {step.call_id} reached Codex's 1 MiB capture cap; the command "
+                    "printed more than the log holds"
+                )
+        elif itype == "mcp_tool_call":
+            step.output, failed = self._mcp_output(item, line)
+            step.is_error = step.is_error or failed
+            step.shown = self.policy.apply(step.output)
+        elif itype == "collab_tool_call":
+            step.output = compact_json(item.get("agents_states") or {})
+        elif itype == "file_change":
+            step.output = status or "completed"
+        else:
+            step.output = ""  # a web search's results are not logged
+        if step.shown is None:
+            step.shown = step.output
+        step.clipped = step.shown != step.output
+
+    def _mcp_output(self, item: dict[str, Any], line: int) -> tuple[str, bool]:
+        """The text of an MCP result (text blocks joined; other blocks as JSON) and whether it failed."""
+        error = _optional(item, "error", dict, self.path, line, "item")
+        if error is not None:
+            return get_field(error, "message", str, self.path, line, "item.error"), True
+        result = _optional(item, "result", dict, self.path, line, "item")
+        if result is None:
+            return "", False
+        content = _optional(result, "content", list, self.path, line, "item.result") or []
+        texts = [
+            c["text"]
+            if isinstance(c, dict) and c.get("type") == "text" and isinstance(c.get("text"), str)
+            else compact_json(c)
+            for c in content
+        ]
+        if not texts and result.get("structured_content") is not None:
+            texts = [compact_json(result["structured_content"])]
+        return "\n".join(texts), False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Files beside the stream
+
+
+@dataclass
+class _Invocation:
+    model: str | None = None
+    cwd: str | None = None
+    instruction: str | None = None
+    argv: list[str] = field(default_factory=list)
+
+
+def _flag(argv: list[str], *names: str) -> str | None:
+    for i, arg in enumerate(argv[:-1]):
+        if arg in names:
+            return argv[i + 1]
+    return None
+
+
+def _invocation(path: Path) -> _Invocation:
+    """Model, cwd and prompt from ``codex_invocation.json`` (the prompt is the last argv element)."""
+    if not path.is_file():
+        return _Invocation()
+    data = load_json(path)
+    if not isinstance(data, dict):
+        raise ReaderError(path, f"expected an object, got {type(data).__name__}")
+    argv = _optional(data, "cmd", list, path, None, "") or []
+    if not all(isinstance(a, str) for a in argv):
+        raise ReaderError(path, "expected a list of strings", field="cmd")
+    model = _optional(data, "model", str, path, None, "") or _flag(argv, "--model", "-m")
+    cwd = _optional(data, "cwd", str, path, None, "") or _flag(argv, "--cd", "-C")
+    instruction = argv[-1] if len(argv) > 1 and not argv[-1].startswith("-") else None
+    return _Invocation(model=model, cwd=cwd, instruction=instruction, argv=argv[:-1] if instruction else argv)
+
+
+def _files(folder: Path | None) -> list[DeliverableFile]:
+    """Every file under the output folder: relative path, absolute location, text content, size, sha256."""
+    if folder is None or not folder.is_dir():
+        return []
+    out = []
+    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = file.relative_to(folder).as_posix()
+        out.append(
+            deliverable_file(rel, file.read_bytes(), origin="output_dir", local_path=str(file.resolve()))
+        )
+    return out
+
+
+def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
+    if not read_text(stream).strip():
+        raise ReaderError(stream, "file is empty")
+    yield from iter_json_lines(stream, warnings)
+
+
+def read(path: Path, options: ReadOptions) -> list[Trajectory]:
+    """One trajectory from a Codex exec stream or run folder; shell output clipped by ``codex-0.133``."""
+    path = Path(path)
+    layout = _layout(path)
+    policy = get_policy(options.clip or DEFAULT_CLIP)
+    state = _Stream(layout.stream, policy)
+    for line, ev in _events(layout.stream, state.warnings):
+        state.feed(line, ev)
+    invocation = _invocation(layout.beside / "codex_invocation.json")
+    final = state.final_message
+    last_message = layout.beside / "last_message.txt"
+    if final is None and last_message.is_file():
+        final = read_text(last_message).strip() or None
+    run = _RUN_NAME.match(layout.run_name or "")
+    ident = layout.run_name or state.thread_id or layout.stream.stem
+    meta: dict[str, Any] = {"harness_version_note": HARNESS_VERSION_NOTE, "turns": state.turns}
+    if state.thread_id:
+        meta["thread_id"] = state.thread_id
+    if invocation.argv:
+        meta["argv"] = invocation.argv
+    if state.plan_deltas:
+        meta["plan_deltas"] = state.plan_deltas
+    unanswered = [s.call_id for s in state.steps if not s.answered]
+    if unanswered:
+        meta["unanswered_calls"] = unanswered
+    if state.warnings:
+        meta["warnings"] = state.warnings
+    return [
+        Trajectory(
+            id=f"{NAME}:{ident}",
+            format=NAME,
+            source_path=str(path),
+            steps=state.steps,
+            events=state.events,
+            deliverable=Deliverable(final_message=final, files=_files(layout.deliverables)),
+            task_id=run.group("task") if run else None,
+            instruction=invocation.instruction,
+            model=invocation.model,
+            harness="codex",
+            method=run.group("method") if run else None,
+            cwd=invocation.cwd,
+            usage=state.usage,
+            clip_policy=policy.name,
+            meta=meta,
+        )
+    ]

@@ -1,0 +1,510 @@
+"""OpenHands v0 event lists: the ``traj_*.json`` files OpenHands writes with ``trajectories_path`` set.
+
+The file is a JSON list of serialised events (``openhands/events/serialization/event.py``): an action carries
+``action`` and ``args``, an observation carries ``observation``, ``content``, ``extras`` and ``cause`` (the id of
+the action it answers). A runnable action (``RUNNABLE``) with its observation is a step, linked by
+``cause == id``; everything else becomes an event. The server's ``GET /api/conversations/{id}/trajectory``
+answer (``{"trajectory": [...]}``) and objects with a ``history`` or ``events`` list are read the same way.
+
+What the model saw: OpenHands cuts observations in the middle (:class:`rtlab.ingest._clipping.OpenHandsClip`) except
+browser and file-read observations, which ``CodeActAgent`` / ``ConversationMemory`` pass whole. For browser
+steps the 0.14.x agent sent the page's accessibility tree (``get_agent_obs_text``), which the trajectory file
+does not keep, so ``shown`` there is the logged page text (noted in ``meta["shown_note"]``). The prefix and
+suffix OpenHands wraps around an observation (``OBSERVATION:``, ``[Command finished with exit code N]``,
+the interpreter prompt) are not part of ``shown``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from rtlab.errors import ReaderError
+from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER, get_policy
+from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command
+from rtlab.io import field, head_bytes, load_json
+from rtlab.records import (
+    Deliverable,
+    DeliverableFile,
+    Event,
+    EventKind,
+    Step,
+    TokenUsage,
+    Trajectory,
+)
+
+NAME = "openhands"
+LOOKS_FOR = (
+    "a .json file holding an OpenHands v0 event list (objects with id, source and action/observation), "
+    "or an object wrapping one under trajectory/history/events"
+)
+DEFAULT_CLIP = "openhands-v0"
+
+RUNNABLE = frozenset(
+    {"run", "run_ipython", "read", "write", "edit", "browse", "browse_interactive", "call_tool_mcp"}
+)
+"""Action types that execute something (``runnable = True`` in ``openhands/events/action/*.py``)."""
+
+UNCLIPPED = frozenset({"browse", "read"})
+"""Observation types OpenHands hands to the model without ``truncate_content``."""
+
+WRAPPER_KEYS = ("trajectory", "history", "events")
+
+ACTION_KINDS: dict[str, EventKind] = {
+    "message": "message",
+    "system": "system",
+    "finish": "message",
+    "reject": "message",
+    "think": "reasoning",
+    "recall": "other",
+    "delegate": "other",
+    "condensation": "compaction",
+    "condensation_request": "compaction",
+    "summarize": "compaction",
+    "change_agent_state": "system",
+    "task_tracking": "plan",
+    "null": "other",
+}
+
+OBSERVATION_KINDS: dict[str, EventKind] = {
+    "error": "error",
+    "agent_state_changed": "system",
+    "condense": "compaction",
+    "recall": "system",
+    "think": "reasoning",
+    "task_tracking": "plan",
+    "message": "message",
+    "chat": "message",
+    "null": "other",
+}
+
+_TASK_FILE = re.compile(r"^traj_(?P<task>.+?)-image(?:-(?P<suffix>.+))?$")
+_SOURCES = ("agent", "user", "environment")
+
+
+def sniff(path: Path) -> bool:
+    """A ``.json`` file whose head shows OpenHands events: ``id``, ``source`` and ``action``/``observation``."""
+    try:
+        if not path.is_file() or path.suffix.lower() != ".json":
+            return False
+    except OSError:
+        return False
+    head = head_bytes(path, 65536).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    if head.startswith("{"):
+        keys = "|".join(WRAPPER_KEYS)
+        if not re.search(rf'"(?:{keys})"\s*:\s*\[\s*\{{', head):
+            return False
+    elif not re.match(r"\[\s*\{", head):
+        return False
+    return bool(
+        re.search(r'"id"\s*:\s*-?\d', head)
+        and re.search(rf'"source"\s*:\s*"(?:{"|".join(_SOURCES)})"', head)
+        and re.search(r'"(?:action|observation)"\s*:\s*"', head)
+    )
+
+
+def read(path: Path, options: ReadOptions) -> list[Trajectory]:
+    """One trajectory per event-list file."""
+    path = Path(path)
+    events = _event_list(path, load_json(path))
+    return [_Builder(path, events, options).build()]
+
+
+def _event_list(path: Path, data: Any) -> list[dict[str, Any]]:
+    """The list of event objects, unwrapped and checked for the fields linking depends on."""
+    if isinstance(data, dict):
+        key = next((k for k in WRAPPER_KEYS if isinstance(data.get(k), list)), None)
+        if key is None:
+            raise ReaderError(
+                path, f"expected a list of events or an object with one of {list(WRAPPER_KEYS)}"
+            )
+        data = data[key]
+    if not isinstance(data, list):
+        raise ReaderError(path, f"expected a JSON list of OpenHands events, got {type(data).__name__}")
+    if not data:
+        raise ReaderError(path, "the event list is empty")
+    seen: dict[int, int] = {}
+    for pos, ev in enumerate(data, 1):
+        if not isinstance(ev, dict):
+            raise ReaderError(path, f"event is {type(ev).__name__}, not an object", line=pos)
+        eid = field(ev, "id", int, path, pos)
+        field(ev, "source", str, path, pos)
+        if eid in seen:
+            raise ReaderError(
+                path, f"duplicate event id {eid} (first at position {seen[eid]})", line=pos, field="id"
+            )
+        seen[eid] = pos
+        if "action" in ev:
+            field(ev, "action", str, path, pos)
+        elif "observation" in ev:
+            field(ev, "observation", str, path, pos)
+            if ev.get("cause") is not None:
+                field(ev, "cause", int, path, pos)
+            if "content" in ev:
+                field(ev, "content", str, path, pos)
+            if "extras" in ev:
+                field(ev, "extras", dict, path, pos)
+        else:
+            raise ReaderError(path, "event has neither 'action' nor 'observation'", line=pos, field="action")
+        if ev.get("tool_call_metadata") is not None:
+            field(ev, "tool_call_metadata", dict, path, pos)
+    return data
+
+
+def _text(value: Any) -> str:
+    """A thought or message as text (newer OpenHands logs some thoughts as ``{"text": ...}``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("text"), str):
+        return value["text"]
+    return ""
+
+
+def _exit_code(extras: dict[str, Any]) -> int | None:
+    """``extras.exit_code`` (before PR 4881) or ``extras.metadata.exit_code`` (after)."""
+    code = extras.get("exit_code")
+    if code is None and isinstance(extras.get("metadata"), dict):
+        code = extras["metadata"].get("exit_code")
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
+
+
+def _working_dir(extras: dict[str, Any]) -> str | None:
+    meta = extras.get("metadata")
+    wd = meta.get("working_dir") if isinstance(meta, dict) else None
+    return wd if isinstance(wd, str) and wd else None
+
+
+def command_for(action: str, args: dict[str, Any], path: Path, line: int) -> str:
+    """The command string for a runnable action (``run`` -> its shell command, ``read`` -> ``read PATH ...``)."""
+    where = "args"
+    if action == "run":
+        return field(args, "command", str, path, line, where)
+    if action == "run_ipython":
+        return field(args, "code", str, path, line, where)
+    if action == "browse_interactive":
+        return "browse " + field(args, "browser_actions", str, path, line, where)
+    if action == "browse":
+        return "browse " + field(args, "url", str, path, line, where)
+    if action == "read":
+        return _read_command(field(args, "path", str, path, line, where), args)
+    if action == "write":
+        return "write " + field(args, "path", str, path, line, where)
+    if action == "edit":
+        target = field(args, "path", str, path, line, where)
+        return ("write " if args.get("command") == "create" else "edit ") + target
+    if action == "call_tool_mcp":
+        name = field(args, "name", str, path, line, where)
+        arguments = args.get("arguments")
+        return call_command(name, arguments if isinstance(arguments, dict) else {})
+    return call_command(action, args)
+
+
+def _read_command(target: str, args: dict[str, Any]) -> str:
+    """``read PATH OFFSET LIMIT`` from OpenHands' line range: ``view_range`` [first, last] (1-based, last -1 = to
+    the end) or ``start``/``end`` (0-based start, exclusive end, -1 = to the end)."""
+    rng = args.get("view_range")
+    if isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, int) for v in rng):
+        first, last = rng
+        return read_command(target, first, None if last == -1 else last - first + 1)
+    start, end = args.get("start", 0), args.get("end", -1)
+    start = start if isinstance(start, int) else 0
+    end = end if isinstance(end, int) else -1
+    if start == 0 and end == -1:
+        return read_command(target)
+    return read_command(target, start + 1, None if end == -1 else end - start)
+
+
+def _model_response(ev: dict[str, Any]) -> dict[str, Any] | None:
+    tcm = ev.get("tool_call_metadata")
+    resp = tcm.get("model_response") if isinstance(tcm, dict) else None
+    return resp if isinstance(resp, dict) else None
+
+
+def _usage(events: list[dict[str, Any]]) -> TokenUsage | None:
+    """Token counts summed once per model response (one response can carry several tool calls)."""
+    seen: set[str] = set()
+    total: TokenUsage | None = None
+    for ev in events:
+        resp = _model_response(ev)
+        if resp is None or not isinstance(resp.get("usage"), dict):
+            continue
+        rid = str(resp.get("id"))
+        if rid in seen:
+            continue
+        seen.add(rid)
+        u = resp["usage"]
+        prompt_details = (
+            u.get("prompt_tokens_details") if isinstance(u.get("prompt_tokens_details"), dict) else {}
+        )
+        compl_details = (
+            u.get("completion_tokens_details") if isinstance(u.get("completion_tokens_details"), dict) else {}
+        )
+        cached = prompt_details.get("cached_tokens")
+        if cached is None:
+            cached = u.get("cache_read_input_tokens")
+        one = TokenUsage(
+            input_tokens=_int(u.get("prompt_tokens")),
+            output_tokens=_int(u.get("completion_tokens")),
+            cached_input_tokens=_int(cached),
+            reasoning_tokens=_int(compl_details.get("reasoning_tokens")),
+            total_tokens=_int(u.get("total_tokens")),
+        )
+        total = one if total is None else total + one
+    costs = [
+        ev["llm_metrics"]["accumulated_cost"]
+        for ev in events
+        if isinstance(ev.get("llm_metrics"), dict)
+        and isinstance(ev["llm_metrics"].get("accumulated_cost"), int | float)
+    ]
+    if costs:
+        total = (total or TokenUsage()) + TokenUsage(cost_usd=float(max(costs)))
+    return total
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _final_message(args: dict[str, Any], ev: dict[str, Any]) -> str:
+    """``final_thought``, else ``outputs.content``, else ``thought``, else the event's message."""
+    outputs = args.get("outputs")
+    content = outputs.get("content") if isinstance(outputs, dict) else None
+    for candidate in (args.get("final_thought"), content, _text(args.get("thought")), ev.get("message")):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate
+    return ""
+
+
+class _Builder:
+    """Walks one event list in order, pairing runnable actions with the observations that name them."""
+
+    def __init__(self, path: Path, events: list[dict[str, Any]], options: ReadOptions):
+        self.path = path
+        self.events = events
+        self.policy = get_policy(options.clip or DEFAULT_CLIP)
+        self.steps: list[Step] = []
+        self.timeline: list[Event] = []
+        self.warnings: list[str] = []
+        self.seq = 0
+        self.answer: dict[int, int] = self._answers()
+        self.consumed = set(self.answer.values())
+        self.final_message: str | None = None
+        self.last_agent_message: str | None = None
+
+    def _answers(self) -> dict[int, int]:
+        """Action id -> list index of the first observation whose ``cause`` is that id (runnable agent actions)."""
+        runnable = {
+            ev["id"] for ev in self.events if ev.get("action") in RUNNABLE and ev.get("source") == "agent"
+        }
+        out: dict[int, int] = {}
+        for i, ev in enumerate(self.events):
+            cause = ev.get("cause") if "observation" in ev else None
+            if cause in runnable and cause not in out:
+                out[cause] = i
+        return out
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq - 1
+
+    def build(self) -> Trajectory:
+        ids = {ev["id"] for ev in self.events}
+        shell_dir: str | None = None  # the bash session's directory as last reported (newer logs only)
+        for i, ev in enumerate(self.events):
+            if "action" not in ev:
+                if i not in self.consumed:
+                    self._observation_event(i, ev, ids)
+            elif ev["action"] in RUNNABLE and ev["source"] == "agent":
+                self._step(i, ev, shell_dir if ev["action"] == "run" else None)
+                j = self.answer.get(ev["id"])
+                if j is not None:
+                    shell_dir = _working_dir(self.events[j].get("extras") or {}) or shell_dir
+            else:
+                self._action_event(i, ev)
+        return self._trajectory()
+
+    def _step(self, i: int, ev: dict[str, Any], cwd: str | None) -> None:
+        line = i + 1
+        args, args_error = parse_arguments(ev.get("args"))
+        thought = _text(args.get("thought"))
+        if thought.strip():
+            self.timeline.append(
+                Event(
+                    kind="reasoning",
+                    text=thought,
+                    role="assistant",
+                    seq=self.next_seq(),
+                    timestamp=ev.get("timestamp"),
+                    line=line,
+                    data={"id": ev["id"], "action": ev["action"]},
+                )
+            )
+        if args_error:
+            command = f"{ev['action']} {args.get('_raw')}"
+        else:
+            command = command_for(ev["action"], args, self.path, line)
+        step = Step(
+            index=len(self.steps),
+            tool=ev["action"],
+            command=command,
+            args=args,
+            args_error=args_error,
+            call_id=str(ev["id"]),
+            cwd=cwd,
+            started_at=ev.get("timestamp"),
+            seq=self.next_seq(),
+            line=line,
+        )
+        j = self.answer.get(ev["id"])
+        if j is not None:
+            self._fill_result(step, self.events[j])
+        self.steps.append(step)
+
+    def _fill_result(self, step: Step, obs: dict[str, Any]) -> None:
+        extras = obs.get("extras") or {}
+        output = obs.get("content", "")
+        step.output = output
+        if obs["observation"] in UNCLIPPED:
+            step.shown = output
+        else:
+            step.shown = self.policy.apply(output)
+        step.clipped = step.shown != output or OPENHANDS_TRUNCATION_MARKER in output
+        step.exit_code = _exit_code(extras)
+        step.is_error = (
+            obs["observation"] in ("error", "user_rejected")
+            or (step.exit_code is not None and step.exit_code != 0)
+            or extras.get("error") is True
+        )
+        step.ended_at = obs.get("timestamp")
+
+    def _action_event(self, i: int, ev: dict[str, Any]) -> None:
+        action, source = ev["action"], ev["source"]
+        args, _ = parse_arguments(ev.get("args"))
+        kind = ACTION_KINDS.get(action, "other")
+        data: dict[str, Any] = {"id": ev["id"], "action": action}
+        role: str | None = None
+        if action == "message":
+            text = _text(args.get("content")) or _text(ev.get("message"))
+            role = "user" if source == "user" else "assistant"
+            if source == "agent":
+                self.last_agent_message = text
+        elif action == "finish":
+            text = _final_message(args, ev)
+            role = "assistant"
+            self.final_message = text
+            for key in ("outputs", "task_completed"):
+                if args.get(key) not in (None, {}, ""):
+                    data[key] = args[key]
+        elif action == "think":
+            text, role = _text(args.get("thought")), "assistant"
+        elif action == "system":
+            text, role = _text(args.get("content")), "system"
+        else:
+            text = _text(ev.get("message"))
+            if action == "change_agent_state":
+                data["agent_state"] = args.get("agent_state")
+            if action not in ACTION_KINDS and action not in RUNNABLE:
+                self.warnings.append(f"event {ev['id']}: unknown action type {action!r} kept as an event")
+        if action in RUNNABLE:
+            data["source"] = source
+        self.timeline.append(
+            Event(
+                kind=kind,
+                text=text or "",
+                role=role,
+                seq=self.next_seq(),
+                timestamp=ev.get("timestamp"),
+                line=i + 1,
+                data=data,
+            )
+        )
+
+    def _observation_event(self, i: int, ev: dict[str, Any], ids: set[int]) -> None:
+        obs = ev["observation"]
+        if ev.get("cause") is not None and ev["cause"] not in ids:
+            self.warnings.append(f"event {ev['id']}: cause {ev['cause']} names no event in the file")
+        extras = ev.get("extras") or {}
+        data: dict[str, Any] = {"id": ev["id"], "observation": obs}
+        if ev.get("cause") is not None:
+            data["cause"] = ev["cause"]
+        for key in ("agent_state", "error_id", "reason"):
+            if isinstance(extras.get(key), str | int | float | bool):
+                data[key] = extras[key]
+        text = ev.get("content") or _text(ev.get("message"))
+        self.timeline.append(
+            Event(
+                kind=OBSERVATION_KINDS.get(obs, "other"),
+                text=text or "",
+                role="tool" if ev.get("cause") is not None else None,
+                seq=self.next_seq(),
+                timestamp=ev.get("timestamp"),
+                line=i + 1,
+                data=data,
+            )
+        )
+
+    def _written_files(self) -> list[DeliverableFile]:
+        """Paths the agent wrote or edited with file tools (the log does not hold their final content)."""
+        paths: list[str] = []
+        for s in self.steps:
+            if s.tool in ("write", "edit") and s.answered and not s.is_error:
+                target = s.args.get("path")
+                if isinstance(target, str) and target not in paths:
+                    paths.append(target)
+        return [DeliverableFile(path=p, origin="write_tool") for p in paths]
+
+    def _trajectory(self) -> Trajectory:
+        stem = self.path.stem
+        m = _TASK_FILE.match(stem)
+        models: list[str] = []
+        for ev in self.events:
+            resp = _model_response(ev)
+            if resp and isinstance(resp.get("model"), str) and resp["model"] not in models:
+                models.append(resp["model"])
+        instruction = next(
+            (
+                _text(ev["args"].get("content")) or _text(ev.get("message"))
+                for ev in self.events
+                if ev.get("action") == "message"
+                and ev["source"] == "user"
+                and isinstance(ev.get("args"), dict)
+            ),
+            None,
+        )
+        meta: dict[str, Any] = {"n_events": len(self.events)}
+        if m:
+            meta["task_image"] = stem[len("traj_") :]
+        if len(models) > 1:
+            meta["models"] = models
+        if any(s.tool in ("browse", "browse_interactive") for s in self.steps):
+            meta["shown_note"] = (
+                "browser steps: OpenHands passes browser observations uncut, but in 0.14.x the model received "
+                "the page's accessibility tree, which the trajectory file does not keep; shown is the logged "
+                "page text"
+            )
+        if self.warnings:
+            meta["warnings"] = self.warnings
+        stamps = [ev["timestamp"] for ev in self.events if isinstance(ev.get("timestamp"), str)]
+        return Trajectory(
+            id=f"{NAME}:{stem}",
+            format=NAME,
+            source_path=str(self.path),
+            steps=self.steps,
+            events=self.timeline,
+            deliverable=Deliverable(
+                final_message=self.final_message
+                if self.final_message is not None
+                else self.last_agent_message,
+                files=self._written_files(),
+            ),
+            task_id=m.group("task") if m else None,
+            instruction=instruction,
+            model=models[0] if models else None,
+            harness="openhands",
+            started_at=stamps[0] if stamps else None,
+            ended_at=stamps[-1] if stamps else None,
+            usage=_usage(self.events),
+            clip_policy=self.policy.name,
+            meta=meta,
+        )

@@ -1,0 +1,145 @@
+"""Atomic file writes: results and caches are replaced whole or not at all."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+from rtlab.errors import ReaderError
+
+T = TypeVar("T")
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextmanager
+def atomic_open(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8", *, private: bool = False
+) -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; on success it replaces ``path``, on any error it is removed.
+
+    The file gets the permissions a plain ``open`` would give (0666 less the umask), or owner-only (0600) when
+    ``private``: for files holding what agents read in workspaces, which may be sensitive.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600 if private else 0o666 & ~_umask())
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cached_by_file(loader: Callable[[Path], T]) -> Callable[[str | Path], T]:
+    """Memoise a one-file loader on the file's identity (resolved path, mtime, size).
+
+    A batch joining thousands of runs to one task file parses it once; an edited file is read again. What
+    it returns is shared between callers, so they must copy before they change anything.
+    """
+
+    @functools.lru_cache(maxsize=32)
+    def cached(resolved: str, mtime_ns: int, size: int) -> T:
+        return loader(Path(resolved))
+
+    def load(path: str | Path) -> T:
+        resolved = Path(path).resolve()
+        st = resolved.stat()
+        return cached(str(resolved), st.st_mtime_ns, st.st_size)
+
+    return load
+
+
+def read_text(path: Path) -> str:
+    """A whole file as text; bytes that are not UTF-8 raise :class:`ReaderError` with their line."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ReaderError(path, f"not valid UTF-8 (byte offset {exc.start})", line=line) from None
+
+
+def head_bytes(path: Path, n: int = 4096) -> bytes:
+    """The first ``n`` bytes of a file, or ``b""`` when it cannot be read (for sniffing)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(n)
+    except OSError:
+        return b""
+
+
+def first_json_line(path: Path, n: int = 65536) -> Any:
+    """The first line of a file parsed as JSON, or ``None`` (for sniffing JSONL formats)."""
+    head = head_bytes(path, n)
+    line = head.split(b"\n", 1)[0].strip()
+    if not line:
+        return None
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each non-blank line of a JSONL file.
+
+    A line that is not JSON raises :class:`ReaderError` naming it, except an unterminated last line (a log
+    cut off mid-write): that one is skipped and reported in ``warnings`` when a list is given.
+    """
+    text = read_text(path)
+    lines = text.split("\n")
+    last = len(lines)
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            if lineno == last and warnings is not None:
+                warnings.append(f"{path}:{lineno}: last line is not complete JSON (log cut off?); skipped")
+                continue
+            raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+
+
+def load_json(path: Path) -> Any:
+    """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column."""
+    text = read_text(path)
+    if not text.strip():
+        raise ReaderError(path, "file is empty")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+
+
+def field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: str = "") -> Any:
+    """``obj[key]`` checked for type; a missing or mistyped field raises :class:`ReaderError` naming it."""
+    name = f"{where}.{key}" if where else key
+    if not isinstance(obj, dict):
+        raise ReaderError(
+            path, f"expected an object, got {type(obj).__name__}", line=line, field=where or None
+        )
+    if key not in obj:
+        raise ReaderError(path, "missing field", line=line, field=name)
+    value = obj[key]
+    if not isinstance(value, kind):
+        parts = kind if isinstance(kind, tuple) else getattr(kind, "__args__", (kind,))
+        want = " or ".join(getattr(k, "__name__", str(k)) for k in parts)
+        raise ReaderError(path, f"expected {want}, got {type(value).__name__}", line=line, field=name)
+    return value

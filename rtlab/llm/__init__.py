@@ -1,0 +1,77 @@
+"""Language models over any OpenAI-compatible endpoint: the client (cache keyed on the normalised request,
+retries, bounded concurrency, usage and cost, structured answers) and the local simulated server that
+stands in for a model in tests and offline notebooks (clearly labelled as simulated)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rtlab._lazy import attach
+
+if TYPE_CHECKING:
+    from rtlab.llm._client import ANSWER_FIELDS as ANSWER_FIELDS
+    from rtlab.llm._client import CHARS_PER_TOKEN as CHARS_PER_TOKEN
+    from rtlab.llm._client import DEFAULT_PRICES as DEFAULT_PRICES
+    from rtlab.llm._client import TRANSPORTS as TRANSPORTS
+    from rtlab.llm._client import CallResult as CallResult
+    from rtlab.llm._client import DiskCache as DiskCache
+    from rtlab.llm._client import DryRun as DryRun
+    from rtlab.llm._client import LLMClient as LLMClient
+    from rtlab.llm._client import LLMError as LLMError
+    from rtlab.llm._client import call_cost as call_cost
+    from rtlab.llm._client import default_cache_dir as default_cache_dir
+    from rtlab.llm._client import load_prices as load_prices
+    from rtlab.llm._client import normalize_request as normalize_request
+    from rtlab.llm._client import request_key as request_key
+    from rtlab.llm._client import results_frame as results_frame
+    from rtlab.llm._client import usage_summary as usage_summary
+    from rtlab.llm._simulated import SIMULATED_MODEL as SIMULATED_MODEL
+    from rtlab.llm._simulated import SIMULATED_TAG as SIMULATED_TAG
+    from rtlab.llm._simulated import Scripted as Scripted
+    from rtlab.llm._simulated import SimulatedServer as SimulatedServer
+    from rtlab.llm._simulated import http_error as http_error
+    from rtlab.llm._simulated import refuse as refuse
+    from rtlab.llm._simulated import reply as reply
+    from rtlab.llm._simulated import sections as sections
+    from rtlab.llm._simulated import simulate_answer as simulate_answer
+    from rtlab.llm._simulated import simulate_label as simulate_label
+    from rtlab.llm._simulated import simulate_recovery as simulate_recovery
+    from rtlab.llm._simulated import slow as slow
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._client": (
+            "ANSWER_FIELDS",
+            "CHARS_PER_TOKEN",
+            "DEFAULT_PRICES",
+            "TRANSPORTS",
+            "CallResult",
+            "DiskCache",
+            "DryRun",
+            "LLMClient",
+            "LLMError",
+            "call_cost",
+            "default_cache_dir",
+            "load_prices",
+            "normalize_request",
+            "request_key",
+            "results_frame",
+            "usage_summary",
+        ),
+        "._simulated": (
+            "SIMULATED_MODEL",
+            "SIMULATED_TAG",
+            "Scripted",
+            "SimulatedServer",
+            "http_error",
+            "refuse",
+            "reply",
+            "sections",
+            "simulate_answer",
+            "simulate_label",
+            "simulate_recovery",
+            "slow",
+        ),
+    },
+)

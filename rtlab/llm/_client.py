@@ -1,0 +1,998 @@
+"""Calling an OpenAI-compatible chat endpoint: disk cache, retries, bounded concurrency, usage and cost.
+
+:class:`LLMClient` wraps the real ``openai`` clients (their own retries off). :meth:`LLMClient.complete` makes
+one call with ``openai.OpenAI``. :meth:`LLMClient.batch` makes many at once with ``openai.AsyncOpenAI`` under
+one asyncio event loop that runs in a private thread, so ``batch`` stays a plain function that also works
+where a loop is already running (Jupyter); :meth:`LLMClient.abatch` is the same for async callers. With
+``aiohttp`` installed (``openai[aiohttp]``) the async client uses the openai package's aiohttp transport
+(``openai.DefaultAioHttpClient``), which spends about a third less CPU per call than its default httpx one.
+
+A request is a plain dict of ``chat.completions.create`` arguments (``model``, ``messages``, ``temperature``,
+``seed``, ``response_format``, ...). Its canonical JSON (sorted keys, ``None`` values dropped, no spaces) is
+what is sent, and its sha256 is the cache key. The cache is one JSON file per key, written atomically, so
+workers can share a cache directory and a reader never sees half a file. Only answered calls with content are
+cached: errors and refusals are not. Because each call is cached as it finishes, an interrupted batch loses
+nothing and a rerun makes zero requests.
+
+Retries: 429, 408, 409, 5xx, timeouts and connection errors, up to ``max_attempts`` in all, waiting
+``Retry-After`` when the server sends it, else exponential backoff with jitter. Other HTTP errors (400, 401,
+404, ...) are configuration problems and raise :class:`LLMError` at once. The sync and async paths share
+this policy (:meth:`LLMClient._after_failure`); the async one waits with ``asyncio.sleep``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.util
+import itertools
+import json
+import os
+import random
+import re
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import asdict, dataclass, field
+from email.utils import parsedate_to_datetime
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from urllib.parse import urlparse
+
+from rtlab.errors import RtlabError
+from rtlab.io import atomic_open
+
+if TYPE_CHECKING:
+    import openai
+    import pandas as pd
+
+T = TypeVar("T")
+
+CACHE_SCHEMA = "rtlab.llm-cache/1"
+ANSWER_FIELDS = (
+    "content",
+    "refusal",
+    "finish_reason",
+    "response_model",
+    "response_id",
+    "prompt_tokens",
+    "completion_tokens",
+)
+"""What a cache record keeps of an answer, besides ``schema`` and ``request``."""
+DEFAULT_PRICES: Mapping[str, tuple[float, float]] = {"rtlab-simulated": (0.0, 0.0)}
+"""Model -> (input $ per 1M tokens, output $ per 1M tokens). Only the simulated model is known: prices
+change, so pass the endpoint's current prices (:func:`load_prices`); an unknown model costs ``None``."""
+RETRY_STATUS = frozenset({408, 409, 429})
+"""HTTP statuses retried besides every 5xx."""
+CHARS_PER_TOKEN = 4
+"""The dry run's estimate of prompt tokens: characters / 4."""
+TRANSPORTS = ("auto", "aiohttp", "httpx")
+"""HTTP transports of the async client: ``auto`` is ``aiohttp`` when it is installed, else ``httpx``."""
+LONG_STRING = 256
+"""Strings at least this long have their JSON encoding remembered within a batch (a system prompt that every
+request repeats is encoded once)."""
+MEMO_SIZE = 64
+"""Most encodings remembered at once (then forgotten together), so a batch of long unique prompts stays small."""
+
+
+class LLMError(RtlabError):
+    """A call that cannot succeed by retrying (bad request, authentication, unknown model, no API key)."""
+
+
+@dataclass
+class CallResult:
+    """One chat-completion request and its outcome."""
+
+    key: str
+    """sha256 of the normalised request: the cache key."""
+    model: str
+    """The model requested."""
+    content: str | None = None
+    refusal: str | None = None
+    finish_reason: str | None = None
+    response_model: str | None = None
+    """The model the endpoint says answered."""
+    response_id: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    """US dollars from the price table; ``None`` for an unknown model or a failed call."""
+    cached: bool = False
+    attempts: int = 0
+    """HTTP requests made for this result (0: from the cache)."""
+    error: str | None = None
+    """Why the call failed after every attempt (then nothing else is set)."""
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Answered with content (neither an error nor a refusal)."""
+        return self.error is None and self.refusal is None and self.content is not None
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What a batch would do: calls not in the cache, and their estimated cost."""
+
+    n_requests: int
+    n_cached: int
+    n_calls: int
+    prompt_tokens: int
+    """Estimated prompt tokens of the calls to make (characters / :data:`CHARS_PER_TOKEN`)."""
+    max_output_tokens: int
+    """Output tokens assumed per call (the request's ``max_tokens`` where it sets one)."""
+    cost: float | None
+    """Upper estimate in US dollars; ``None`` when some model to call has no price."""
+    unpriced: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """One line for ``--dry-run``."""
+        cost = (
+            "unknown (no price for " + ", ".join(self.unpriced) + ")"
+            if self.cost is None
+            else f"${self.cost:.4f}"
+        )
+        return (
+            f"{self.n_calls} calls to make ({self.n_cached} of {self.n_requests} requests cached); "
+            f"~{self.prompt_tokens} prompt tokens, <= {self.max_output_tokens} output tokens each; "
+            f"estimated cost {cost}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Requests, keys, prices
+
+
+def _encode(value: Any, memo: dict[str, str] | None = None) -> str:
+    """Canonical JSON of JSON-native data: ``None`` values of mappings dropped at any depth, keys sorted, no
+    spaces, non-ASCII as is. Byte for byte ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)`` of that data (every cache key depends on it), but ``memo`` keeps the encoding of
+    mapping keys and long strings, which is most of the time of a key (the system prompt a batch repeats)."""
+    if isinstance(value, str):
+        return _encode_str(value, memo) if len(value) >= LONG_STRING else encode_basestring(value)
+    if isinstance(value, Mapping):
+        items = {str(k): v for k, v in value.items() if v is not None}
+        return (
+            "{" + ",".join(_encode_str(k, memo) + ":" + _encode(items[k], memo) for k in sorted(items)) + "}"
+        )
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_encode(v, memo) for v in value) + "]"
+    if type(value) is int:
+        return str(value)  # what json writes for an int (not a bool)
+    return json.dumps(value)  # floats, booleans, null; anything else raises TypeError as json does
+
+
+def _encode_str(text: str, memo: dict[str, str] | None) -> str:
+    """A JSON string, its encoding remembered in ``memo`` (forgotten all at once past :data:`MEMO_SIZE`)."""
+    if memo is None:
+        return encode_basestring(text)
+    encoded = memo.get(text)
+    if encoded is None:
+        if len(memo) >= MEMO_SIZE:
+            memo.clear()
+        encoded = memo[text] = encode_basestring(text)
+    return encoded
+
+
+def _canonical(request: Mapping[str, Any], memo: dict[str, str] | None = None) -> str:
+    """The normalised request's canonical JSON (see :func:`_encode`)."""
+    if "model" not in request or "messages" not in request:
+        raise LLMError("a request needs 'model' and 'messages'")
+    return _encode(request, memo)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A request ready to send: its cache key, its model and its body."""
+
+    key: str
+    model: str
+    body: bytes
+    """The canonical JSON in UTF-8: what is hashed, sent, and (parsed) cached as the request."""
+
+
+def _prepare(request: Mapping[str, Any], memo: dict[str, str] | None = None) -> _Call:
+    body = _canonical(request, memo).encode("utf-8")
+    return _Call(hashlib.sha256(body).hexdigest(), str(request["model"]), body)
+
+
+def normalize_request(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The request as canonical JSON-native data: ``None`` values dropped (also in messages), keys sorted."""
+    return json.loads(_canonical(request))
+
+
+def request_key(request: Mapping[str, Any]) -> str:
+    """sha256 hex of the canonical JSON of the normalised request."""
+    return _prepare(request).key
+
+
+def call_cost(
+    model: str,
+    prompt_tokens: int | None,
+    completion_tokens: int | None,
+    prices: Mapping[str, tuple[float, float]],
+) -> float | None:
+    """US dollars for a call: tokens x price per 1M; ``None`` for an unknown model or unknown usage."""
+    price = prices.get(model)
+    if price is None or prompt_tokens is None or completion_tokens is None:
+        return None
+    return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+
+
+def load_prices(path: str | Path) -> dict[str, tuple[float, float]]:
+    """A price table from JSON ``{"model": [input_per_1M, output_per_1M], ...}``."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    out: dict[str, tuple[float, float]] = {}
+    for model, pair in data.items():
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, int | float) for x in pair)):
+            raise LLMError(f"{path}: price of {model!r} must be [input_per_1M, output_per_1M]")
+        out[model] = (float(pair[0]), float(pair[1]))
+    return out
+
+
+def default_cache_dir() -> Path:
+    """``$RTLAB_CACHE_DIR/llm``, else ``$XDG_CACHE_HOME/rtlab/llm``, else ``~/.cache/rtlab/llm``."""
+    if os.environ.get("RTLAB_CACHE_DIR"):
+        return Path(os.environ["RTLAB_CACHE_DIR"]) / "llm"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "rtlab" / "llm"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The disk cache
+
+_REQUEST_MARK = b', "request": '
+"""Where the request starts in a record file as :meth:`DiskCache.put` writes it. Inside a JSON string every
+``"`` is escaped, so the first occurrence is the top-level key."""
+
+
+class DiskCache:
+    """One JSON file per key (``DIR/ab/abcdef....json``), written atomically (temp file + rename).
+
+    A file is one JSON object: ``schema`` (:data:`CACHE_SCHEMA`), the answer (:data:`ANSWER_FIELDS`) and the
+    normalised ``request``. :meth:`put` writes the request last, so that :meth:`answer` (every cache hit)
+    parses only what comes before it; files of earlier versions (keys sorted, the request amid them) are
+    parsed whole. Both are the same format to any JSON reader.
+    """
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+
+    def path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def _read(self, key: str) -> bytes | None:
+        # plain string paths: this runs for every cache hit, where pathlib's parsing would show
+        try:
+            with open(os.path.join(self.directory, key[:2], key + ".json"), "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The whole cached record, or ``None`` (absent, or unreadable: then the call is simply made again)."""
+        data = self._read(key)
+        return None if data is None else _parse_record(data)
+
+    def answer(self, key: str) -> dict[str, Any] | None:
+        """The cached record without its ``request`` (what a cache hit needs), or ``None`` like :meth:`get`."""
+        data = self._read(key)
+        if data is None:
+            return None
+        cut = data.find(_REQUEST_MARK)
+        if cut > 0:
+            try:
+                head = json.loads(data[:cut] + b"}")
+            except ValueError:
+                head = None
+            if (
+                isinstance(head, dict)
+                and head.get("schema") == CACHE_SCHEMA
+                and all(f in head for f in ANSWER_FIELDS)
+            ):
+                return head
+        record = _parse_record(data)
+        if record is not None:
+            record.pop("request", None)
+        return record
+
+    def put(self, key: str, record: Mapping[str, Any]) -> None:
+        """Store ``record`` (the answer fields and ``request``) under ``key``, the request written last."""
+        data = {"schema": CACHE_SCHEMA, **{k: v for k, v in record.items() if k not in ("schema", "request")}}
+        if "request" in record:
+            data["request"] = record["request"]
+        text = json.dumps(data, ensure_ascii=False)
+        with atomic_open(self.path(key)) as fh:
+            fh.write(text)
+
+
+def _parse_record(data: bytes) -> dict[str, Any] | None:
+    try:
+        record = json.loads(data)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) and record.get("schema") == CACHE_SCHEMA else None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Retry policy
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds the server asks to wait (``retry-after-ms``, ``Retry-After`` as seconds or an HTTP date)."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return float(ms) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _retryable(exc: Exception) -> bool:
+    import openai
+
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in RETRY_STATUS or exc.status_code >= 500
+    return False
+
+
+def _describe(exc: Exception) -> str:
+    status = getattr(exc, "status_code", None)
+    return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {exc}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The private event loop of batches
+
+
+def _async_openai(base_url: str | None, api_key: str, timeout: float, transport: str) -> openai.AsyncOpenAI:
+    """The async openai client (own retries off) on the transport asked for; made on the loop that uses it."""
+    import openai
+
+    aiohttp = transport == "aiohttp" or (
+        transport == "auto"
+        and importlib.util.find_spec("aiohttp") is not None
+        and hasattr(openai, "DefaultAioHttpClient")  # older openai releases have no aiohttp transport
+    )
+    return openai.AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key,
+        max_retries=0,
+        timeout=timeout,
+        http_client=openai.DefaultAioHttpClient() if aiohttp else None,
+    )
+
+
+class _LoopThread:
+    """An asyncio event loop running in a daemon thread, and the ``openai.AsyncOpenAI`` client living on it.
+
+    Synchronous code hands it coroutines (:meth:`run`), so no loop is ever started on the caller's thread, where
+    one may already run. The client is made once and reused, so connections outlive a batch.
+    """
+
+    def __init__(self, make_client: Callable[[], openai.AsyncOpenAI]) -> None:
+        self._make_client = make_client
+        self._client: openai.AsyncOpenAI | None = None
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._serve, name="rtlab-llm-loop", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_forever()
+            left = asyncio.all_tasks(self.loop)
+            for task in left:
+                task.cancel()
+            self.loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            self.loop.run_until_complete(self.loop.shutdown_default_executor())
+        finally:
+            self.loop.close()
+
+    def client(self) -> openai.AsyncOpenAI:
+        """The async openai client; call on the loop only."""
+        if self._client is None:
+            self._client = self._make_client()
+        return self._client
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        """Schedule ``coro`` on the loop; cancelling the future cancels it."""
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop and wait for it. An exception in the waiting thread (``KeyboardInterrupt``)
+        cancels it, and is raised once it has wound down (calls that finished are cached by then)."""
+        finished = threading.Event()
+        task: list[asyncio.Task[T]] = []
+
+        def start() -> None:
+            task.append(self.loop.create_task(coro))
+            task[0].add_done_callback(lambda _t: finished.set())
+
+        self.loop.call_soon_threadsafe(start)
+        try:
+            finished.wait()
+        except BaseException:
+            self.loop.call_soon_threadsafe(lambda: task[0].cancel())
+            finished.wait()
+            raise
+        return task[0].result()
+
+    async def _shutdown(self) -> None:
+        try:
+            if self._client is not None:
+                await self._client.close()
+        finally:
+            self.loop.stop()
+
+    def close(self) -> None:
+        """Close the client's connections and stop the loop (a no-op once done)."""
+        if threading.current_thread() is self._thread:  # the last reference went away on the loop itself
+            self.loop.create_task(self._shutdown())
+            return
+        if not self._thread.is_alive():
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop).result(timeout=10)
+        except Exception:  # closing is best effort: the loop stops either way
+            self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=10)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The client
+
+
+@dataclass
+class LLMClient:
+    """An OpenAI-compatible chat endpoint with cache, retries, concurrency and cost accounting.
+
+    ``base_url`` / ``api_key`` default to ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``; a loopback endpoint
+    needs no key. ``cache_dir=None`` uses :func:`default_cache_dir`; ``cache=False`` turns caching off.
+    A client that made a batch holds an event loop thread and connections: :meth:`close` (or ``with``) frees
+    them at once, else they go with the client.
+    """
+
+    base_url: str | None = None
+    api_key: str | None = None
+    timeout: float = 120.0
+    max_attempts: int = 5
+    backoff: float = 1.0
+    """First backoff in seconds; doubles each attempt, with jitter (x 0.5-1.0)."""
+    backoff_max: float = 60.0
+    max_retry_after: float = 300.0
+    """Longest ``Retry-After`` honoured; a longer one is cut to this."""
+    cache_dir: str | Path | None = None
+    cache: bool = True
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+    seed: int | None = None
+    """Seed of the jitter's random generator (for reproducible waits in tests)."""
+    sleep: Callable[[float], None] = time.sleep
+    """How :meth:`complete` waits between attempts."""
+    async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    """How batches wait between attempts (on the event loop: it must not block)."""
+    transport: str = "auto"
+    """HTTP transport of batches, one of :data:`TRANSPORTS`."""
+
+    def __post_init__(self) -> None:
+        if self.transport not in TRANSPORTS:
+            raise LLMError(f"transport must be one of {', '.join(TRANSPORTS)}, not {self.transport!r}")
+        self.base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        key = self.api_key or os.environ.get("OPENAI_API_KEY")
+        if (
+            not key
+            and self.base_url
+            and urlparse(self.base_url).hostname in ("127.0.0.1", "localhost", "::1")
+        ):
+            key = "local"  # a local server takes any key
+        self.api_key = key
+        self._store = DiskCache(self.cache_dir or default_cache_dir()) if self.cache else None
+        self._rng = random.Random(self.seed)
+        self._rng_lock = threading.Lock()
+        self._client: openai.OpenAI | None = None
+        self._runner: _LoopThread | None = None
+        self._client_lock = threading.Lock()
+
+    # -- the openai clients -----------------------------------------------------------------------------
+
+    def _key(self) -> str:
+        if not self.api_key:
+            raise LLMError("no API key: pass api_key / --api-key or set OPENAI_API_KEY")
+        return self.api_key
+
+    def _openai(self) -> openai.OpenAI:
+        with self._client_lock:
+            if self._client is None:
+                import openai
+
+                self._client = openai.OpenAI(
+                    base_url=self.base_url, api_key=self._key(), max_retries=0, timeout=self.timeout
+                )
+            return self._client
+
+    def _loop(self) -> _LoopThread:
+        with self._client_lock:
+            if self._runner is None:
+                make = (self.base_url, self._key(), self.timeout, self.transport)
+                self._runner = _LoopThread(lambda: _async_openai(*make))
+                weakref.finalize(self, self._runner.close)  # not a method of self: it would keep self alive
+            return self._runner
+
+    def close(self) -> None:
+        """Close the openai clients' connections and stop the batches' event loop thread."""
+        with self._client_lock:
+            runner, client, self._runner, self._client = self._runner, self._client, None, None
+        if runner is not None:
+            runner.close()
+        if client is not None:
+            client.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the retry policy, shared by the sync and async paths --------------------------------------------
+
+    def _wait(self, attempt: int, exc: Exception) -> float:
+        told = _retry_after(exc)
+        if told is not None:
+            return min(told, self.max_retry_after)
+        with self._rng_lock:
+            jitter = 0.5 + 0.5 * self._rng.random()
+        return min(self.backoff_max, self.backoff * 2 ** (attempt - 1)) * jitter
+
+    def _after_failure(self, call: _Call, attempt: int, exc: Exception, start: float) -> float | CallResult:
+        """After failed attempt ``attempt``: seconds to wait before the next, or the failed result once every
+        attempt is spent; raises :class:`LLMError` when retrying cannot help."""
+        if not _retryable(exc):
+            raise LLMError(f"{call.model}: {_describe(exc)}") from exc
+        if attempt >= self.max_attempts:
+            return CallResult(
+                key=call.key,
+                model=call.model,
+                attempts=attempt,
+                error=_describe(exc),
+                seconds=time.monotonic() - start,
+            )
+        return self._wait(attempt, exc)
+
+    def _answered(
+        self, call: _Call, data: Any, attempt: int, start: float
+    ) -> tuple[CallResult, dict[str, Any] | None]:
+        """The result of an answered attempt, and the record to cache (``None``: not to be cached)."""
+        record = _record(data)
+        result = self._result(
+            call.key, call.model, record, cached=False, attempts=attempt, seconds=time.monotonic() - start
+        )
+        if self._store is None or not result.ok:
+            return result, None
+        return result, {**record, "request": json.loads(call.body)}
+
+    # -- one call ---------------------------------------------------------------------------------------
+
+    def cached(self, request: Mapping[str, Any], *, key: str | None = None) -> CallResult | None:
+        """The cached result of this request, or ``None`` (``key``: its :func:`request_key`, if known)."""
+        if self._store is None:
+            return None
+        return self._lookup(key or request_key(request), str(request["model"]))
+
+    def _lookup(self, key: str, model: str) -> CallResult | None:
+        record = None if self._store is None else self._store.answer(key)
+        if record is None:
+            return None
+        return self._result(key, model, record, cached=True, attempts=0, seconds=0.0)
+
+    def _result(
+        self, key: str, model: str, record: Mapping[str, Any], *, cached: bool, attempts: int, seconds: float
+    ) -> CallResult:
+        prompt, completion = record.get("prompt_tokens"), record.get("completion_tokens")
+        return CallResult(
+            key=key,
+            model=model,
+            content=record.get("content"),
+            refusal=record.get("refusal"),
+            finish_reason=record.get("finish_reason"),
+            response_model=record.get("response_model"),
+            response_id=record.get("response_id"),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            cost=call_cost(model, prompt, completion, self.prices),
+            cached=cached,
+            attempts=attempts,
+            seconds=seconds,
+        )
+
+    def complete(self, request: Mapping[str, Any]) -> CallResult:
+        """One request: from the cache, else from the endpoint with retries; cached when answered with content.
+
+        Returns a result with ``error`` set when every attempt failed; raises :class:`LLMError` when the
+        endpoint rejects the request itself (retrying cannot help).
+        """
+        import openai
+
+        call = _prepare(request)
+        hit = self._lookup(call.key, call.model)
+        if hit is not None:
+            return hit
+        client = self._openai()
+        start = time.monotonic()
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                data = client.post("/chat/completions", cast_to=object, **_post_args(call))
+            except openai.APIError as exc:
+                step = self._after_failure(call, attempt, exc, start)
+                if isinstance(step, CallResult):
+                    return step
+                self.sleep(step)
+                continue
+            result, record = self._answered(call, data, attempt, start)
+            if self._store is not None and record is not None:
+                self._store.put(call.key, record)
+            return result
+        raise AssertionError("unreachable")  # the loop returns on its last attempt
+
+    async def _acomplete(self, client: openai.AsyncOpenAI, call: _Call) -> CallResult:
+        """:meth:`complete` on the event loop for a call not in the cache; the cache is written in a thread."""
+        import openai
+
+        start = time.monotonic()
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                data = await client.post("/chat/completions", cast_to=object, **_post_args(call))
+            except openai.APIError as exc:
+                step = self._after_failure(call, attempt, exc, start)
+                if isinstance(step, CallResult):
+                    return step
+                await self.async_sleep(step)
+                continue
+            result, record = self._answered(call, data, attempt, start)
+            if self._store is not None and record is not None:
+                await asyncio.to_thread(self._store.put, call.key, record)
+            return result
+        raise AssertionError("unreachable")  # the loop returns on its last attempt
+
+    # -- batches ----------------------------------------------------------------------------------------
+
+    def _plan(
+        self, requests: Iterable[Mapping[str, Any]], keys: list[str], done: dict[str, CallResult], bar: Any
+    ) -> Iterator[_Call]:
+        """The calls to make for ``requests``, each prepared as it is taken, so that the first calls start before
+        the last keys are computed. Appends each request's key to ``keys`` (input order) and puts cached results
+        in ``done``; identical requests are made once. Ticks ``bar`` for each request not to be called."""
+        memo: dict[str, str] = {}
+        taken: set[str] = set()
+        for request in requests:
+            call = _prepare(request, memo)
+            keys.append(call.key)
+            if call.key not in taken:
+                taken.add(call.key)
+                hit = self._lookup(call.key, call.model)
+                if hit is None:
+                    yield call
+                    continue
+                done[call.key] = hit
+            if bar is not None:
+                bar.update(1)
+
+    async def _make_all(
+        self, runner: _LoopThread, calls: Iterator[_Call], max_workers: int, bar: Any
+    ) -> dict[str, CallResult]:
+        """Make ``calls`` on ``runner``'s loop, at most ``max_workers`` at once. After an exception (also one
+        preparing a request) no call starts; it is raised once the running ones end."""
+        results: dict[str, CallResult] = {}
+        failures: list[Exception] = []
+
+        async def worker() -> None:
+            while not failures:
+                try:
+                    call = next(calls, None)  # one shared iterator: each call is taken by one worker
+                    if call is None:
+                        return
+                    results[call.key] = await self._acomplete(runner.client(), call)
+                except Exception as exc:  # re-raised below, once the other workers stop
+                    failures.append(exc)
+                    return
+                if bar is not None:
+                    bar.update(1)
+
+        tasks: list[asyncio.Future[None]] = []
+        try:
+            for _ in range(max(1, max_workers)):
+                tasks.append(asyncio.ensure_future(worker()))
+                # one turn of the loop per worker: its first request goes out before the next one is built, so
+                # the first wave leaves (and comes back) spread out instead of all at once after the last build
+                await asyncio.sleep(0)
+            await asyncio.gather(*tasks)
+        except BaseException:  # cancelled (Ctrl-C) while starting them: the started workers stop too
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        if failures:
+            raise failures[0]
+        return results
+
+    def _start(
+        self, requests: Sequence[Mapping[str, Any]], progress: bool, desc: str
+    ) -> tuple[list[str], dict[str, CallResult], Iterator[_Call] | None, Any]:
+        """Plan ``requests`` up to the first call to make: the keys and results so far, the calls to make
+        (``None``: every result is cached or a duplicate, no event loop needed), and the progress bar."""
+        keys: list[str] = []
+        done: dict[str, CallResult] = {}
+        bar = _progress(len(requests), desc) if progress else None
+        calls = self._plan(requests, keys, done, bar)
+        first = next(calls, None)
+        return keys, done, None if first is None else itertools.chain([first], calls), bar
+
+    def batch(
+        self,
+        requests: Sequence[Mapping[str, Any]],
+        *,
+        max_workers: int = 8,
+        progress: bool = False,
+        desc: str = "LLM calls",
+    ) -> list[CallResult]:
+        """Results in input order; at most ``max_workers`` calls at once; identical requests are made once.
+
+        The calls run on the client's private event loop thread, so this works where a loop is already
+        running (Jupyter). Each finished call is cached at once, so after an interruption (``KeyboardInterrupt``
+        cancels the calls in flight) or an :class:`LLMError` (raised once running calls end) a rerun makes
+        only the calls not yet done.
+        """
+        keys, done, calls, bar = self._start(requests, progress, desc)
+        try:
+            if calls is not None:
+                runner = self._loop()
+                done.update(runner.run(self._make_all(runner, calls, max_workers, bar)))
+        finally:
+            if bar is not None:
+                bar.close()
+        return [done[k] for k in keys]
+
+    async def abatch(
+        self,
+        requests: Sequence[Mapping[str, Any]],
+        *,
+        max_workers: int = 8,
+        progress: bool = False,
+        desc: str = "LLM calls",
+    ) -> list[CallResult]:
+        """:meth:`batch` for a coroutine: the calls still run on the private loop, and cancelling this
+        cancels them."""
+        keys, done, calls, bar = self._start(requests, progress, desc)
+        try:
+            if calls is not None:
+                runner = self._loop()
+                work = runner.submit(self._make_all(runner, calls, max_workers, bar))
+                done.update(await asyncio.wrap_future(work))
+        finally:
+            if bar is not None:
+                bar.close()
+        return [done[k] for k in keys]
+
+    def dry_run(self, requests: Sequence[Mapping[str, Any]], *, max_output_tokens: int = 512) -> DryRun:
+        """How many of ``requests`` would be sent (not cached, duplicates once) and their estimated cost."""
+        done: dict[str, CallResult] = {}
+        to_call = list(self._plan(requests, [], done, None))
+        prompt_total, cost, unpriced = 0, 0.0, set()
+        for call in to_call:
+            r = json.loads(call.body)
+            prompt = -(-sum(len(_message_text(m)) for m in r["messages"]) // CHARS_PER_TOKEN)
+            out = int(r.get("max_tokens") or r.get("max_completion_tokens") or max_output_tokens)
+            prompt_total += prompt
+            one = call_cost(call.model, prompt, out, self.prices)
+            if one is None:
+                unpriced.add(call.model)
+            else:
+                cost += one
+        return DryRun(
+            n_requests=len(done) + len(to_call),
+            n_cached=len(done),
+            n_calls=len(to_call),
+            prompt_tokens=prompt_total,
+            max_output_tokens=max_output_tokens,
+            cost=None if unpriced else cost,
+            unpriced=tuple(sorted(unpriced)),
+        )
+
+
+def _post_args(call: _Call) -> dict[str, Any]:
+    """``post`` arguments sending the call's body as it is (the client's default headers say it is JSON): the
+    request is already wire-format JSON, so the typed ``chat.completions.create`` transform (most of the
+    client's CPU time per call) is skipped, and ``cast_to=object`` returns the JSON without building a typed
+    ChatCompletion."""
+    return {"content": call.body}
+
+
+def _message_text(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, list):  # content parts
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+    return str(content or "")
+
+
+def _get(data: Any, key: str) -> Any:
+    return data.get(key) if isinstance(data, Mapping) else None
+
+
+def _record(data: Any) -> dict[str, Any]:
+    """What a result keeps of a chat-completion response body (and what the cache stores)."""
+    if not isinstance(data, Mapping):
+        raise LLMError(f"the endpoint answered with something other than a JSON object: {str(data)[:200]!r}")
+    choices = data.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = _get(choice, "message")
+    usage = data.get("usage")
+    return {
+        "content": _get(message, "content"),
+        "refusal": _get(message, "refusal"),
+        "finish_reason": _get(choice, "finish_reason"),
+        "response_model": data.get("model"),
+        "response_id": data.get("id"),
+        "prompt_tokens": _get(usage, "prompt_tokens"),
+        "completion_tokens": _get(usage, "completion_tokens"),
+    }
+
+
+def _progress(total: int, desc: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit="request")
+
+
+def results_frame(results: Sequence[CallResult]) -> pd.DataFrame:
+    """One row per call result (key, model, tokens, cost, cached, attempts, error, ...)."""
+    import pandas as pd
+
+    return pd.DataFrame([asdict(r) for r in results], columns=list(CallResult.__dataclass_fields__))
+
+
+def usage_summary(results: Sequence[CallResult]) -> dict[str, Any]:
+    """Totals: results, calls made (not cached), failures, tokens and cost of the calls made (``None``
+    when a call made has no price)."""
+    made = [r for r in results if not r.cached and r.error is None]
+    costs = [r.cost for r in made]
+    return {
+        "results": len(results),
+        "cached": sum(r.cached for r in results),
+        "calls": len(made),
+        "failed": sum(r.error is not None for r in results),
+        "prompt_tokens": sum(r.prompt_tokens or 0 for r in made),
+        "completion_tokens": sum(r.completion_tokens or 0 for r in made),
+        "cost": None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
+    }
+
+
+__all__ = [
+    "ANSWER_FIELDS",
+    "CHARS_PER_TOKEN",
+    "DEFAULT_PRICES",
+    "TRANSPORTS",
+    "CallResult",
+    "DiskCache",
+    "DryRun",
+    "LLMClient",
+    "LLMError",
+    "call_cost",
+    "default_cache_dir",
+    "load_prices",
+    "normalize_request",
+    "request_key",
+    "results_frame",
+    "usage_summary",
+]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Structured answers: ask, validate, ask again
+
+
+JSON_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+"""A JSON answer wrapped in a Markdown code fence, as models often send it."""
+
+
+def parse_json_object(
+    text: str | None, *, required: Sequence[str] = ()
+) -> tuple[dict[str, Any] | None, str | None]:
+    """``(object, None)`` when a model's answer is a JSON object (fenced or not) holding the ``required`` keys,
+    else ``(None, what is wrong)``."""
+    if not text or not text.strip():
+        return None, "the answer is empty"
+    m = JSON_FENCE.match(text)
+    try:
+        data = json.loads(m.group(1) if m else text)
+    except json.JSONDecodeError as exc:
+        return None, f"the answer is not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(data, dict) or any(k not in data for k in required):
+        keys = " and ".join(f'"{k}"' for k in required)
+        return None, "the answer must be a JSON object" + (f" with a {keys} key" if required else "")
+    return data, None
+
+
+def corrective_message(error: str) -> str:
+    """The follow-up user message after an invalid answer."""
+    return f"Your answer is invalid: {error}. Reply again with only the JSON object, nothing else."
+
+
+@dataclass
+class Asked(Generic[T]):
+    """The outcome of one conversation after validation rounds."""
+
+    result: CallResult
+    """The last call made for it."""
+    parsed: T | None = None
+    """The validated answer (``None`` for a failed call, a refusal, or an answer still invalid)."""
+    error: str | None = None
+    """Why the last answer was invalid, if it was."""
+
+    @property
+    def valid(self) -> bool:
+        return self.result.error is None and self.result.refusal is None and self.error is None
+
+
+def ask_until_valid(
+    client: LLMClient,
+    conversations: Sequence[list[dict[str, Any]]],
+    make_request: Callable[[int, list[dict[str, Any]]], dict[str, Any]],
+    parse: Callable[[str | None], tuple[T | None, str | None]],
+    *,
+    max_fixes: int = 2,
+    max_workers: int = 8,
+    progress: bool = False,
+    desc: str = "asking",
+) -> tuple[list[Asked[T]], list[CallResult]]:
+    """Ask every conversation, validate each answer with ``parse`` (``(value, None)`` when valid, ``(None,
+    reason)`` when not), and ask the invalid ones again with the reason, at most ``max_fixes`` times.
+
+    Each round is one concurrent :meth:`LLMClient.batch`. ``make_request(i, messages)`` builds conversation
+    ``i``'s request. Returns the outcome per conversation (input order) and every call made.
+    """
+    messages = [list(c) for c in conversations]
+    outcomes: list[Asked[T] | None] = [None] * len(messages)
+    calls: list[CallResult] = []
+    pending = list(range(len(messages)))
+    for round_ in range(max_fixes + 1):
+        if not pending:
+            break
+        requests = [make_request(i, messages[i]) for i in pending]
+        label = desc if round_ == 0 else f"corrective retry {round_}"
+        results = client.batch(requests, max_workers=max_workers, progress=progress, desc=label)
+        calls += results
+        still = []
+        for i, result in zip(pending, results, strict=True):
+            if result.error is not None or result.refusal is not None:
+                outcomes[i] = Asked(result)
+                continue
+            value, error = parse(result.content)
+            if error is None:
+                outcomes[i] = Asked(result, value)
+            elif round_ < max_fixes:
+                messages[i] += [
+                    {"role": "assistant", "content": result.content or ""},
+                    {"role": "user", "content": corrective_message(error)},
+                ]
+                still.append(i)
+            else:
+                outcomes[i] = Asked(result, None, error)
+        pending = still
+    return [o for o in outcomes if o is not None], calls

@@ -1,0 +1,50 @@
+"""The vocabulary of rtlab: trajectories, steps and their typed actions, events, deliverables, tasks,
+rubric items and judgements, and their versioned dictionary form. Imports nothing of rtlab but its errors."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rtlab._lazy import attach
+
+if TYPE_CHECKING:
+    from rtlab.records._records import SCHEMA as SCHEMA
+    from rtlab.records._records import SCHEMA_VERSION as SCHEMA_VERSION
+    from rtlab.records._records import Deliverable as Deliverable
+    from rtlab.records._records import DeliverableFile as DeliverableFile
+    from rtlab.records._records import Event as Event
+    from rtlab.records._records import EventKind as EventKind
+    from rtlab.records._records import ItemResult as ItemResult
+    from rtlab.records._records import Judgement as Judgement
+    from rtlab.records._records import RubricItem as RubricItem
+    from rtlab.records._records import Step as Step
+    from rtlab.records._records import Task as Task
+    from rtlab.records._records import TokenUsage as TokenUsage
+    from rtlab.records._records import Trajectory as Trajectory
+    from rtlab.records._records import item_key as item_key
+    from rtlab.records._records import trajectory_from_dict as trajectory_from_dict
+    from rtlab.records._records import trajectory_to_dict as trajectory_to_dict
+
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        "._records": (
+            "SCHEMA",
+            "SCHEMA_VERSION",
+            "EventKind",
+            "TokenUsage",
+            "Step",
+            "Event",
+            "DeliverableFile",
+            "Deliverable",
+            "RubricItem",
+            "Task",
+            "ItemResult",
+            "Judgement",
+            "Trajectory",
+            "trajectory_to_dict",
+            "trajectory_from_dict",
+            "item_key",
+        ),
+    },
+)

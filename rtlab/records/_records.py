@@ -1,0 +1,332 @@
+"""The vocabulary of rtlab: trajectories, steps, tasks and judgements, and their versioned JSONL form.
+
+Every reader produces these records and every analysis consumes them. The JSONL form round-trips exactly:
+``trajectory_from_dict(trajectory_to_dict(t)) == t`` for every trajectory a reader can produce.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+SCHEMA = "rtlab.trajectory"
+SCHEMA_VERSION = 1
+
+EventKind = Literal[
+    "message",  # assistant or user text outside tool calls
+    "plan",  # todo-list / plan updates
+    "reasoning",  # visible reasoning or thinking blocks
+    "error",  # harness or provider errors
+    "compaction",  # context compaction / summary entries
+    "system",  # system prompt, model or setting changes, phases
+    "other",
+]
+
+
+@dataclass
+class TokenUsage:
+    """Token counts a harness recorded for a run or a call; ``None`` where the log does not say."""
+
+    input_tokens: int | None = None
+    """Prompt tokens, including cached ones."""
+    output_tokens: int | None = None
+    """Completion tokens, including reasoning tokens."""
+    cached_input_tokens: int | None = None
+    """Prompt tokens served from a cache."""
+    reasoning_tokens: int | None = None
+    """Reasoning tokens, where the provider reports them."""
+    total_tokens: int | None = None
+    cost_usd: float | None = None
+    """Cost the harness recorded, in US dollars."""
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        def add(a: Any, b: Any) -> Any:
+            return b if a is None else a if b is None else a + b
+
+        return TokenUsage(
+            **{f.name: add(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)}
+        )
+
+
+@dataclass
+class Step:
+    """One tool call together with its result: the unit the environment observes."""
+
+    index: int
+    """Position among the trajectory's tool calls, from 0 (unanswered calls included)."""
+    tool: str
+    """Tool name as the harness logged it (``shell``, ``read``, ``command_execution``, ...)."""
+    command: str
+    """The shell command for shell tools; an equivalent such as ``read PATH offset limit`` for read-like tools."""
+    args: dict[str, Any] = field(default_factory=dict)
+    """Parsed call arguments; ``{"_raw": text}`` when the logged arguments were not valid JSON."""
+    output: str | None = None
+    """The result exactly as the log holds it; ``None`` when the call never got a result."""
+    shown: str | None = None
+    """What the model actually received for this call, after the harness's clipping."""
+    clipped: bool = False
+    """The harness shortened the output before the model saw it (by its clip policy, or a truncation notice)."""
+    is_error: bool = False
+    """The harness or the tool marked the call as failed (non-zero exit, error flag, error observation)."""
+    exit_code: int | None = None
+    call_id: str | None = None
+    """The harness's id for the call, used to link call and result."""
+    cwd: str | None = None
+    """Working directory the call ran in, where known."""
+    started_at: str | None = None
+    """ISO-8601 timestamps, as logged."""
+    ended_at: str | None = None
+    seq: int = 0
+    """Position in the trajectory's whole timeline (steps and events interleaved)."""
+    line: int | None = None
+    """1-based line (or list position) of the call in the source file, for provenance."""
+    args_error: str | None = None
+    """Why the logged arguments could not be parsed, if they could not."""
+
+    @property
+    def answered(self) -> bool:
+        """False for a call that never got a result (a run cut off mid-command)."""
+        return self.output is not None
+
+
+@dataclass
+class Event:
+    """Something in the trajectory that is not a tool call: a message, a plan update, an error, ..."""
+
+    kind: EventKind
+    text: str = ""
+    role: str | None = None
+    """``assistant``, ``user``, ``system`` or ``tool`` where that applies."""
+    seq: int = 0
+    """Position in the trajectory's whole timeline (steps and events interleaved)."""
+    timestamp: str | None = None
+    line: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    """Structured payload kept from the log (e.g. the todo items of a plan update)."""
+
+
+@dataclass
+class DeliverableFile:
+    """A file the agent delivered: found in the run's output folder or written by a write tool."""
+
+    path: str
+    """The path as the agent or the benchmark named it."""
+    local_path: str | None = None
+    """Where rtlab found the file on disk at ingest time, if it did."""
+    content: str | None = None
+    """The text content where the file is text and available; ``None`` for binary files (use ``local_path``)."""
+    size: int | None = None
+    """Size in bytes."""
+    sha256: str | None = None
+    origin: Literal["output_dir", "write_tool", "listed"] = "output_dir"
+    """How rtlab knows of the file: present in the output folder, written by a tool call, or only named."""
+
+
+@dataclass
+class Deliverable:
+    """What the agent handed in: its final message and the files it wrote."""
+
+    final_message: str | None = None
+    files: list[DeliverableFile] = field(default_factory=list)
+
+
+@dataclass
+class RubricItem:
+    """One gradable item of a task: a Workspace-Bench rubric, a TheAgentCompany checkpoint, an OfficeQA answer."""
+
+    index: int
+    text: str
+    type: str | None = None
+    """Rubric type (``Outcome Evaluation``, ...) or checkpoint kind, where the benchmark gives one."""
+    points: float = 1.0
+
+
+@dataclass
+class Task:
+    """A benchmark task: the instruction, its rubric and the facts about its inputs."""
+
+    id: str
+    benchmark: str
+    instruction: str = ""
+    rubric: list[RubricItem] = field(default_factory=list)
+    expected_outputs: list[str] = field(default_factory=list)
+    """Deliverable file names the task asks for."""
+    source_files: list[str] = field(default_factory=list)
+    """Files the task needs (Workspace-Bench data manifest, OfficeQA source files)."""
+    dependency_graph: list[tuple[str, str]] = field(default_factory=list)
+    """Edges ``(from, to)`` between source files, as the benchmark states them."""
+    answer: str | None = None
+    """Reference answer, for benchmarks that have one (OfficeQA)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ItemResult:
+    """The judge's verdict on one rubric item."""
+
+    index: int
+    passed: bool
+    score: float | None = None
+    """Points earned, for point-scored items; ``None`` where the item is pass/fail."""
+    evidence: str | None = None
+    confidence: float | None = None
+
+
+@dataclass
+class Judgement:
+    """A judge's or grader's results for one trajectory."""
+
+    items: list[ItemResult] = field(default_factory=list)
+    judge: str | None = None
+    """Judge model or grader name and version."""
+    source_path: str | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+    """The judge file's own summary (totals as the judge reported them)."""
+
+    @property
+    def n_passed(self) -> int:
+        return sum(1 for it in self.items if it.passed)
+
+
+@dataclass
+class Trajectory:
+    """A recorded agent run in rtlab's canonical form."""
+
+    id: str
+    format: str
+    """Name of the reader that produced it (``codex``, ``g2b``, ``openhands``, ``pi``, ``dci``, ``openai-chat``, ...)."""
+    source_path: str
+    steps: list[Step] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    deliverable: Deliverable = field(default_factory=Deliverable)
+    task_id: str | None = None
+    instruction: str | None = None
+    """The instruction the agent received, as it received it."""
+    model: str | None = None
+    harness: str | None = None
+    harness_version: str | None = None
+    benchmark: str | None = None
+    method: str | None = None
+    """Method or arm (``DCI``, ``RunningTab``, ``plain``, ...)."""
+    variant: str | None = None
+    """Ablation or configuration variant within a method."""
+    run: str | None = None
+    """Run / seed label."""
+    cwd: str | None = None
+    """The agent's starting working directory."""
+    started_at: str | None = None
+    ended_at: str | None = None
+    usage: TokenUsage | None = None
+    clip_policy: str | None = None
+    """Name of the clipping policy that produced ``Step.shown``."""
+    task: Task | None = None
+    judgement: Judgement | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Format-specific facts worth keeping (ids, flags, counts)."""
+
+    @property
+    def answered_steps(self) -> list[Step]:
+        return [s for s in self.steps if s.answered]
+
+    @property
+    def n_steps(self) -> int:
+        """Tool calls that got a result; calls cut off mid-command are kept but not counted."""
+        return sum(1 for s in self.steps if s.answered)
+
+    @property
+    def chars_logged(self) -> int:
+        return sum(len(s.output) for s in self.steps if s.output is not None)
+
+    @property
+    def chars_shown(self) -> int:
+        return sum(len(s.shown) for s in self.steps if s.shown is not None)
+
+    def timeline(self) -> list[Step | Event]:
+        """Steps and events in the order they happened."""
+        return sorted([*self.steps, *self.events], key=lambda x: x.seq)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Serialisation
+
+
+def _plain(obj: Any) -> Any:
+    """Dataclass -> JSON-ready dict, keeping only fields that differ from their defaults (smaller lines)."""
+    if hasattr(obj, "__dataclass_fields__"):
+        out: dict[str, Any] = {}
+        for f in fields(obj):
+            value = getattr(obj, f.name)
+            default = f.default_factory() if callable(f.default_factory) else f.default  # type: ignore[misc]
+            if value == default and f.name not in _ALWAYS:
+                continue
+            out[f.name] = _plain(value)
+        return out
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    return obj
+
+
+_ALWAYS = {"id", "format", "source_path", "index", "tool", "command", "kind", "path", "text", "passed"}
+
+
+def _build(cls: type, data: dict[str, Any], where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: expected an object, got {type(data).__name__}")
+    known = {f.name for f in fields(cls)}
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)} for {cls.__name__}")
+    kwargs = dict(data)
+    nested = _NESTED.get(cls, {})
+    for name, (sub, many) in nested.items():
+        if name in kwargs and kwargs[name] is not None:
+            if many:
+                kwargs[name] = [_build(sub, v, f"{where}.{name}[{i}]") for i, v in enumerate(kwargs[name])]
+            else:
+                kwargs[name] = _build(sub, kwargs[name], f"{where}.{name}")
+    if cls is Task and "dependency_graph" in kwargs:
+        kwargs["dependency_graph"] = [tuple(e) for e in kwargs["dependency_graph"]]
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+_NESTED: dict[type, dict[str, tuple[type, bool]]] = {
+    Trajectory: {
+        "steps": (Step, True),
+        "events": (Event, True),
+        "deliverable": (Deliverable, False),
+        "usage": (TokenUsage, False),
+        "task": (Task, False),
+        "judgement": (Judgement, False),
+    },
+    Deliverable: {"files": (DeliverableFile, True)},
+    Task: {"rubric": (RubricItem, True)},
+    Judgement: {"items": (ItemResult, True)},
+}
+
+
+def trajectory_to_dict(t: Trajectory) -> dict[str, Any]:
+    """The canonical JSON object for a trajectory, with its schema name and version first."""
+    return {"schema": SCHEMA, "version": SCHEMA_VERSION, **_plain(t)}
+
+
+def trajectory_from_dict(data: dict[str, Any], where: str = "trajectory") -> Trajectory:
+    """Inverse of :func:`trajectory_to_dict`; raises ``ValueError`` naming the offending field."""
+    data = dict(data)
+    schema, version = data.pop("schema", None), data.pop("version", None)
+    if schema != SCHEMA:
+        raise ValueError(f"{where}: field 'schema' is {schema!r}, expected {SCHEMA!r}")
+    if not isinstance(version, int) or version > SCHEMA_VERSION:
+        raise ValueError(
+            f"{where}: field 'version' is {version!r}; this rtlab reads versions <= {SCHEMA_VERSION}"
+        )
+    return _build(Trajectory, data, where)
+
+
+def item_key(trajectory_id: str, rubric_index: int) -> str:
+    """The item key of a failed rubric item: ``<trajectory id>#<rubric index>``."""
+    return f"{trajectory_id}#{rubric_index}"

@@ -1,0 +1,189 @@
+"""Replay many recorded runs: every unit under a set of paths read and replayed, in worker processes.
+
+This is where the environment meets ingest: :func:`replay_paths` finds units (:func:`rtlab.ingest._batch.iter_units`),
+reads and joins each one, and replays each of its trajectories through :func:`rtlab.environment._environment.replay`; a unit
+that fails to read or replay is reported as a :class:`ReplayFailure` and the batch goes on.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import posixpath
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, overload
+
+from rtlab.environment import Replay, RequirementSource, TabConfig, replay
+from rtlab.records import Trajectory
+
+if TYPE_CHECKING:
+    from rtlab.environment import Workspace
+
+T = TypeVar("T")
+
+
+@dataclass
+class ReplayFailure:
+    path: str
+    trajectory: str | None
+    error: str
+
+
+@dataclass
+class ReplayOptions:
+    """Everything a worker needs to read and replay a unit (picklable)."""
+
+    format: str | None = None
+    clip: str | None = None
+    config: TabConfig = field(default_factory=TabConfig)
+    requirements: RequirementSource = "none"
+    workspace: str | None = None
+    agent_root: str | None = None
+    join: bool = True
+    """Join each trajectory with the benchmark files found beside it (tasks, rubrics, judge results)."""
+
+
+def agent_root_for(trajectory: Trajectory) -> str | None:
+    """Where the agent knew its workspace (``--agent-root auto``): the folder of sources a G2B run was given
+    (``meta["sources_dir"]``, relative to its cwd), else the trajectory's cwd."""
+    sources = trajectory.meta.get("sources_dir")
+    if isinstance(sources, str) and sources:
+        return posixpath.join(trajectory.cwd or "", sources) if trajectory.cwd else sources
+    return trajectory.cwd
+
+
+@functools.lru_cache(maxsize=4)
+def _open_workspace(folder: str) -> Workspace:
+    """One Workspace (and its line index) per folder per process, shared by every run replayed over it."""
+    from rtlab.environment import Workspace
+
+    return Workspace(Path(folder))
+
+
+def workspace_for(trajectory: Trajectory, folder: str | None, agent_root: str | None) -> Workspace | None:
+    """The workspace a trajectory is replayed against: ``folder`` seen from ``agent_root`` (``"auto"``: from
+    :func:`agent_root_for`); ``None`` without a folder."""
+    if folder is None:
+        return None
+    root = agent_root_for(trajectory) if agent_root == "auto" else agent_root
+    return _open_workspace(str(Path(folder).resolve())).rebased(root)
+
+
+def _replay_unit(
+    unit: str, fmt: str, options: ReplayOptions, each: Callable[[Replay], Any] | None = None
+) -> tuple[list[Any], list[ReplayFailure]]:
+    """Read one unit and replay each of its trajectories (then ``each`` of every replay, when given); failures
+    are returned, not raised."""
+    from rtlab.ingest import read_unit
+
+    try:
+        trajectories = read_unit(Path(unit), fmt, clip=options.clip, join=options.join)
+    except Exception as exc:  # reported, and the batch goes on
+        return [], [ReplayFailure(unit, None, _describe(exc))]
+    done: list[Any] = []
+    failed: list[ReplayFailure] = []
+    for t in trajectories:
+        try:
+            workspace = workspace_for(t, options.workspace, options.agent_root)
+            r = replay(t, config=options.config, requirements=options.requirements, workspace=workspace)
+            r.tab.candidates_ranked()  # ranked where it was replayed (a worker), not by the reader of results
+            done.append(r if each is None else each(r))
+        except Exception as exc:
+            failed.append(ReplayFailure(unit, t.id, _describe(exc)))
+    return done, failed
+
+
+def _describe(exc: BaseException) -> str:
+    from rtlab.errors import RtlabError
+
+    return str(exc) if isinstance(exc, RtlabError | OSError | ValueError) else f"{type(exc).__name__}: {exc}"
+
+
+@overload
+def replay_paths(
+    paths: Iterable[str | Path],
+    options: ReplayOptions | None = None,
+    *,
+    jobs: int = 1,
+    progress: bool = False,
+    strict: bool = False,
+    each: None = None,
+) -> Iterator[tuple[list[Replay], list[ReplayFailure]]]: ...
+
+
+@overload
+def replay_paths(
+    paths: Iterable[str | Path],
+    options: ReplayOptions | None = None,
+    *,
+    jobs: int = 1,
+    progress: bool = False,
+    strict: bool = False,
+    each: Callable[[Replay], T],
+) -> Iterator[tuple[list[T], list[ReplayFailure]]]: ...
+
+
+def replay_paths(
+    paths: Iterable[str | Path],
+    options: ReplayOptions | None = None,
+    *,
+    jobs: int = 1,
+    progress: bool = False,
+    strict: bool = False,
+    each: Callable[[Replay], Any] | None = None,
+) -> Iterator[tuple[list[Any], list[ReplayFailure]]]:
+    """Replay every trajectory under ``paths``, unit by unit, in ``jobs`` worker processes.
+
+    Yields each unit's replays and failures as it finishes, in the units' order. ``each`` (a picklable
+    function, e.g. :func:`replay_summary`) is applied to every replay in the worker, and its results are
+    yielded instead: what comes back to this process is then only what the caller keeps. Workers start on the
+    first units while the rest are still being found. With ``strict`` the first failure raises
+    ``RuntimeError`` naming it.
+    """
+    from rtlab.ingest import iter_units
+
+    options = options or ReplayOptions()
+    units = ((str(u), f) for u, f in iter_units(paths, format=options.format))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=None, desc="replay", unit="run")
+
+    def counted(found: list[tuple[str, str]]) -> None:  # the bar's total, known once every unit is found
+        if bar is not None:
+            bar.total = len(found)
+            bar.refresh()
+
+    def results() -> Iterator[tuple[list[Any], list[ReplayFailure]]]:
+        head = list(itertools.islice(units, 2))
+        if jobs <= 1 or len(head) < 2:  # no pool for one unit
+            found = head + list(units)
+            counted(found)
+            for u, f in found:
+                yield _replay_unit(u, f, options, each)
+            return
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            found, futures = [], []
+            for u, f in itertools.chain(head, units):  # submitted as found: the workers start meanwhile
+                found.append((u, f))
+                futures.append(pool.submit(_replay_unit, u, f, options, each))
+            counted(found)
+            for fut in futures:
+                yield fut.result()
+
+    try:
+        for done, failed in results():
+            if bar is not None:
+                bar.update(1)
+            if strict and failed:
+                first = failed[0]
+                raise RuntimeError(f"{first.path} ({first.trajectory or 'unit'}): {first.error}")
+            yield done, failed
+    finally:
+        if bar is not None:
+            bar.close()
