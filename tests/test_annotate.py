@@ -27,6 +27,7 @@ from rtlab.environment import replay
 from rtlab.errors import ReaderError
 from rtlab.llm import SIMULATED_MODEL, SIMULATED_TAG, LLMClient, http_error, refuse, reply, usage_summary
 from rtlab.records import (
+    Action,
     Deliverable,
     DeliverableFile,
     ItemResult,
@@ -52,7 +53,10 @@ def make_run(run_id: str = "fx:1") -> Trajectory:
         ("cat data/sales_2024.csv", SALES),
         ("python make_report.py", "wrote report.md\n"),
     ]
-    steps = [Step(i, "shell", c, output=o, shown=o, seq=i) for i, (c, o) in enumerate(calls)]
+    steps = [
+        Step(i, "shell", c, output=o, shown=o, seq=i, action=Action.shell(c))
+        for i, (c, o) in enumerate(calls)
+    ]
     task = Task(
         id="fx",
         benchmark="workspace-bench",

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
+from stepping import typed
 
 from rtlab.environment import Capture, Workspace, capture_step
 from rtlab.records import Step
@@ -38,7 +39,7 @@ def cap(
     workspace: Workspace | None = None,
     **fields,
 ) -> Capture:
-    step = Step(index=0, tool=tool, command=command, output=shown, shown=shown, **fields)
+    step = typed(Step(index=0, tool=tool, command=command, output=shown, shown=shown, **fields))
     result = capture_step(step, cwd=cwd, root=root, workspace=workspace)
     for r in result.reads:
         assert shown is not None and shown[r.start : r.start + len(r.excerpt)] == r.excerpt

@@ -21,6 +21,7 @@ import pytest
 from rtlab.environment._capture import frame as fr
 from rtlab.environment._capture import python as py
 from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER
+from rtlab.ingest.readers import _frames as hf
 from rtlab.text import _shell as shell
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,10 +155,10 @@ def test_clip_marker_regex_finds_what_the_plain_form_finds() -> None:
         text = "".join(rng.choice(_MARKER_PARTS) for _ in range(rng.randrange(1, 10)))
         start, end = sorted((rng.randrange(len(text) + 1), rng.randrange(len(text) + 1)))
         expected = [m.span() for m in _CLIP_MARKERS_PLAIN.finditer(text, start, end)]
-        assert [m.span() for m in fr._CLIP_MARKERS.finditer(text, start, end)] == expected, repr(text)
+        assert [m.span() for m in hf._CLIP_MARKERS.finditer(text, start, end)] == expected, repr(text)
         found += bool(expected)
         plain_block = _clip_block_plain(text, start, end, True)
-        assert fr._clip_block(text, start, end, True) == plain_block
+        assert fr.between(tuple(hf._markers(text, start, end)), start, end) == plain_block
     assert found > 3000
 
 
@@ -184,8 +185,8 @@ _TRAILERS = [
 
 def _trailer_start_plain(shown: str, start: int, end: int) -> int:
     for _ in range(3):
-        m = fr._PI_STATUS.search(shown, max(start, end - 200), end)
-        new_end = m.start() if m else fr._notice_start(shown, start, end)
+        m = hf._PI_STATUS.search(shown, max(start, end - 200), end)
+        new_end = m.start() if m else hf._notice_start(shown, start, end)
         if shown[start:new_end].strip() == "(no output)":
             return start
         if new_end == end:
@@ -199,7 +200,7 @@ def test_trailer_scan_finds_what_the_plain_scan_finds() -> None:
     for _ in range(10000):
         shown = _text(rng) + "".join(rng.choice(_TRAILERS) for _ in range(rng.randrange(0, 4)))
         start = rng.randrange(len(shown) + 1)
-        assert fr._trailer_start(shown, start, len(shown)) == _trailer_start_plain(shown, start, len(shown))
+        assert hf._trailer_start(shown, start, len(shown)) == _trailer_start_plain(shown, start, len(shown))
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from rtlab.analysis._diagnose import (
 )
 from rtlab.environment import ReadEntry, replay
 from rtlab.records import (
+    Action,
     Deliverable,
     DeliverableFile,
     ItemResult,
@@ -171,7 +172,10 @@ def _steps() -> list[Step]:
         ("cat data/q3_outlook.md", "## Outlook\n"),
         ("python make_report.py", "wrote report.md\n"),
     ]
-    return [Step(i, "shell", cmd, output=out, shown=out, seq=i) for i, (cmd, out) in enumerate(calls)]
+    return [
+        Step(i, "shell", cmd, output=out, shown=out, seq=i, action=Action.shell(cmd))
+        for i, (cmd, out) in enumerate(calls)
+    ]
 
 
 def make_run(

@@ -21,13 +21,15 @@ from rtlab.environment import (
     strip_status,
     with_status,
 )
-from rtlab.records import Event, Step, Trajectory
+from rtlab.records import Action, Event, Step, Trajectory
 
 NOTHING = Capture(reads=(), listed=(), written=())
 
 
 def shell(index: int, command: str, shown: str | None) -> Step:
-    return Step(index=index, tool="shell", command=command, output=shown, shown=shown)
+    return Step(
+        index=index, tool="shell", command=command, output=shown, shown=shown, action=Action.shell(command)
+    )
 
 
 def tab_step(index: int, tool: str, args: dict[str, Any]) -> Step:
@@ -373,10 +375,28 @@ def test_environment_with_the_real_capture() -> None:
     listing = "notes.md\nreport_2023.csv\n"
     content = "year,revenue\n2023,42\n"
     env = Environment("Summarise the 2023 report", cwd="/ws", root="/ws")
-    env.observe(Step(index=0, tool="shell", command="ls", output=listing, shown=listing, cwd="/ws"))
+    env.observe(
+        Step(
+            index=0,
+            tool="shell",
+            command="ls",
+            output=listing,
+            shown=listing,
+            cwd="/ws",
+            action=Action.shell("ls"),
+        )
+    )
     assert dict(env.tab.candidates) == {"notes.md": 0, "report_2023.csv": 0}
     env.observe(
-        Step(index=1, tool="shell", command="cat report_2023.csv", output=content, shown=content, cwd="/ws")
+        Step(
+            index=1,
+            tool="shell",
+            command="cat report_2023.csv",
+            output=content,
+            shown=content,
+            cwd="/ws",
+            action=Action.shell("cat report_2023.csv"),
+        )
     )
     # the excerpt is the file's text as shown (whether the final newline belongs to it is capture's call)
     assert [(e.id, e.path, e.excerpt.rstrip("\n")) for e in env.tab.read_log] == [
@@ -395,12 +415,28 @@ def test_a_recorded_status_line_is_not_captured_as_file_content() -> None:
     content = "year,revenue\n2023,42\n"
     live = Environment("Summarise the 2023 report", cwd="/ws", root="/ws")
     shown = live.observe(
-        Step(index=0, tool="shell", command="cat report_2023.csv", output=content, shown=content, cwd="/ws")
+        Step(
+            index=0,
+            tool="shell",
+            command="cat report_2023.csv",
+            output=content,
+            shown=content,
+            cwd="/ws",
+            action=Action.shell("cat report_2023.csv"),
+        )
     )
     assert shown == content + "\n\n[tab] 0 open · 1 read-log entry from 1 file · 0 candidates"
     replayed = Environment("Summarise the 2023 report", cwd="/ws", root="/ws")
     replayed.record(
-        Step(index=0, tool="shell", command="cat report_2023.csv", output=shown, shown=shown, cwd="/ws")
+        Step(
+            index=0,
+            tool="shell",
+            command="cat report_2023.csv",
+            output=shown,
+            shown=shown,
+            cwd="/ws",
+            action=Action.shell("cat report_2023.csv"),
+        )
     )
     assert [e.excerpt for e in replayed.tab.read_log] == [e.excerpt for e in live.tab.read_log]
     assert "[tab]" not in replayed.tab.read_log[0].excerpt

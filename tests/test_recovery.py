@@ -30,7 +30,7 @@ from rtlab.annotation import (
 )
 from rtlab.ingest import ingest
 from rtlab.llm import SIMULATED_MODEL, LLMClient, http_error, refuse, reply, usage_summary
-from rtlab.records import RubricItem, Step, Task, Trajectory
+from rtlab.records import Action, RubricItem, Step, Task, Trajectory
 from rtlab.text import find_numbers
 
 SALES = "region,revenue\nNorth,1234.5\nSouth,3200\nTotal revenue 4434.5 in 2024\n"
@@ -78,7 +78,10 @@ def make_run(run_id: str = "fx:rec") -> Trajectory:
         ("cat data/contracts.txt", CONTRACTS),
         ("cat data/policy.txt", POLICY),
     ]
-    steps = [Step(i, "shell", c, output=o, shown=o, seq=i) for i, (c, o) in enumerate(calls)]
+    steps = [
+        Step(i, "shell", c, output=o, shown=o, seq=i, action=Action.shell(c))
+        for i, (c, o) in enumerate(calls)
+    ]
     task = Task(
         id="fx",
         benchmark="workspace-bench",

@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import pandas as pd
+from stepping import typed
 
 from rtlab.analysis import (
     FLAGS,
@@ -51,8 +52,10 @@ def run(
             events.append(Event(kind="message", role="user", text=text, seq=seq))
             continue
         tool, command, args, output = item
-        step = Step(
-            index=len(steps), tool=tool, command=command, args=args, output=output, shown=output, seq=seq
+        step = typed(
+            Step(
+                index=len(steps), tool=tool, command=command, args=args, output=output, shown=output, seq=seq
+            )
         )
         if is_tab_call(step):
             step.output = step.shown = env.observe(step)

@@ -22,6 +22,7 @@ from rtlab.analysis import (
 )
 from rtlab.environment import replay
 from rtlab.records import (
+    Action,
     Deliverable,
     DeliverableFile,
     ItemResult,
@@ -491,7 +492,15 @@ def test_deliverable_text_joins_message_and_files(fixtures: Path) -> None:
 
 
 def _step(index: int, command: str, shown: str | None) -> Step:
-    return Step(index=index, tool="shell", command=command, output=shown, shown=shown, seq=index)
+    return Step(
+        index=index,
+        tool="shell",
+        command=command,
+        output=shown,
+        shown=shown,
+        seq=index,
+        action=Action.shell(command),
+    )
 
 
 def _run(fixtures: Path, tmp_path: Path) -> Trajectory:

@@ -20,13 +20,12 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rtlab.environment._tab import FINISH_PREFIX, STATUS_PREFIX, Tab, TabConfig
-from rtlab.records import Step, Trajectory
+from rtlab.records import STATUS_SEPARATOR, Step, Trajectory, status_start
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
     from rtlab.environment._workspace import Workspace
 
-STATUS_SEPARATOR = "\n\n"
 """Between an observation and the status line the environment appends."""
 
 
@@ -125,12 +124,7 @@ def with_status(text: str, status: str) -> str:
 
 def strip_status(text: str) -> str:
     """Undo :func:`with_status`: drop a trailing status line the environment appended, if there is one."""
-    if text.startswith(STATUS_PREFIX) and "\n" not in text:
-        return ""
-    head, sep, last = text.rpartition(STATUS_SEPARATOR)
-    if sep and last.startswith(STATUS_PREFIX) and "\n" not in last:
-        return head
-    return text
+    return text[: status_start(text)]
 
 
 class Environment:
@@ -172,7 +166,9 @@ class Environment:
         if self.config.capture and step.answered:
             shown = step.shown
             if shown and shown.startswith(STATUS_PREFIX, shown.rfind("\n") + 1):  # a recorded tab run's
-                step = dataclasses.replace(step, shown=strip_status(shown))  # last line: what the model read
+                kept = status_start(shown)  # last line: what the model read of the tab, not output
+                frames = tuple(f for f in step.frames if f.end <= kept)
+                step = dataclasses.replace(step, shown=shown[:kept], frames=frames)
             captured = self._capture_fn()(
                 step, cwd=step.cwd or self.cwd, root=self.root, workspace=self.workspace
             )

@@ -64,7 +64,8 @@ _SWITCHES: tuple[tuple[str, str], ...] = (
     ("no-finish-check", "finish_check"),
 )
 
-STATUS_PREFIX = "[tab] "
+from rtlab.records import STATUS_PREFIX  # noqa: E402  (the vocabulary: readers recognise it in recorded runs)
+
 """Every line the tab adds to what the model reads starts with this (status line, review, finish check)."""
 FINISH_PREFIX = "[tab] finish check"
 SEP = " · "

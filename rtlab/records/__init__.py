@@ -10,10 +10,16 @@ from rtlab._lazy import attach
 if TYPE_CHECKING:
     from rtlab.records._records import SCHEMA as SCHEMA
     from rtlab.records._records import SCHEMA_VERSION as SCHEMA_VERSION
+    from rtlab.records._records import STATUS_PREFIX as STATUS_PREFIX
+    from rtlab.records._records import STATUS_SEPARATOR as STATUS_SEPARATOR
+    from rtlab.records._records import Action as Action
+    from rtlab.records._records import ActionKind as ActionKind
     from rtlab.records._records import Deliverable as Deliverable
     from rtlab.records._records import DeliverableFile as DeliverableFile
     from rtlab.records._records import Event as Event
     from rtlab.records._records import EventKind as EventKind
+    from rtlab.records._records import Frame as Frame
+    from rtlab.records._records import FrameKind as FrameKind
     from rtlab.records._records import ItemResult as ItemResult
     from rtlab.records._records import Judgement as Judgement
     from rtlab.records._records import RubricItem as RubricItem
@@ -22,6 +28,7 @@ if TYPE_CHECKING:
     from rtlab.records._records import TokenUsage as TokenUsage
     from rtlab.records._records import Trajectory as Trajectory
     from rtlab.records._records import item_key as item_key
+    from rtlab.records._records import status_start as status_start
     from rtlab.records._records import trajectory_from_dict as trajectory_from_dict
     from rtlab.records._records import trajectory_to_dict as trajectory_to_dict
 
@@ -29,6 +36,13 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._records": (
+            "STATUS_PREFIX",
+            "STATUS_SEPARATOR",
+            "status_start",
+            "Action",
+            "ActionKind",
+            "Frame",
+            "FrameKind",
             "SCHEMA",
             "SCHEMA_VERSION",
             "EventKind",

@@ -10,7 +10,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 SCHEMA = "rtlab.trajectory"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2 added ``Step.action`` and ``Step.frames``; files of version 1 are still read (their steps are typed by the
+reader of their format)."""
 
 EventKind = Literal[
     "message",  # assistant or user text outside tool calls
@@ -48,6 +50,108 @@ class TokenUsage:
         )
 
 
+STATUS_PREFIX = "[tab] "
+"""How the environment's status line begins: on tab runs it is appended to every observation, after
+:data:`STATUS_SEPARATOR`, so a recorded tab run's shown texts end with one."""
+STATUS_SEPARATOR = "\n\n"
+
+
+def status_start(text: str) -> int:
+    """Where a status line that the environment appended to ``text`` begins (with its separator), else
+    ``len(text)``: the status line is the last line, after a blank line (or the whole text)."""
+    if text.startswith(STATUS_PREFIX) and "\n" not in text:
+        return 0
+    head, sep, last = text.rpartition(STATUS_SEPARATOR)
+    if sep and last.startswith(STATUS_PREFIX) and "\n" not in last:
+        return len(head)
+    return len(text)
+
+
+ActionKind = Literal["shell", "script", "read", "write", "edit", "search", "list", "tab", "other"]
+"""What a tool call did, in terms that name no harness."""
+
+FrameKind = Literal["frame", "clip"]
+"""``frame``: the harness's own words in a tool's output (a header, a notice, an echo of the command, an exit
+status); ``clip``: a marker where the harness cut the output (content was left out there)."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A span of ``Step.shown`` that is not command output: the harness wrote it."""
+
+    start: int
+    """Offset of its first character in ``Step.shown``."""
+    end: int
+    """Offset just past its last character."""
+    kind: FrameKind
+    """``frame`` (harness words) or ``clip`` (a clip marker: the output on either side is cut there)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """What one tool call did, as the reader of its harness states it for the environment.
+
+    The environment decides what a step read, listed and wrote from this action, the step's shown text and
+    its frames only; it knows no harness. Which fields apply depends on ``kind``:
+
+    - ``shell``: ``command`` is a shell command line (POSIX shell syntax); a call that ran several command
+      lines (one output each) lists them in ``parts``, each with the span of its output.
+    - ``script``: ``command`` is a program in ``language`` (``python``) that the harness ran.
+    - ``read``: the file ``path`` was shown, from line ``offset`` (1-based) for ``limit`` lines where given.
+    - ``write`` / ``edit``: the file ``path`` was created or overwritten / changed.
+    - ``search``: the output is ``path:line`` search results (``grep -rn`` style) for ``pattern``; paths in it
+      are relative to ``base``.
+    - ``list``: the output is a list of paths, one a line, relative to ``base``.
+    - ``tab``: the agent operated the environment's tab (``op``: add, resolve, list, show).
+    - ``other``: anything else (``name``: the tool); nothing is read from its output.
+    """
+
+    kind: ActionKind
+    """What the call did."""
+    command: str | None = None
+    """``shell``: the command line; ``script``: the program text."""
+    language: str | None = None
+    """``script``: the language of ``command`` (``python``)."""
+    path: str | None = None
+    """``read``, ``write``, ``edit``: the file, as the agent named it."""
+    offset: int | None = None
+    """``read``: the first line shown, 1-based; ``None`` for the start of the file."""
+    limit: int | None = None
+    """``read``: how many lines were asked for; ``None`` for no limit."""
+    pattern: str | None = None
+    """``search``: what was searched for."""
+    base: str | None = None
+    """``search``, ``list``: the folder the output's paths are relative to; ``None`` for the working directory."""
+    line_numbers: bool = False
+    """``search``: every result line carries its line number (``path:N:text``)."""
+    op: str | None = None
+    """``tab``: the tab operation."""
+    name: str | None = None
+    """``other``: the tool's name."""
+    parts: tuple[Action, ...] = ()
+    """``shell``: the command lines of a call that ran several, in order, each with its ``output`` span."""
+    output: tuple[int, int] | None = None
+    """For a part: the span of ``Step.shown`` that is its output; ``None`` for a whole step (all of it but the
+    frames)."""
+    exit_code: int | None = None
+    """For a part: its exit status, where the harness printed one."""
+
+    @classmethod
+    def shell(cls, command: str) -> Action:
+        """A shell command line."""
+        return cls("shell", command=command)
+
+    @classmethod
+    def read(cls, path: str, offset: int | None = None, limit: int | None = None) -> Action:
+        """A file shown to the model."""
+        return cls("read", path=path, offset=offset, limit=limit)
+
+    @classmethod
+    def other(cls, name: str) -> Action:
+        """A call rtlab reads nothing from."""
+        return cls("other", name=name)
+
+
 @dataclass
 class Step:
     """One tool call together with its result: the unit the environment observes."""
@@ -82,6 +186,10 @@ class Step:
     """1-based line (or list position) of the call in the source file, for provenance."""
     args_error: str | None = None
     """Why the logged arguments could not be parsed, if they could not."""
+    action: Action | None = None
+    """What the call did, in harness-neutral terms (set by the reader); ``None``: nothing is captured from it."""
+    frames: tuple[Frame, ...] = ()
+    """Spans of ``shown`` that the harness wrote (headers, notices, clip markers), in order, not overlapping."""
 
     @property
     def answered(self) -> bool:
@@ -257,7 +365,7 @@ def _plain(obj: Any) -> Any:
         for f in fields(obj):
             value = getattr(obj, f.name)
             default = f.default_factory() if callable(f.default_factory) else f.default  # type: ignore[misc]
-            if value == default and f.name not in _ALWAYS:
+            if value == default and f.name not in _ALWAYS.get(type(obj).__name__, ()):
                 continue
             out[f.name] = _plain(value)
         return out
@@ -268,7 +376,17 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-_ALWAYS = {"id", "format", "source_path", "index", "tool", "command", "kind", "path", "text", "passed"}
+_ALWAYS: dict[str, frozenset[str]] = {
+    "Trajectory": frozenset({"id", "format", "source_path"}),
+    "Step": frozenset({"index", "tool", "command"}),
+    "Event": frozenset({"kind", "text"}),
+    "DeliverableFile": frozenset({"path"}),
+    "RubricItem": frozenset({"index", "text"}),
+    "Task": frozenset({"id"}),
+    "ItemResult": frozenset({"index", "passed"}),
+    "Action": frozenset({"kind"}),
+}
+"""Fields written even when they hold their default, per record."""
 
 
 def _build(cls: type, data: dict[str, Any], where: str) -> Any:
@@ -288,6 +406,9 @@ def _build(cls: type, data: dict[str, Any], where: str) -> Any:
                 kwargs[name] = _build(sub, kwargs[name], f"{where}.{name}")
     if cls is Task and "dependency_graph" in kwargs:
         kwargs["dependency_graph"] = [tuple(e) for e in kwargs["dependency_graph"]]
+    for name in _TUPLES.get(cls, ()):
+        if isinstance(kwargs.get(name), list):
+            kwargs[name] = tuple(tuple(v) if isinstance(v, list) else v for v in kwargs[name])
     try:
         return cls(**kwargs)
     except TypeError as exc:
@@ -303,10 +424,16 @@ _NESTED: dict[type, dict[str, tuple[type, bool]]] = {
         "task": (Task, False),
         "judgement": (Judgement, False),
     },
+    Step: {"action": (Action, False), "frames": (Frame, True)},
+    Action: {"parts": (Action, True)},
     Deliverable: {"files": (DeliverableFile, True)},
     Task: {"rubric": (RubricItem, True)},
     Judgement: {"items": (ItemResult, True)},
 }
+
+
+_TUPLES: dict[type, tuple[str, ...]] = {Step: ("frames",), Action: ("parts", "output")}
+"""Fields held as tuples (JSON gives lists)."""
 
 
 def trajectory_to_dict(t: Trajectory) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from rtlab.environment import Environment, TabConfig
-from rtlab.records import Step
+from rtlab.records import Action, Frame, Step
 from rtlab.synth.judge import judge
 from rtlab.synth.pi_session import PiSession
 from rtlab.synth.profiles import Arm, Profile
@@ -150,11 +150,14 @@ class _Agent:
         command: str,
         output: str,
         *,
+        action: Action,
+        frames: tuple[Frame, ...] = (),
         error: bool = False,
         say: str | None = None,
         repeat: bool = False,
     ) -> str:
-        """Record one tool call and its observation (with the status line on tab arms); returns what was shown."""
+        """Record one tool call and its observation (with the status line on tab arms); returns what was shown.
+        ``action`` and ``frames`` tell the environment what the call did and which words are this harness's."""
         shown = output
         if self.env is not None:
             step = Step(
@@ -166,6 +169,8 @@ class _Agent:
                 shown=output,
                 is_error=error,
                 cwd=self.cwd,
+                action=action,
+                frames=frames,
             )
             shown = self.env.observe(step)
         (call_id,) = self.session.assistant(say, [(name, arguments)])
@@ -177,9 +182,20 @@ class _Agent:
     def bash(self, command: str, say: str | None = None, *, repeat: bool = False) -> str:
         result = self.shell.run(command)
         text, error = result.output, result.exit_code != 0
-        if error:
-            text = f"{text}\n\nCommand exited with code {result.exit_code}"
-        return self._tool("bash", {"command": command}, command, text, error=error, say=say, repeat=repeat)
+        frames: tuple[Frame, ...] = ()
+        if error:  # Pi's bash tool appends the exit status: the harness's words, not output
+            frames = (
+                Frame(
+                    len(text),
+                    len(text) + len(status := f"\n\nCommand exited with code {result.exit_code}"),
+                    "frame",
+                ),
+            )
+            text += status
+        return self._tool(
+            "bash", {"command": command}, command, text, action=Action.shell(command), frames=frames, error=error,
+            say=say, repeat=repeat,
+        )  # fmt: skip
 
     def tab(self, tool: str, arguments: dict[str, str], say: str | None = None) -> str:
         assert self.env is not None
@@ -192,7 +208,8 @@ class _Agent:
 
     def write(self, path: str, content: str, say: str | None = None) -> None:
         output = f"Successfully wrote {len(content.encode('utf-8'))} bytes to {path}"
-        self._tool("write", {"path": path, "content": content}, f"write {path}", output, say=say)
+        args = {"path": path, "content": content}
+        self._tool("write", args, f"write {path}", output, action=Action("write", path=path), say=say)
         self.pos += len(content)
 
     def say(self, text: str) -> None:
@@ -242,7 +259,7 @@ class _Agent:
             self.bash(xlsx_command(path), repeat=again)
         elif kind in ("md", "txt") and self.rng.random() < 0.4:
             text = self.shell.read_text(path)
-            self._tool("read", {"path": path}, f"read {path}", text, repeat=again)
+            self._tool("read", {"path": path}, f"read {path}", text, action=Action.read(path), repeat=again)
         elif kind == "csv" and self.rng.random() < 0.3:
             self.bash(f"head -n 200 {quoted}", repeat=again)
         elif self.rng.random() < 0.3:
@@ -638,6 +655,7 @@ def simulate(
             {"path": deliverable_path},
             f"read {deliverable_path}",
             text,
+            action=Action.read(deliverable_path),
             say="Let me check the draft against the files.",
         )
         # the draft does not say which values it lacks or where they were: the agent re-opens one file it read

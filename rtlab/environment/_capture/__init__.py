@@ -7,17 +7,18 @@ what the model was shown) and which were only **listed** (their path appears, th
 (the step's cwd, then the workspace root). An excerpt drops blank lines at its two ends and keeps the newline
 that ends its last line. The rules, in the order they apply:
 
-Framing (:mod:`rtlab.environment._capture.frame`). Only command output can be content: Codex's ``Total output lines``
-header and ``…N tokens truncated…`` / ``[... omitted N of M lines ...]`` markers (when ``step.clipped``),
-OpenHands' middle marker, Pi's trailing notices and ``Command exited with code N``, a terminal's echo of the
-command, and G2B's ``Command:/stdout:/stderr:/exit_code:`` frame are cut away. A clip marker splits an
-excerpt in two (a clipped observation gives clipped excerpts, never the marker). Error messages and Python
-tracebacks at the ends of a command's output are dropped: a command that printed only an error reads nothing.
+Framing (:mod:`rtlab.environment._capture.frame`). Only command output can be content. The step's reader
+marks the harness's own words as frames (:attr:`rtlab.records.Step.frames`: Codex's ``Total output lines``
+header and truncation markers, OpenHands' middle marker and terminal echo, Pi's notices and exit status, G2B's
+per-command frame, editors' headers; see :mod:`rtlab.ingest.readers._frames`); capture cuts them out and knows
+no harness. A ``clip`` frame splits an excerpt in two (a clipped observation gives clipped excerpts, never the
+marker). Error messages and Python tracebacks at the ends of a command's output are dropped: a command that
+printed only an error reads nothing.
 
-Tools. ``read PATH [OFFSET [LIMIT]]`` (Pi, OpenHands read/editor view, G2B read_file/read_reference, OpenAI
-read tools): the output minus its wrapper is the excerpt; an error reply or a folder view (listed) reads
-nothing. ``write PATH`` / ``edit PATH`` and OpenHands ``file_editor`` create/edit: written. Pi's
-``grep``/``find``/``ls`` tools print paths relative to the folder searched.
+Actions. Each step's typed action (:class:`rtlab.records.Action`) says what the call did. ``read PATH``: the
+output without its frames is the excerpt; an error reply reads nothing. ``write`` / ``edit``: written.
+``search`` prints ``path:N:text`` lines and ``list`` paths, relative to the action's ``base``. ``script``: a
+Python program (as below). ``shell``: a command line, one per part when the call ran several.
 
 Shell (:mod:`rtlab.environment._capture.units`, :mod:`rtlab.environment._capture.families`). The command is parsed into pipelines
 (``&&``, ``;``, ``|``, here-documents, ``for``/``while``/``if``, subshells, ``bash -c``); ``cd`` changes the

@@ -2,9 +2,11 @@
 
 Order of work for one step:
 
-1. Frame the shown text (:mod:`rtlab.environment._capture.frame`): the output regions, clip markers cut out.
-2. Read-like tools (``read PATH [OFFSET [LIMIT]]``), write/edit tools, the OpenHands file editor, Pi's
-   ``grep``/``find``/``ls`` tools are decided from their command form and output.
+1. The output regions (:mod:`rtlab.environment._capture.frame`): the shown text without the frames its
+   reader marked (headers, notices, clip markers), one region per command part.
+2. The step's typed action (:class:`rtlab.records.Action`) says what the call did: a ``read`` shows a file,
+   ``write``/``edit`` change one, ``search`` and ``list`` print paths (relative to the action's ``base``), a
+   ``script`` is a Python program, a ``shell`` call is a command line.
 3. Shell commands are parsed into units (:mod:`rtlab.environment._capture.units`); ``echo``/``printf`` output (known text)
    splits the output between units, and consecutive units with recognisable line formats (``pwd``,
    ``ls -l``, ``wc``) split by line shape; each unit's part goes to its family's parser.
@@ -15,10 +17,8 @@ Order of work for one step:
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
-import warnings
 from dataclasses import dataclass, replace
 
 from rtlab.environment._capture import frame as fr
@@ -26,9 +26,9 @@ from rtlab.environment._capture import listing
 from rtlab.environment._capture import python as py
 from rtlab.environment._capture.collect import Collector, Hit
 from rtlab.environment._capture.families import Source, unit_source, unit_writes
-from rtlab.environment._capture.grep import GrepSpec, accepts, grep_spec, parse_grep, parse_semfs
+from rtlab.environment._capture.grep import GrepSpec, accepts, parse_grep, parse_semfs
 from rtlab.environment._capture.matching import find_spans
-from rtlab.environment._capture.units import SHELL_TOOLS, Item, Repeat, Stage, Unit, units
+from rtlab.environment._capture.units import Item, Repeat, Stage, units
 from rtlab.environment._workspace import Workspace
 from rtlab.records import Step
 from rtlab.text import Redirect, normalize_path
@@ -57,19 +57,11 @@ class Capture:
 
 EMPTY = Capture()
 
-_READ_FORM = re.compile(r"^read (?P<path>.+?)(?: (?P<offset>\d+))?(?: (?P<limit>\d+))?$", re.S)
-_WRITE_FORM = re.compile(r"^(?P<op>write|edit) (?P<path>.+)$", re.S)
-_REFERENCE = re.compile(r"^<reference [^>\n]*>\n")
-_CAT_N_HEADER = re.compile(r"^Here's the result of running `cat -n` on (?P<path>[^\n]+?):\n")
-_DIR_VIEW = re.compile(
-    r"^Here's the files and directories up to \d+ levels? deep in (?P<path>[^\n,]+)[^\n]*\n"
-)
 _READ_ERROR = re.compile(
     r"^(?:Error|ERROR|error|\[Errno|ENOENT|EISDIR|EACCES|File not found|No such file|Path not found|"
     r"Invalid `path`|The path .* does not exist|Failed to read|Cannot read|Could not read|Read image file)"
 )
-_PI_EMPTY = frozenset({"No matches found", "No files found matching pattern", "(empty directory)"})
-_SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
+"""A read tool's reply that is an error message, not the file."""
 _LS_LONG_FLAG = re.compile(r"^-[a-zA-Z]*[lgon]")
 _NON_WORD = re.compile(r"\W")
 
@@ -97,68 +89,54 @@ def capture_step(
 
 
 def _structural(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
-    shown = step.shown or ""
-    command = step.command or ""
-    tool = step.tool
-    clipped = step.clipped
-    shell = tool in SHELL_TOOLS
-    if not shell and (m := _READ_FORM.match(command)):
-        return _read_tool(col, shown, m.group("path"), cwd, clipped, step.is_error)
-    if not shell and (m := _WRITE_FORM.match(command)):
-        if not step.is_error:
-            col.write(col.ref(m.group("path"), cwd))
+    """Attribute the step's output by what its action says it did; the regions left for content matching."""
+    action = step.action
+    if action is None:
         return []
-    if tool == "run_ipython":
-        return _ipython(col, shown, command, cwd, clipped)
-    if tool in ("grep", "find", "ls") and command.startswith(tool + " "):
-        return _pi_tool(col, shown, command, tool, cwd)
-    if tool in ("glob_files", "grep_files"):
-        return _g2b_search(col, shown, tool, cwd)
-    if shell:
+    kind = action.kind
+    if kind == "shell":
         return _shell(col, step, cwd)
+    if kind == "read" and action.path is not None:
+        return _read(col, step, action.path, cwd)
+    if kind in ("write", "edit"):
+        if not step.is_error:
+            for part in action.parts or (action,):
+                if part.path is not None:
+                    col.write(col.ref(part.path, cwd))
+        return []
+    if kind == "script":
+        return _script(col, step, action.command or "", cwd)
+    if kind in ("search", "list"):
+        region = fr.regions(step)[0]
+        if kind == "search":
+            spec = GrepSpec(files=[], prefix=True, recursive=True, numbers=action.line_numbers)
+            parse_grep(col, step.shown or "", region.block, cwd, spec, base=action.base)
+        else:
+            listing.parse_paths(col, step.shown or "", region.block, cwd, base=action.base)
+        return [region]
     return []
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Tools with a file argument
+# A file shown whole, a program run by the harness
 
 
-def _read_tool(
-    col: Collector, shown: str, path: str, cwd: str | None, clipped: bool, is_error: bool
-) -> list[fr.Region]:
-    region = fr.regions(shown, "", clipped=clipped)[0]
-    start = region.block.start
-    text = shown[start:]
-    if is_error or _READ_ERROR.match(text.lstrip()):
+def _read(col: Collector, step: Step, path: str, cwd: str | None) -> list[fr.Region]:
+    shown = step.shown or ""
+    region = fr.regions(step)[0]
+    if step.is_error or _READ_ERROR.match(shown[region.block.start :].lstrip()):
         return []
     ref = col.ref(path, cwd)
     col.named.add(ref.key)
-    if m := _DIR_VIEW.match(text):
-        listing.parse_paths(col, shown, region.block.within(start + m.end(), region.block.end), cwd)
-        return []
-    if m := _REFERENCE.match(text):
-        start += m.end()
-        end = shown.rfind("\n</reference>")
-        block = region.block.within(start, end if end >= start else region.block.end)
-    elif m := _CAT_N_HEADER.match(text):
-        block = region.block.within(start + m.end(), region.block.end)
-    else:
-        block = region.block
-    for s, e in block.pieces:
+    for s, e in region.block.pieces:
         col.read(ref, s, e)
-    return [fr.Region("", block)]
+    return [fr.Region("", region.block)]
 
 
-def _ipython(col: Collector, shown: str, code: str, cwd: str | None, clipped: bool) -> list[fr.Region]:
-    """OpenHands ``run_ipython``: ``file_editor(**{...})`` calls (view / create / edit), else a Python script."""
-    editor = _file_editor(code)
-    if editor is not None:
-        sub, path = editor
-        if sub == "view":
-            return _read_tool(col, shown, path, cwd, clipped, False)
-        col.write(col.ref(path, cwd))
-        return []
-    region = fr.regions(shown, code, clipped=clipped)[0]
+def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.Region]:
+    """A Python program the harness ran (OpenHands ``run_ipython``): what it wrote, read and printed."""
+    shown = step.shown or ""
+    region = fr.regions(step)[0]
     script = py.analyze(code)
     for w in script.writes:
         col.write(col.ref(w, cwd))
@@ -169,78 +147,13 @@ def _ipython(col: Collector, shown: str, code: str, cwd: str | None, clipped: bo
     return [region]
 
 
-def _file_editor(code: str) -> tuple[str, str] | None:
-    if "file_editor" not in code:
-        return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "file_editor":
-            values: dict[str, object] = {}
-            for kw in node.keywords:
-                try:
-                    if kw.arg is None:
-                        values.update(ast.literal_eval(kw.value))
-                    else:
-                        values[kw.arg] = ast.literal_eval(kw.value)
-                except (ValueError, TypeError, SyntaxError):
-                    continue
-            sub, path = values.get("command"), values.get("path")
-            if isinstance(sub, str) and isinstance(path, str):
-                return sub, path
-    return None
-
-
-def _pi_tool(col: Collector, shown: str, command: str, tool: str, cwd: str | None) -> list[fr.Region]:
-    """Pi's own ``grep``/``find``/``ls`` tools: paths relative to the searched folder (a file: its name)."""
-    region = fr.regions(shown, command, clipped=False)[0]
-    if shown.strip() in _PI_EMPTY:
-        return []
-    items = units(command, cwd)
-    if not items or not isinstance(items[0], Unit):
-        return []
-    stage = items[0].stages[0]
-    operands = [w.text for w in stage.words if not w.text.startswith("-")]
-    where = operands[-1] if operands else "."
-    if tool == "grep":
-        files = grep_spec("grep", stage.words).files
-        where = files[-1] if files else "."
-        base = posixpath.dirname(where) if _SUFFIX.search(where) else where
-        parse_grep(col, shown, region.block, cwd, GrepSpec(files=[], prefix=True, recursive=True), base=base)
-    elif tool == "find":
-        listing.parse_paths(col, shown, region.block, cwd, base=operands[0] if operands else ".")
-    else:
-        listing.parse_paths(col, shown, region.block, cwd, base=where)
-    return [region]
-
-
-def _g2b_search(col: Collector, shown: str, tool: str, cwd: str | None) -> list[fr.Region]:
-    """G2B's retired ``glob_files`` (paths relative to the project root, one a line) and ``grep_files``
-    (``grep -rn`` over an absolute folder, cut at 10,000 characters with ``...(truncated)``)."""
-    if shown.startswith(("No files matched", "No matches found", "Error")):
-        return []
-    end = len(shown) - len("\n...(truncated)") if shown.endswith("\n...(truncated)") else len(shown)
-    block = fr.Block(((0, end),))
-    if tool == "glob_files":
-        listing.parse_paths(col, shown, block, cwd)
-    else:
-        parse_grep(col, shown, block, cwd, GrepSpec(files=[], prefix=True, recursive=True, numbers=True))
-    return [fr.Region("", block)]
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Shell commands
 
 
 def _shell(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
     shown = step.shown or ""
-    found = fr.regions(
-        shown, step.command or "", clipped=step.clipped, args=step.args, exit_code=step.exit_code
-    )
+    found = fr.regions(step)
     expand = _glob_expander(col.workspace)
     for region in found:
         items = units(region.command, cwd, expand=expand)

@@ -1,23 +1,18 @@
-"""Which parts of a step's shown text are command output, and which are a harness's own words.
-
-A harness wraps and shortens output before the model sees it: Codex puts ``Total output lines: N`` in front
-and a ``…N tokens truncated…`` marker in the middle, OpenHands a middle marker, Pi a bracketed notice at the
-end, G2B a ``Command: / stdout: / stderr: / exit_code:`` frame around each command. None of that is file
-content. This module finds the output *regions* of the shown text and cuts them into *pieces* around clip
-markers and error messages, so that every parser downstream sees only text a command printed.
+"""Which parts of a step's shown text are command output: the *regions* left once the harness's frames
+(marked by its reader, :attr:`rtlab.records.Step.frames`) are cut out, cut into *pieces* around clip markers
+and error messages, so that every parser downstream sees only text a command printed. Nothing here knows a
+harness: the frames say where its words are.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER
-from rtlab.ingest.readers.pi import TRUNCATION_NOTICES
+from rtlab.records import Frame, Step
 
 # ---------------------------------------------------------------------------------------------------------
 # Blocks: spans of shown text with cuts
@@ -125,23 +120,7 @@ def trim(shown: str, start: int, end: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Harness frames and markers
-
-_CODEX_HEADER = re.compile(r"Total output lines: \d+\n\n?")
-_CLIP_MARKERS = re.compile(
-    r"…\d+ (?:tokens|chars) truncated…"
-    r"|\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
-    r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
-    r"|\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
-    r"|\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
-    r"|" + re.escape(OPENHANDS_TRUNCATION_MARKER)
-)
-"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers. Every
-alternative starts with a plain character (the optional newline before ``[...`` is written out as two
-alternatives) so that the regex engine skips ahead to the characters that can start a marker."""
-_CLIP_MARKER_TEXTS = ("…", "[... ")
-"""Every clip marker holds one of these: text without them needs no regex scan."""
-_EXIT_CODE = re.compile(r"\nexit_code: (-?\d+)")
+# Output regions: what is left of the shown text once the harness's frames are cut out
 
 
 @dataclass(frozen=True)
@@ -149,123 +128,44 @@ class Region:
     """The output of one command: its command text and its block of the shown text."""
 
     command: str
+    """The command line (or program) whose output this is; empty for tools that have none."""
     block: Block
+    """The spans of the shown text that the command printed."""
     exit_code: int | None = None
+    """The command's exit status, where known."""
 
 
-def _clip_block(shown: str, start: int, end: int, clipped: bool) -> Block:
-    """``[start, end)`` cut at clip markers (only when the harness said it clipped)."""
+def between(frames: tuple[Frame, ...], start: int, end: int) -> Block:
+    """``[start, end)`` without the frames in it, cut into pieces where they were; a piece followed by a
+    ``clip`` frame is marked clipped (its text goes on past the marker, not before it)."""
     pieces: list[tuple[int, int]] = []
     flags: list[bool] = []
     pos = start
-    if clipped and any(shown.find(text, start, end) >= 0 for text in _CLIP_MARKER_TEXTS):
-        for m in _CLIP_MARKERS.finditer(shown, start, end):
-            pieces.append((pos, m.start()))
-            flags.append(True)
-            pos = m.end()
-    pieces.append((pos, end))
-    flags.append(False)
-    kept = [(p, f) for p, f in zip(pieces, flags, strict=True) if p[1] > p[0]]
-    return Block(tuple(p for p, _ in kept), tuple(f for _, f in kept))
+    for f in frames:
+        if f.end <= start or f.start >= end:
+            continue
+        if f.start > pos:
+            pieces.append((pos, f.start))
+            flags.append(f.kind == "clip")
+        pos = max(pos, f.end)
+    if pos < end:
+        pieces.append((pos, end))
+        flags.append(False)
+    return Block(tuple(pieces), tuple(flags))
 
 
-def _notice_start(shown: str, start: int, end: int) -> int:
-    """Where a trailing Pi tool notice (``[Showing lines ...]``, ``[100 matches limit reached ...]``) begins."""
-    stop = end
-    while stop > start and shown[stop - 1].isspace():
-        stop -= 1
-    line_start = shown.rfind("\n", start, stop) + 1 or start
-    text = shown[max(line_start, start) : stop]
-    if not text.startswith(("[", "... (")) or len(text) > 2000:
-        return end
-    if any(n.pattern.search(text) for n in TRUNCATION_NOTICES):
-        return max(line_start, start)  # the blank line before it goes with trimming
-    return end
-
-
-_PI_STATUS = re.compile(
-    r"(?:^|\n\n)(?:Command exited with code -?\d+|Command aborted|Command timed out after [\d.]+ seconds?)\s*$"
-)
-"""The status Pi's bash tool appends to a failed command's output (core/tools/bash.ts ``appendStatus``)."""
-_NO_OUTPUT = "(no output)"
-
-
-def _trailer_start(shown: str, start: int, end: int) -> int:
-    """Where the harness's trailing words begin: Pi's exit status, Pi's truncation notices, ``(no output)``."""
-    for _ in range(3):
-        window = max(start, end - 200)
-        m = _PI_STATUS.search(shown, window, end) if shown.find("Command ", window, end) >= 0 else None
-        new_end = m.start() if m else _notice_start(shown, start, end)
-        if shown.find(_NO_OUTPUT, start, new_end) >= 0 and shown[start:new_end].strip() == _NO_OUTPUT:
-            return start
-        if new_end == end:
-            return end
-        end = new_end
-    return end
-
-
-def regions(
-    shown: str, command: str, *, clipped: bool, args: dict | None = None, exit_code: int | None = None
-) -> list[Region]:
-    """The command-output regions of a step's shown text: one per command (G2B runs several), frames removed."""
-    commands = _g2b_commands(args) if shown.startswith("Command: ") else None
-    if commands:
-        found = _g2b_regions(shown, commands, clipped)
-        if found is not None:
-            return found
-    start = 0
-    if clipped and (m := _CODEX_HEADER.match(shown)):
-        start = m.end()
-    elif (
-        command
-        and "\n" not in command
-        and shown.startswith(command)
-        and shown[len(command) : len(command) + 1] in ("\r", "\n")
-    ):
-        start = (
-            shown.find("\n", len(command)) + 1
-        )  # a terminal's echo of the command (OpenHands' tmux session)
-    end = _trailer_start(shown, start, len(shown))
-    return [Region(command, _clip_block(shown, start, end, clipped), exit_code)]
-
-
-def _g2b_commands(args: dict | None) -> list[str] | None:
-    raw = (args or {}).get("commands")
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except ValueError:
-            return None
-    if isinstance(raw, list) and raw and all(isinstance(c, str) for c in raw):
-        return raw
-    return None
-
-
-def _g2b_regions(shown: str, commands: list[str], clipped: bool) -> list[Region] | None:
-    """G2B's shell frame (pipeline/executor.py): per command ``Command: CMD\\n[stdout:\\nOUT\\n][stderr:\\nERR\\n]exit_code: N``."""
-    out: list[Region] = []
-    pos = 0
-    for i, cmd in enumerate(commands):
-        header = f"Command: {cmd}\n"
-        if not shown.startswith(header, pos):
-            return out or None
-        body = pos + len(header)
-        seg_end = len(shown)
-        if i + 1 < len(commands):
-            nxt = shown.find(f"\n\nCommand: {commands[i + 1]}\n", body)
-            seg_end = nxt if nxt >= 0 else seg_end
-        code = shown.rfind("\nexit_code: ", body - 1, seg_end)
-        m = _EXIT_CODE.match(shown, code, seg_end) if code >= 0 else None
-        exit_code = int(m.group(1)) if m else None
-        if shown.startswith("stdout:\n", body):
-            stop = code if code >= 0 else seg_end
-            err = shown.rfind("\nstderr:\n", body, stop)
-            out_end = err if err >= 0 else stop  # both searches start at the newline the executor adds
-            out.append(Region(cmd, _clip_block(shown, body + 8, out_end, clipped), exit_code))
-        else:
-            out.append(Region(cmd, Block(()), exit_code))
-        pos = seg_end + 2
-    return out
+def regions(step: Step) -> list[Region]:
+    """The command-output regions of a step's shown text, from its action and frames: one for each part of
+    a call that ran several commands, else one for the whole step."""
+    shown = step.shown or ""
+    action = step.action
+    if action is not None and action.parts:
+        return [
+            Region(p.command or "", between(step.frames, *(p.output or (0, 0))), p.exit_code)
+            for p in action.parts
+        ]
+    command = (action.command or "") if action is not None else ""
+    return [Region(command, between(step.frames, 0, len(shown)), step.exit_code)]
 
 
 # ---------------------------------------------------------------------------------------------------------

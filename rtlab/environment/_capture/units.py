@@ -16,12 +16,6 @@ from dataclasses import dataclass, field
 
 from rtlab.text import Compound, Pipeline, Redirect, Simple, Word, literal_word, parse
 
-SHELL_TOOLS = frozenset(
-    {"bash", "shell", "command_execution", "execute_bash", "run", "terminal", "exec_command", "local_shell",
-     "execute_command", "run_command", "run_shell_command", "shell_command", "cmd"}
-)  # fmt: skip
-"""Tool names whose command is a shell command line."""
-
 CONTENT = frozenset(
     {"cat", "tac", "nl", "less", "more", "most", "head", "tail", "sed", "awk", "gawk", "mawk", "nawk", "cut",
      "sort", "uniq", "column", "fold", "fmt", "pr", "rev", "strings", "jq", "yq", "bat", "batcat", "iconv",

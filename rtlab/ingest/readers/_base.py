@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from rtlab.records import DeliverableFile, Trajectory
+from rtlab.records import DeliverableFile, Step, Trajectory
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,9 @@ class ReadOptions:
 
     clip: str | None = None
     """Name of a clipping policy (see :mod:`rtlab.ingest._clipping`) to use instead of the reader's default."""
+
+
+ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
 
 
 class ReaderModule(Protocol):
@@ -33,6 +38,10 @@ class ReaderModule(Protocol):
 
     def read(self, path: Path, options: ReadOptions) -> list[Trajectory]:
         """Parse ``path`` into trajectories; raise :class:`ReaderError` naming file, line and field."""
+        ...
+
+    def type_step(self, step: Step) -> None:
+        """Set ``step.action`` and ``step.frames`` from the step as read (also for canonical files of version 1)."""
         ...
 
 
@@ -111,3 +120,23 @@ def deliverable_file(
         sha256=hashlib.sha256(data).hexdigest(),
         origin=origin,
     )
+
+
+def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:
+    """Decorate a reader's ``read`` so that every step it returns carries its typed action and frames:
+    ``type_step(step)`` sets :attr:`Step.action` and :attr:`Step.frames` from the step as read (tool,
+    arguments, shown text), for every step that has no action yet."""
+
+    def wrap(read: ReadFn) -> ReadFn:
+        @functools.wraps(read)
+        def typed_read(path: Path, options: ReadOptions) -> list[Trajectory]:
+            found = read(path, options)
+            for t in found:
+                for step in t.steps:
+                    if step.action is None:
+                        type_step(step)
+            return found
+
+        return typed_read
+
+    return wrap

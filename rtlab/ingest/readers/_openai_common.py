@@ -18,8 +18,9 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import ReadOptions, call_command, compact_json, deliverable_file, read_command
+from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_reply
 from rtlab.io import head_bytes
-from rtlab.records import DeliverableFile, Event, EventKind, Step, TokenUsage
+from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
 
 # ---------------------------------------------------------------------------------------------------------
 # Step commands
@@ -96,6 +97,51 @@ def write_target(tool: str, args: dict[str, Any]) -> str | None:
     if tool == "apply_patch" and args.get("type") in ("create_file", "update_file"):
         return path
     return None
+
+
+ANY_SHELL_TOOLS = SHELL_TOOLS | frozenset(
+    {"command_execution", "execute_command", "run_command", "run_shell_command", "shell_command", "cmd"}
+)
+"""Tool names whose command is a shell command line in logs of harnesses rtlab does not know by name."""
+
+
+def type_step(step: Step) -> None:
+    """A call of a generic tool-calling log in harness-neutral terms, from its tool name and arguments: shell
+    tools (:data:`ANY_SHELL_TOOLS`) run a command line (several, each in a ``Command:`` frame, when the call
+    lists ``commands``); read tools and an editor's ``view`` show a file; write tools, an editor's ``create``
+    and ``apply_patch`` write one; ``tab_*`` calls operate the tab. The log's harness is unknown, so every
+    harness frame rtlab knows is looked for."""
+    tool, args, shown, command = step.tool, step.args, step.shown or "", step.command or ""
+    raw = set(args) == {"_raw"}
+    target = None if raw else read_target(tool, args)
+    written = None if raw else write_target(tool, args)
+    if tool in ANY_SHELL_TOOLS:
+        commands = listed_commands(args)
+        parts = command_parts(shown, commands, clipped=step.clipped) if commands else None
+        if parts is not None:
+            step.action, step.frames = Action("shell", command=command, parts=parts[0]), parts[1]
+        else:
+            step.action = Action.shell(command)
+            step.frames = output_frames(shown, command, clipped=step.clipped)
+    elif target is not None:
+        path, offset, limit = target
+        step.action, step.frames = read_reply(shown, path, clipped=step.clipped)
+        if step.action.kind == "read":
+            step.action = Action.read(path, _line(offset), _line(limit))
+    elif written is not None:
+        step.action = Action("write", path=written)
+    elif tool.startswith("tab_"):
+        step.action = Action("tab", op=tool[len("tab_") :])
+    else:
+        step.action = Action.other(tool)
+
+
+def _line(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and value.isdigit() else None
 
 
 def step_command(tool: str, args: dict[str, Any]) -> str:

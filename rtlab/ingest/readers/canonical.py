@@ -10,7 +10,7 @@ from pathlib import Path
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions
 from rtlab.io import atomic_open, head_bytes
-from rtlab.records import SCHEMA, Trajectory, trajectory_from_dict, trajectory_to_dict
+from rtlab.records import SCHEMA, SCHEMA_VERSION, Trajectory, trajectory_from_dict, trajectory_to_dict
 
 NAME = "rtlab"
 LOOKS_FOR = f'a .jsonl file whose first line is an object starting with "schema": "{SCHEMA}"'
@@ -56,11 +56,29 @@ def iter_jsonl(path: str | Path) -> Iterator[Trajectory]:
             except json.JSONDecodeError as exc:
                 raise ReaderError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
             try:
-                yield trajectory_from_dict(data)
+                trajectory = trajectory_from_dict(data)
             except ValueError as exc:
                 raise ReaderError(path, str(exc), line=lineno) from None
+            yield _typed(trajectory) if data.get("version", SCHEMA_VERSION) < 2 else trajectory
 
 
 def read_jsonl(path: str | Path) -> list[Trajectory]:
     """All trajectories in a canonical JSONL file."""
     return list(iter_jsonl(path))
+
+
+def _typed(trajectory: Trajectory) -> Trajectory:
+    """A trajectory written by an rtlab before schema version 2 (its steps carry no action): each step typed by
+    the reader of the trajectory's format, as if it were read from its log again (a format rtlab no longer
+    knows: by the generic rules of tool-calling logs)."""
+    if all(s.action is not None for s in trajectory.steps):
+        return trajectory
+    from rtlab.ingest.readers import FORMATS, get_reader
+    from rtlab.ingest.readers._openai_common import type_step as generic
+
+    known = trajectory.format in FORMATS and trajectory.format != NAME
+    type_step = get_reader(trajectory.format).type_step if known else generic
+    for step in trajectory.steps:
+        if step.action is None:
+            type_step(step)
+    return trajectory

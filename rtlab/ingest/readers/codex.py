@@ -29,10 +29,12 @@ from rtlab.ingest.readers._base import (
     compact_json,
     deliverable_file,
     parse_arguments,
+    typed,
 )
+from rtlab.ingest.readers._frames import output_frames
 from rtlab.io import field as get_field
 from rtlab.io import first_json_line, iter_json_lines, load_json, read_text
-from rtlab.records import Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
 
 NAME = "codex"
 LOOKS_FOR = (
@@ -430,6 +432,30 @@ def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
     yield from iter_json_lines(stream, warnings)
 
 
+def type_step(step: Step) -> None:
+    """Codex's items in harness-neutral terms: a ``command_execution`` is a shell command line (its shown output
+    may carry Codex's ``Total output lines`` header and truncation markers); a ``file_change`` writes its
+    files (deletions aside); MCP, web-search and agent calls are others."""
+    shown = step.shown or ""
+    if step.tool == "command_execution":
+        step.action = Action.shell(step.command)
+        step.frames = output_frames(shown, step.command, clipped=step.clipped)
+    elif step.tool == "file_change":
+        changes = step.args.get("changes")
+        files = [
+            c["path"]
+            for c in (changes if isinstance(changes, list) else [])
+            if isinstance(c, dict) and isinstance(c.get("path"), str) and c.get("kind") != "delete"
+        ]
+        if len(files) == 1:
+            step.action = Action("write", path=files[0])
+        else:
+            step.action = Action("write", parts=tuple(Action("write", path=f) for f in files))
+    else:
+        step.action = Action.other(step.tool)
+
+
+@typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory from a Codex exec stream or run folder; shell output clipped by ``codex-0.133``."""
     path = Path(path)

@@ -38,13 +38,14 @@ from typing import Any
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import get_policy
-from rtlab.ingest.readers._base import ReadOptions
+from rtlab.ingest.readers._base import ReadOptions, typed
 from rtlab.ingest.readers.pi import (
     PiTimeline,
     apply_policy,
     content_text,
     iso_from_ms,
     parse_meta,
+    type_step,
     written_files,
 )
 from rtlab.io import field, first_json_line, head_bytes, iter_json_lines, load_json, read_text
@@ -248,6 +249,7 @@ def _messages(
     return [(line, "message", m) for line, m in events.messages]
 
 
+@typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per run folder (or per ``conversation_full.json`` given directly)."""
     run_dir = path if path.is_dir() else path.parent

@@ -53,9 +53,11 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    typed,
 )
+from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_reply, whole
 from rtlab.io import field, first_json_line, iter_json_lines
-from rtlab.records import Deliverable, DeliverableFile, Event, EventKind, Step, Trajectory
+from rtlab.records import Action, Deliverable, DeliverableFile, Event, EventKind, Frame, Step, Trajectory
 
 NAME = "g2b"
 LOOKS_FOR = (
@@ -471,6 +473,42 @@ def read_log(log: Path, options: ReadOptions, source: Path | None = None) -> Tra
     )
 
 
+_NOTHING_FOUND = ("No files matched", "No matches found", "Error")
+"""How G2B's retired glob_files and grep_files replies begin when they found nothing."""
+
+
+def type_step(step: Step) -> None:
+    """G2B's tools in harness-neutral terms: ``shell`` runs one or several command lines (each output in a
+    ``Command: / stdout: / stderr: / exit_code:`` frame); ``read_file`` and ``read_reference`` show a file;
+    ``write_file`` writes one; the retired ``glob_files`` prints paths relative to the project root and
+    ``grep_files`` prints ``grep -rn`` lines, cut at 10,000 characters with ``...(truncated)``."""
+    tool, args, shown = step.tool, step.args, step.shown or ""
+    command = step.command or ""
+    if tool == "shell":
+        commands = listed_commands(args)
+        parts = command_parts(shown, commands, clipped=step.clipped) if commands else None
+        if parts is not None:
+            step.action = Action("shell", command=command, parts=parts[0])
+            step.frames = parts[1]
+        else:
+            step.action = Action.shell(command)
+            step.frames = output_frames(shown, command, clipped=step.clipped)
+    elif tool in ("read_file", "read_reference") and command.startswith("read "):
+        step.action, step.frames = read_reply(shown, command[len("read ") :], clipped=step.clipped)
+    elif tool == "write_file" and command.startswith("write "):
+        step.action = Action("write", path=command[len("write ") :])
+    elif tool in ("glob_files", "grep_files"):
+        step.action = Action("list") if tool == "glob_files" else Action("search", line_numbers=True)
+        notice = TRUNCATION_NOTICES["grep_files"]
+        if shown.startswith(_NOTHING_FOUND):
+            step.frames = whole(shown)
+        elif shown.endswith(notice):
+            step.frames = (Frame(len(shown) - len(notice), len(shown), "frame"),)  # the cut is at the end
+    else:
+        step.action = Action.other(tool)
+
+
+@typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """A run folder (one trajectory per ``exec_*.jsonl``) or a single exec log."""
     if path.is_dir():

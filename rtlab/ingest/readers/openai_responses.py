@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import ReadOptions, compact_json, parse_arguments
+from rtlab.ingest.readers._base import ReadOptions, compact_json, parse_arguments, typed
 from rtlab.ingest.readers._openai_common import (
     Timeline,
     all_match,
@@ -45,6 +45,7 @@ from rtlab.ingest.readers._openai_common import (
     sniff_log,
     tool_names,
     trajectory_id,
+    type_step,
     usage_from,
     written_files,
 )
@@ -583,6 +584,7 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
     )
 
 
+@typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """Trajectories from a Responses item log: one per conversation (see the module docstring)."""
     warnings: list[str] = []

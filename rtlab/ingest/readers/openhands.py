@@ -16,15 +16,19 @@ the interpreter prompt) are not part of ``shown``.
 
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER, get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command
+from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command, typed
+from rtlab.ingest.readers._frames import output_frames, read_reply
 from rtlab.io import field, head_bytes, load_json
 from rtlab.records import (
+    Action,
     Deliverable,
     DeliverableFile,
     Event,
@@ -201,18 +205,79 @@ def command_for(action: str, args: dict[str, Any], path: Path, line: int) -> str
 
 
 def _read_command(target: str, args: dict[str, Any]) -> str:
-    """``read PATH OFFSET LIMIT`` from OpenHands' line range: ``view_range`` [first, last] (1-based, last -1 = to
-    the end) or ``start``/``end`` (0-based start, exclusive end, -1 = to the end)."""
+    """``read PATH OFFSET LIMIT`` from OpenHands' line range (:func:`_read_range`)."""
+    return read_command(target, *_read_range(args))
+
+
+def _read_range(args: dict[str, Any]) -> tuple[int | None, int | None]:
+    """``(offset, limit)`` (1-based first line, line count) of OpenHands' line range: ``view_range`` [first,
+    last] (1-based, last -1 = to the end) or ``start``/``end`` (0-based start, exclusive end, -1 = to the end)."""
     rng = args.get("view_range")
     if isinstance(rng, list) and len(rng) == 2 and all(isinstance(v, int) for v in rng):
         first, last = rng
-        return read_command(target, first, None if last == -1 else last - first + 1)
+        return first, None if last == -1 else last - first + 1
     start, end = args.get("start", 0), args.get("end", -1)
     start = start if isinstance(start, int) else 0
     end = end if isinstance(end, int) else -1
     if start == 0 and end == -1:
-        return read_command(target)
-    return read_command(target, start + 1, None if end == -1 else end - start)
+        return None, None
+    return start + 1, None if end == -1 else end - start
+
+
+def type_step(step: Step) -> None:
+    """OpenHands' actions in harness-neutral terms: ``run`` is a shell command line (its output may begin with
+    the terminal's echo of it); ``run_ipython`` is Python code, or a ``file_editor(...)`` call that views a
+    file (a read) or changes one; ``read`` shows a file (with the editor's ``cat -n`` header, or a folder
+    view); ``write`` and ``edit`` change a file. Frames: OpenHands' middle-cut marker, the echo, the header."""
+    tool, args, shown, command = step.tool, step.args, step.shown or "", step.command or ""
+    path = args.get("path")
+    if tool == "run":
+        step.action = Action.shell(command)
+        step.frames = output_frames(shown, command, clipped=step.clipped)
+    elif tool == "run_ipython":
+        editor = _file_editor(command)
+        if editor is None:
+            step.action = Action("script", command=command, language="python")
+            step.frames = output_frames(shown, command, clipped=step.clipped)
+        elif editor[0] == "view":
+            step.action, step.frames = read_reply(shown, editor[1], clipped=step.clipped)
+        else:
+            step.action = Action("write", path=editor[1])
+    elif tool == "read" and isinstance(path, str):
+        step.action, step.frames = read_reply(shown, path, clipped=step.clipped)
+        if step.action.kind == "read":
+            step.action = Action.read(path, *_read_range(args))
+    elif tool in ("write", "edit") and isinstance(path, str):
+        step.action = Action("write" if command.startswith("write ") else "edit", path=path)
+    else:
+        step.action = Action.other(tool)
+
+
+def _file_editor(code: str) -> tuple[str, str] | None:
+    """``(sub-command, path)`` of a ``file_editor(**{...})`` call in ``run_ipython`` code, or ``None``."""
+    if "file_editor" not in code:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "file_editor":
+            values: dict[str, object] = {}
+            for kw in node.keywords:
+                try:
+                    if kw.arg is None:
+                        values.update(ast.literal_eval(kw.value))
+                    else:
+                        values[kw.arg] = ast.literal_eval(kw.value)
+                except (ValueError, TypeError, SyntaxError):
+                    continue
+            sub, path = values.get("command"), values.get("path")
+            if isinstance(sub, str) and isinstance(path, str):
+                return sub, path
+    return None
 
 
 def _model_response(ev: dict[str, Any]) -> dict[str, Any] | None:
@@ -508,3 +573,6 @@ class _Builder:
             clip_policy=self.policy.name,
             meta=meta,
         )
+
+
+read = typed(type_step)(read)  # every step typed (type_step is defined after read)

@@ -23,6 +23,7 @@ Pi's tools shorten their own output and the session logs the shortened text with
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 import re
 import shlex
 from collections.abc import Iterable
@@ -39,9 +40,18 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    typed,
+)
+from rtlab.ingest.readers._frames import (
+    TRUNCATION_NOTICES,
+    NoticeKind,
+    output_frames,
+    read_reply,
+    whole,
 )
 from rtlab.io import field, first_json_line, iter_json_lines
 from rtlab.records import (
+    Action,
     Deliverable,
     DeliverableFile,
     Event,
@@ -59,99 +69,6 @@ LATEST_VERSION = 3
 
 # ---------------------------------------------------------------------------------------------------------
 # Truncation notices
-
-NoticeKind = Literal["clip", "window", "limit"]
-
-
-@dataclass(frozen=True)
-class Notice:
-    """One wording a Pi tool appends when it shortens its output."""
-
-    name: str
-    pattern: re.Pattern[str]
-    kind: NoticeKind
-    """``clip``: the tool cut the output at its own limit. ``window``: the model's own ``offset``/``limit`` window
-    ended before the file did (nothing was cut). ``limit``: a count limit that is a window when the call set
-    ``limit`` itself and a clip when the tool's default applied."""
-    source: str
-
-
-_SIZE = r"[\d.]+(?:B|KB|MB)"  # truncate.ts formatSize: 512B, 50.0KB, 1.2MB
-TRUNCATION_NOTICES: tuple[Notice, ...] = (
-    Notice(
-        "read-more-lines-v1",
-        re.compile(
-            r"\.\.\. \((?:[^()\n]*\. )?\d+ more lines not shown\. Use offset=\d+ to continue reading\)"
-        ),
-        "limit",
-        "tools/read.ts before truncate.ts (2025): appended when `limit` or the 2000-line default ended the read",
-    ),
-    Notice(
-        "read-long-lines-v1",
-        re.compile(r"\.\.\. \(Some lines were truncated to \d+ characters for display"),
-        "clip",
-        "tools/read.ts before truncate.ts: lines over MAX_LINE_LENGTH (2000 chars) cut",
-    ),
-    Notice(
-        "read-showing-lines",
-        re.compile(
-            rf"\[Showing lines \d+-\d+ of \d+(?: \({_SIZE} limit\))?\. Use offset=\d+ to continue\.?\]"
-        ),
-        "clip",
-        "core/tools/read.ts: truncateHead hit DEFAULT_MAX_LINES (2000) or DEFAULT_MAX_BYTES (50KB)",
-    ),
-    Notice(
-        "read-more-lines-in-file",
-        re.compile(r"\[\d+ more lines in file\. Use offset=\d+ to continue\.?\]"),
-        "window",
-        "core/tools/read.ts: the model's `limit` ended before the file did (no truncation)",
-    ),
-    Notice(
-        "read-line-exceeds-limit",
-        re.compile(rf"\[Line \d+ is {_SIZE}, exceeds {_SIZE} limit\. Use bash: "),
-        "clip",
-        "core/tools/read.ts: first line at offset exceeds the byte limit",
-    ),
-    Notice(
-        "bash-showing-lines",
-        re.compile(rf"\[Showing lines \d+-\d+(?: of \d+)?(?: \({_SIZE} limit\))?\. Full output: [^\]\n]*\]"),
-        "clip",
-        "core/tools/bash.ts: truncateTail kept the last lines; full output saved to a temp file",
-    ),
-    Notice(
-        "bash-showing-last-bytes",
-        re.compile(
-            rf"\[Showing last {_SIZE}(?: of line \d+(?: \(line is {_SIZE}\))?)?\. Full output: [^\]\n]*\]"
-        ),
-        "clip",
-        "core/tools/bash.ts: a single last line longer than the byte limit",
-    ),
-    Notice(
-        "bash-output-truncated",
-        re.compile(r"\[Output truncated\. Full output: [^\]\n]*\]"),
-        "clip",
-        "core/messages.ts bashExecutionToText: user `!` commands",
-    ),
-    Notice(
-        "count-limit-reached",
-        re.compile(r"\[\d+ (?:matches|results|entries) limit reached"),
-        "limit",
-        "core/tools/grep.ts (matches, default 100), find.ts (results, 1000), ls.ts (entries, 500)",
-    ),
-    Notice(
-        "byte-limit-reached",
-        re.compile(rf"(?:\[|\. ){_SIZE} limit reached"),
-        "clip",
-        "core/tools/grep.ts, find.ts, ls.ts: truncateHead hit DEFAULT_MAX_BYTES",
-    ),
-    Notice(
-        "grep-long-lines",
-        re.compile(r"Some lines truncated to \d+ chars\. Use read tool to see full lines"),
-        "clip",
-        "core/tools/grep.ts: match lines over GREP_MAX_LINE_LENGTH (500 chars) cut",
-    ),
-)
-"""Every wording Pi's tools have used for shortened output, with where it comes from."""
 
 _NOTICE_TAIL = 2000  # tools append their notices at the end (bash errors add one status line after it)
 
@@ -595,6 +512,44 @@ def parse_meta(parse: PiParse) -> dict[str, Any]:
 # Session files
 
 
+_EMPTY_REPLIES = frozenset({"No matches found", "No files found matching pattern", "(empty directory)"})
+"""What Pi's grep, find and ls tools print when they found nothing."""
+_SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
+
+
+def type_step(step: Step) -> None:
+    """Pi's tools in harness-neutral terms: ``bash`` runs a command line; ``read`` shows a file; ``write`` and
+    ``edit`` change one; ``grep`` prints ``path:N: text`` relative to the folder searched (a file searched:
+    its name); ``find`` and ``ls`` print paths relative to the folder given. Frames: Pi's exit status and
+    truncation notices (and any other harness words :func:`output_frames` knows)."""
+    tool, args, shown = step.tool, step.args, step.shown or ""
+    path = args.get("path")
+    if tool == "bash" and isinstance(args.get("command"), str):
+        step.action = Action.shell(args["command"])
+        step.frames = output_frames(shown, step.command, clipped=step.clipped)
+    elif tool == "read" and isinstance(path, str):
+        step.action, step.frames = read_reply(shown, path, clipped=step.clipped)
+        if step.action.kind == "read":
+            step.action = Action.read(path, _int(args.get("offset")), _int(args.get("limit")))
+    elif tool in ("write", "edit") and isinstance(path, str):
+        step.action = Action(tool, path=path)  # type: ignore[arg-type]  # tool is "write" or "edit"
+    elif tool == "ls" or (tool in ("find", "grep") and isinstance(args.get("pattern"), str)):
+        where = path if isinstance(path, str) and path else "."
+        if tool == "grep":
+            base = posixpath.dirname(where) if _SUFFIX.search(where) else where
+            step.action = Action("search", pattern=args["pattern"], base=base)
+        else:
+            step.action = Action("list", pattern=args.get("pattern"), base=where)
+        empty = shown.strip() in _EMPTY_REPLIES
+        step.frames = whole(shown) if empty else output_frames(shown, step.command, clipped=False)
+    else:
+        step.action = Action.other(tool)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def sniff(path: Path) -> bool:
     if not path.is_file() or path.suffix != ".jsonl":
         return False
@@ -761,6 +716,7 @@ def _walk(
     return {"last_model_change": last_model_change}
 
 
+@typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per session file: the branch from the last entry to the root."""
     warnings: list[str] = []
