@@ -317,7 +317,7 @@ def _rows_per_run(
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from rtlab.analysis._diagnose import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
+    from rtlab.analysis import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
 
     rows, failed = _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
     if args.breakdown:

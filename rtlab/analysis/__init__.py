@@ -24,18 +24,23 @@ if TYPE_CHECKING:
     from rtlab.analysis._codebook import Subreason as Subreason
     from rtlab.analysis._codebook import load_codebook as load_codebook
     from rtlab.analysis._codebook import parse_codebook as parse_codebook
+    from rtlab.analysis._diagnose import LABEL_FIELDS as LABEL_FIELDS
     from rtlab.analysis._diagnose import ItemFacts as ItemFacts
     from rtlab.analysis._diagnose import Label as Label
+    from rtlab.analysis._diagnose import RunEvidence as RunEvidence
     from rtlab.analysis._diagnose import breakdown as breakdown
     from rtlab.analysis._diagnose import decide as decide
     from rtlab.analysis._diagnose import deliverable_files as deliverable_files
     from rtlab.analysis._diagnose import diagnose as diagnose
     from rtlab.analysis._diagnose import diagnose_frame as diagnose_frame
+    from rtlab.analysis._diagnose import diagnosis_rows as diagnosis_rows
     from rtlab.analysis._diagnose import failed_items as failed_items
     from rtlab.analysis._diagnose import item_facts as item_facts
     from rtlab.analysis._diagnose import label_to_dict as label_to_dict
+    from rtlab.analysis._diagnose import labels_frame as labels_frame
     from rtlab.analysis._diagnose import locate_value as locate_value
     from rtlab.analysis._diagnose import referred_files as referred_files
+    from rtlab.analysis._diagnose import run_evidence as run_evidence
     from rtlab.analysis._diagnose import same_file as same_file
     from rtlab.analysis._diagnose import task_sources as task_sources
     from rtlab.analysis._metrics import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
@@ -88,6 +93,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._values import deliverable_text as deliverable_text
     from rtlab.analysis._values import expected_values as expected_values
     from rtlab.analysis._values import file_text as file_text
+    from rtlab.analysis._values import item_values as item_values
     from rtlab.analysis._values import value_records as value_records
     from rtlab.analysis._values import value_rows as value_rows
     from rtlab.analysis._values import value_summary as value_summary
@@ -125,6 +131,7 @@ __getattr__, __dir__, __all__ = attach(
             "deliverable_text",
             "expected_values",
             "file_text",
+            "item_values",
             "value_records",
             "value_rows",
             "value_summary",
@@ -133,17 +140,22 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._diagnose": (
             "ItemFacts",
+            "LABEL_FIELDS",
             "Label",
+            "RunEvidence",
             "breakdown",
             "decide",
             "deliverable_files",
             "diagnose",
             "diagnose_frame",
+            "diagnosis_rows",
             "failed_items",
             "item_facts",
             "label_to_dict",
+            "labels_frame",
             "locate_value",
             "referred_files",
+            "run_evidence",
             "same_file",
             "task_sources",
         ),

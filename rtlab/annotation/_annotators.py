@@ -23,10 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rtlab.analysis import CATEGORIES, Codebook, load_codebook
-from rtlab.analysis._diagnose import RunEvidence, diagnose, failed_items, item_facts, run_evidence
+from rtlab.analysis import (
+    CATEGORIES,
+    Codebook,
+    RunEvidence,
+    diagnose,
+    failed_items,
+    item_facts,
+    load_codebook,
+    run_evidence,
+)
 from rtlab.errors import ReaderError
-from rtlab.llm._client import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
+from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
 from rtlab.records import item_key
 from rtlab.text import tokenize
 

@@ -18,10 +18,13 @@ if TYPE_CHECKING:
     from rtlab.llm._client import DryRun as DryRun
     from rtlab.llm._client import LLMClient as LLMClient
     from rtlab.llm._client import LLMError as LLMError
+    from rtlab.llm._client import ask_until_valid as ask_until_valid
     from rtlab.llm._client import call_cost as call_cost
+    from rtlab.llm._client import corrective_message as corrective_message
     from rtlab.llm._client import default_cache_dir as default_cache_dir
     from rtlab.llm._client import load_prices as load_prices
     from rtlab.llm._client import normalize_request as normalize_request
+    from rtlab.llm._client import parse_json_object as parse_json_object
     from rtlab.llm._client import request_key as request_key
     from rtlab.llm._client import results_frame as results_frame
     from rtlab.llm._client import usage_summary as usage_summary
@@ -51,10 +54,13 @@ __getattr__, __dir__, __all__ = attach(
             "DryRun",
             "LLMClient",
             "LLMError",
+            "ask_until_valid",
             "call_cost",
+            "corrective_message",
             "default_cache_dir",
             "load_prices",
             "normalize_request",
+            "parse_json_object",
             "request_key",
             "results_frame",
             "usage_summary",
