@@ -31,16 +31,10 @@ HEADER = "| package | owns | may import |"
 LAZY = "rtlab._lazy"
 """The module every package may import (the lazy faces), besides itself."""
 
-# Temporary, explicit: rtlab/environment/_capture/frame.py still imports two constants from ingest (OpenHands'
-# clip marker, Pi's truncation notices), which the environment must not; the lead is removing these edges.
-# Keyed by (file, imported) so that line moves do not matter; test_known_exceptions_are_still_needed fails as
-# soon as one is gone, so the list is emptied with the fix and cannot go stale.
-KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("rtlab/environment/_capture/frame.py", "rtlab.ingest"),
-        ("rtlab/environment/_capture/frame.py", "rtlab.ingest.readers.pi"),
-    }
-)
+# Edges allowed against the table, each with its reason, keyed by (file, imported) so that line moves do not
+# matter; test_known_exceptions_are_still_needed fails as soon as one is gone, so the list cannot go stale.
+# (Empty since capture stopped importing harness rules from ingest: readers now mark frames themselves.)
+KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
 
 
 # --- the rules, from the doc -------------------------------------------------------------------------------
