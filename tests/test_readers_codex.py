@@ -430,14 +430,14 @@ def test_real_run_95_gfs_on_has_unanswered_calls(real: Path) -> None:
     ],
 )
 def test_split_shell_words(raw: str, words: list[str]) -> None:
-    from rtlab.ingest.readers.codex import split_shell_words
+    from rtlab.text import split_shell_words
 
     assert split_shell_words(raw) == words
 
 
 @pytest.mark.parametrize("raw", ["echo 'open", 'echo "open', "echo \\"])
 def test_split_shell_words_rejects_unterminated(raw: str) -> None:
-    from rtlab.ingest.readers.codex import split_shell_words
+    from rtlab.text import split_shell_words
 
     with pytest.raises(ValueError):
         split_shell_words(raw)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rtlab.text._shell import Word as Word
     from rtlab.text._shell import literal_word as literal_word
     from rtlab.text._shell import parse as parse
+    from rtlab.text._shell import split_shell_words as split_shell_words
     from rtlab.text._tokens import STOP_WORDS as STOP_WORDS
     from rtlab.text._tokens import tokenize as tokenize
 
@@ -39,6 +40,16 @@ __getattr__, __dir__, __all__ = attach(
         "._bm25": ("BM25", "IdfKind"),
         "._numbers": ("Number", "NumberIndex", "find_numbers", "is_year_like", "matches", "number_index"),
         "._paths": ("normalize_path", "relative_to", "is_under", "name_key", "content_id"),
-        "._shell": ("Part", "Word", "literal_word", "Redirect", "Simple", "Pipeline", "Compound", "parse"),
+        "._shell": (
+            "Part",
+            "Word",
+            "literal_word",
+            "Redirect",
+            "Simple",
+            "Pipeline",
+            "Compound",
+            "parse",
+            "split_shell_words",
+        ),
     },
 )

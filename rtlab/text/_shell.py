@@ -4,8 +4,8 @@ order, with which arguments, redirections, here-documents and working directory.
 This is not a shell. It reads POSIX/bash syntax (quotes, ``$(...)``, backquotes, operators ``&& || ; | &``,
 redirections, here-documents, ``for``/``while``/``if``/``case``, groups and subshells) and never fails: an
 unterminated quote or a construct it does not know ends as literal text, so capture degrades to "nothing
-attributed" instead of raising. Word splitting of a plain command line lives in
-``rtlab.ingest.readers.codex.split_shell_words``; this module adds the command structure on top.
+attributed" instead of raising. :func:`split_shell_words` splits a plain command line into words by the same
+quoting rules (readers unwrap ``bash -lc "..."`` with it).
 """
 
 from __future__ import annotations
@@ -109,6 +109,47 @@ _META = set(" \t\n;&|()<>")
 _VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 _DQ_ESCAPABLE = set('$`"\\\n')
 _FD_DUP = re.compile(r"[0-9]+-?|-")
+
+
+_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
+_DQ_ESCAPE = re.compile("\\\\([" + re.escape("".join(sorted(_DQ_ESCAPABLE))) + "])")
+"""A backslash inside double quotes escapes only :data:`_DQ_ESCAPABLE`, as bash reads it (the lexer's rule)."""
+
+
+def split_shell_words(raw: str) -> list[str]:
+    """Split a command line into words as a POSIX shell does (quotes, backslashes; no expansion).
+
+    Unlike ``shlex.split``, a backslash inside double quotes escapes ``$``, backquote, ``"``, ``\\`` and newline
+    exactly as bash reads it, which is how Codex quotes ``bash -lc`` arguments; and it is linear-time.
+    Raises ``ValueError`` on an unterminated quote or a trailing backslash.
+    """
+    words: list[str] = []
+    current: list[str] | None = None
+    pos = 0
+    while pos < len(raw):
+        m = _WORD_PART.match(raw, pos)
+        if m is None:
+            raise ValueError(f"unterminated quote or escape at position {pos}")
+        single, double, escaped, plain, space = m.groups()
+        if space is not None:
+            if current is not None:
+                words.append("".join(current))
+                current = None
+        else:
+            if current is None:
+                current = []
+            if single is not None:
+                current.append(single)
+            elif double is not None:
+                current.append(_DQ_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), double))
+            elif escaped is not None:
+                current.append("" if escaped == "\n" else escaped)
+            else:
+                current.append(plain)
+        pos = m.end()
+    if current is not None:
+        words.append("".join(current))
+    return words
 
 
 @dataclass

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from rtlab.environment._capture.collect import Collector
 from rtlab.environment._capture.frame import Block, lines
+from rtlab.text import normalize_path
 
 FILE_SUFFIXES = frozenset(
     "txt md markdown csv tsv json jsonl ndjson xml yaml yml html htm xlsx xlsm xls docx doc pdf pptx ppt py js ts "
@@ -520,7 +521,7 @@ def attribute(
 ) -> None:
     """Attribute a script's output by its shape (see the module docstring)."""
     inputs = list(script.inputs) + [f for f in stdin_files if f not in script.inputs]
-    written = {posixpath.normpath(w) for w in script.writes}
+    written = {normalize_path(w) for w in script.writes}
     basenames: dict[str, list[str]] = {}
     for p in inputs:
         basenames.setdefault(posixpath.basename(p), []).append(p)
@@ -531,7 +532,7 @@ def attribute(
         if line.partial:
             continue
         path, whole = _header_path(line.text, inputs, basenames, script.walked)
-        if path is None or posixpath.normpath(path) in written:
+        if path is None or normalize_path(path) in written:
             continue
         if whole and not script.reads_files:
             col.list(col.ref(path, cwd), True)  # a listing script (os.walk, glob): paths only

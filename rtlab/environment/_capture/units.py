@@ -14,7 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 
-from rtlab.text import Compound, Pipeline, Redirect, Simple, Word, literal_word, parse
+from rtlab.text import Compound, Pipeline, Redirect, Simple, Word, literal_word, normalize_path, parse
 
 CONTENT = frozenset(
     {"cat", "tac", "nl", "less", "more", "most", "head", "tail", "sed", "awk", "gawk", "mawk", "nawk", "cut",
@@ -412,8 +412,8 @@ def _cd(cwd: str | None, args: list[Word], env: dict[str, str]) -> str | None:
     if not target.literal:
         return None
     if target.text.startswith(("/", "~")) or cwd is None:
-        return posixpath.normpath(target.text) if target.text.startswith("/") else target.text
-    return posixpath.normpath(posixpath.join(cwd, target.text))
+        return normalize_path(target.text) if target.text.startswith("/") else target.text
+    return normalize_path(target.text, cwd=cwd)
 
 
 def _shell_script(args: list[Word]) -> str | None:

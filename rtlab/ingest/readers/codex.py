@@ -35,6 +35,7 @@ from rtlab.ingest.readers._frames import output_frames
 from rtlab.io import field as get_field
 from rtlab.io import first_json_line, iter_json_lines, load_json, read_text
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
+from rtlab.text import split_shell_words
 
 NAME = "codex"
 LOOKS_FOR = (
@@ -113,46 +114,6 @@ def _layout(path: Path) -> _Layout:
 
 # ---------------------------------------------------------------------------------------------------------
 # The event stream
-
-
-_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
-_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
-
-
-def split_shell_words(raw: str) -> list[str]:
-    """Split a command line into words as a POSIX shell does (quotes, backslashes; no expansion).
-
-    Unlike ``shlex.split``, a backslash inside double quotes escapes ``$``, backquote, ``"``, ``\\`` and newline
-    exactly as bash reads it, which is how Codex quotes ``bash -lc`` arguments; and it is linear-time.
-    Raises ``ValueError`` on an unterminated quote or a trailing backslash.
-    """
-    words: list[str] = []
-    current: list[str] | None = None
-    pos = 0
-    while pos < len(raw):
-        m = _WORD_PART.match(raw, pos)
-        if m is None:
-            raise ValueError(f"unterminated quote or escape at position {pos}")
-        single, double, escaped, plain, space = m.groups()
-        if space is not None:
-            if current is not None:
-                words.append("".join(current))
-                current = None
-        else:
-            if current is None:
-                current = []
-            if single is not None:
-                current.append(single)
-            elif double is not None:
-                current.append(_DQ_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), double))
-            elif escaped is not None:
-                current.append("" if escaped == "\n" else escaped)
-            else:
-                current.append(plain)
-        pos = m.end()
-    if current is not None:
-        words.append("".join(current))
-    return words
 
 
 def _unwrap_shell(raw: str) -> str:
