@@ -72,7 +72,7 @@ class Subreason:
     """A sub-reason of ``other``."""
 
     key: str
-    """The key labels write (``reasoning_computation``, ``judge_error``, ...)."""
+    """The key a label writes as its ``subreason`` (``reasoning_computation``, ``judge_error``, ...)."""
     name: str
     """Display name."""
     definition: str
@@ -80,7 +80,7 @@ class Subreason:
     rules: tuple[str, ...]
     """Ids of the rules that assign it, in order."""
     example: Example
-    """A real failed item it fits, or none (:attr:`Example.run` ``None``)."""
+    """A real failed item it fits, where a real run shows one (see :class:`Example`)."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +134,7 @@ class Codebook:
     """The whole codebook: version, features, ordered rules, categories and lexicon."""
 
     version: str
-    """As the file states it; the packaged file's must be :data:`CODEBOOK_VERSION`."""
+    """The version the file states; the packaged file's must be :data:`CODEBOOK_VERSION`."""
     title: str
     """The codebook's title."""
     unit: str

@@ -89,7 +89,7 @@ class Requirement:
     reason: str | None = None
     """Why the requirement is ``unavailable``."""
     step_added: int | None = None
-    """The step (``Step.index``) of the ``tab_add`` call; ``None`` for one no step added (the rubric's)."""
+    """The step (``Step.index``) of the ``tab_add`` call; ``None`` when no step added it (the rubric's)."""
     step_resolved: int | None = None
     """The step (``Step.index``) of the ``tab_resolve`` call that settled it; ``None`` while open."""
 
@@ -174,7 +174,7 @@ class Reply:
     """An operation's answer: whether it took effect, and the text the model reads."""
 
     ok: bool
-    """The operation took effect; ``False`` when it was refused (the text says why)."""
+    """The operation succeeded; ``False`` when it was refused or found nothing (the text says why)."""
     text: str
     """What the model reads."""
 
@@ -199,7 +199,7 @@ class EntryMatch:
     score: float
     """BM25 of the requirement's tokens against the entry's path and excerpt (idf over the read log)."""
     snippet: str
-    """About ``snippet_chars`` characters of the excerpt, from just before the first term it shares."""
+    """About ``snippet_chars`` characters of the excerpt, white space folded, around the first shared term."""
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,7 @@ class CallResult:
     error: str | None = None
     """Why the call failed after every attempt (then nothing else is set)."""
     seconds: float = 0.0
-    """Wall time from the first attempt to the answer or the last failure (0 from the cache)."""
+    """Wall time from the first attempt to the answer or the last failure, waits included (0 if cached)."""
 
     @property
     def ok(self) -> bool:

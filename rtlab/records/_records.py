@@ -36,7 +36,7 @@ class TokenUsage:
     reasoning_tokens: int | None = None
     """Reasoning tokens, where the provider reports them."""
     total_tokens: int | None = None
-    """Prompt and completion tokens together, as the provider reported them."""
+    """Prompt and completion tokens together, as reported (Pi: the parts summed where a message omits it)."""
     cost_usd: float | None = None
     """Cost the harness recorded, in US dollars."""
 
@@ -229,13 +229,13 @@ class Trajectory:
     deliverable: Deliverable = field(default_factory=Deliverable)
     """What the agent handed in."""
     task_id: str | None = None
-    """The benchmark task worked on: from the run's folder name, a benchmark adapter or ``run.json``."""
+    """The benchmark task worked on: from the run's folder or file name, its benchmark or ``run.json``."""
     instruction: str | None = None
     """The instruction the agent received, as it received it."""
     model: str | None = None
     """The model the run used, as the log names it (or ``run.json`` states it)."""
     harness: str | None = None
-    """The harness that wrote the log (``codex``, ``openhands``, ``pi``, ...); ``None`` for OpenAI logs."""
+    """The harness that wrote the log (``codex``, ``pi``, ...); OpenAI logs name none (``run.json`` may)."""
     harness_version: str | None = None
     """The harness's version; no reader fills it yet (Codex logs carry none)."""
     benchmark: str | None = None
