@@ -72,11 +72,15 @@ class Subreason:
     """A sub-reason of ``other``."""
 
     key: str
+    """The key a label writes as its ``subreason`` (``reasoning_computation``, ``judge_error``, ...)."""
     name: str
+    """Display name."""
     definition: str
+    """What it means, written for a human annotator."""
     rules: tuple[str, ...]
     """Ids of the rules that assign it, in order."""
     example: Example
+    """A real failed item it fits, where a real run shows one (see :class:`Example`)."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +92,13 @@ class Category:
     name: str
     """Display name (``Shown but Missing``)."""
     definition: str
+    """What it means, written for a human annotator."""
     rules: tuple[str, ...]
     """Ids of the rules that assign this category, in order."""
     example: Example
+    """A real failed item it fits."""
     subreasons: tuple[Subreason, ...] = ()
+    """Its sub-reasons, in codebook order (only ``other`` has any)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,9 @@ class Feature:
     """One piece of evidence the rules read, and how it is determined."""
 
     name: str
+    """What the codebook calls it (``referred files``)."""
     definition: str
+    """What it is and how it is determined, written for a human annotator."""
 
 
 @dataclass(frozen=True)
@@ -125,15 +134,21 @@ class Codebook:
     """The whole codebook: version, features, ordered rules, categories and lexicon."""
 
     version: str
+    """The version the file states; the packaged file's must be :data:`CODEBOOK_VERSION`."""
     title: str
+    """The codebook's title."""
     unit: str
     """What one label is about (one failed rubric item)."""
     procedure: tuple[str, ...]
+    """The labelling procedure, one paragraph per step, for a human annotator."""
     features: tuple[Feature, ...]
+    """The evidence the rules read, in codebook order."""
     rules: tuple[Rule, ...]
     """All rules in the order the labeler applies them."""
     categories: tuple[Category, ...]
+    """The categories in the order of :data:`CATEGORIES`."""
     lexicon: Lexicon
+    """The word and phrase lists the rules read."""
 
     def category(self, key: str) -> Category:
         """The category with this key; ``KeyError`` naming the known keys otherwise."""

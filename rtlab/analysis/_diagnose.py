@@ -52,12 +52,14 @@ class Label:
     trajectory: str
     """Trajectory id."""
     rubric_index: int
+    """The item's index in the task's rubric."""
     category: str
     """``shown_but_missing``, ``dropped_or_distorted``, ``discovery`` or ``other``."""
     subreason: str | None
     """Under ``other``: ``reasoning_computation``, ``format_instructions``, ``judge_error``,
     ``missing_deliverable`` or ``undetermined``; ``None`` for the other categories."""
     codebook_version: str
+    """Version of the codebook whose rules decided (``Codebook.version``)."""
     evidence: list[dict[str, Any]]
     """What decided, as ``{step, path, excerpt}``: read-log entries (step index, file path) and the deliverable
     (step ``None``, delivered file path or ``final_message``)."""
@@ -72,8 +74,11 @@ class ItemFacts:
     """Everything the codebook's rules read about one failed rubric item."""
 
     rubric_index: int
+    """The item's index in the task's rubric."""
     text: str
+    """The item's text; empty when the task has no item of that index."""
     type: str | None
+    """The item's rubric type, where the benchmark gives one."""
     sources: list[str]
     """The task's source files (data manifest names and dependency-graph nodes, deduplicated)."""
     referred: list[str]
@@ -90,16 +95,25 @@ class ItemFacts:
     values: list[dict[str, Any]]
     """The item's rows of the values frame (value, number, shown, shown_step, shown_path, delivered, held)."""
     quotes: list[str]
+    """Wording the item's text quotes (in ``"..."``, “...” or 「...」, 3 characters or more)."""
     quotes_shown: list[bool]
+    """Per quote: it occurs in what the steps showed the model (NFKC, case and white space folded)."""
     quotes_delivered: list[bool]
+    """Per quote: it occurs in the delivered files or the final message (folded the same way)."""
     format_item: bool
+    """The item is about format: a ``format_words`` phrase in its text, and no expected value."""
     access_item: bool
+    """The item asks that a source file be located or opened: an ``access_words`` phrase, with files
+    named in its text or a ``source_file_words`` phrase."""
     reasoning_item: bool
+    """Its text has a ``reasoning_words`` phrase (a calculation, an order, logic)."""
     judge_evidence: str
+    """The judge's evidence text for the item; empty when it gave none."""
     judge_says: dict[str, list[str]]
     """``rubric_error`` / ``mismatch`` / ``absent`` -> the text of the judge's evidence that the codebook's
     phrases of that kind matched (empty: the judge does not say so)."""
     has_deliverable: bool
+    """The run delivered something: a final message that is not blank, or a file with content or a size."""
     deliverable_files: list[tuple[str, str]] = field(default_factory=list)
     """(path, text) of the delivered files and the final message, the run's own outputs first."""
 

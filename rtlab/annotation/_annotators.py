@@ -115,12 +115,19 @@ class ItemContext:
     """The evidence of one failed rubric item, as text parts of a prompt."""
 
     item: str
+    """The item key, ``<trajectory id>#<rubric index>``."""
     trajectory: str
+    """The trajectory id."""
     rubric_index: int
+    """The item's index in the task's rubric."""
     rubric_text: str
+    """The item's text."""
     rubric_type: str | None
+    """The item's rubric type, where the benchmark gives one."""
     task: str
+    """The task's instruction: the benchmark's, else the one the agent received."""
     judge_evidence: str
+    """The judge's evidence text for the item; empty when it gave none."""
     deliverable: str
     """The relevant part of the deliverable (``(none)`` when nothing was delivered)."""
     read_log: str
@@ -383,9 +390,14 @@ def build_messages(
 
 @dataclass(frozen=True)
 class Answer:
+    """A valid answer of an LLM annotator, as :func:`parse_answer` read it."""
+
     category: str
+    """One of :data:`CATEGORIES`."""
     subreason: str | None
+    """One of the codebook's sub-reasons when the category is ``other``; ``None`` otherwise."""
     rationale: str
+    """The annotator's reason, white space stripped (never empty)."""
 
 
 def parse_answer(text: str | None, codebook: Codebook | None = None) -> tuple[Answer | None, str | None]:
@@ -415,10 +427,15 @@ class LLMAnnotator:
     """One LLM annotator: a model, a prompt version and a sample number (the request's ``seed``)."""
 
     model: str
+    """The model name sent in each request."""
     prompt: str = "p1"
+    """The prompt version: a key of :data:`PROMPT_VERSIONS`, or ``r1`` (masked recovery)."""
     sample: int = 0
+    """Sample number, sent as the request's ``seed``: samples of one model are distinct annotators."""
     temperature: float = 0.0
+    """Sampling temperature sent in each request."""
     max_tokens: int = 512
+    """Most tokens the answer may take, sent in each request."""
     json_mode: bool = True
     """Ask for ``response_format={"type": "json_object"}`` (turn off for endpoints without it)."""
 
@@ -463,7 +480,9 @@ class LLMAnnotation:
     """What :func:`annotate_llm` returns: the labels and every call made (for usage and cost)."""
 
     labels: pd.DataFrame
+    """One row of :data:`LABEL_COLUMNS` per (annotator, item), in annotator order, then item order."""
     calls: list[CallResult]
+    """Every call made, corrective retries included."""
 
 
 def first_requests(

@@ -124,14 +124,19 @@ class RecoveryItem:
     """One held value with the context of each condition, as text parts of a prompt."""
 
     trajectory: str
+    """The trajectory id."""
     rubric_index: int
+    """The rubric item's index."""
     value: str
     """The value as written in the rubric (or reference answer)."""
     expected: Number
+    """The value as a number, which answers are scored against."""
     requirement: str
     """The rubric item's text with the value masked."""
     n_masked: int
+    """How many writings of the value the item's text had masked."""
     task: str
+    """The task text (the benchmark's, else the instruction), unmasked."""
     in_task: bool
     """The task text writes the value (``no_tab`` can then succeed without a tab)."""
     review: str
@@ -262,7 +267,9 @@ class Prompt:
     """One recovery prompt: its messages, whether its context was cut, and whether the value survived."""
 
     messages: list[dict[str, str]]
+    """System and user messages, ready to send."""
     truncated: bool
+    """Some context part was cut to fit the budget."""
     context_holds: bool
     """The task or the context parts as sent write the value (so the answer is there to find)."""
 
@@ -356,7 +363,9 @@ class Recovery:
     """What :func:`recover` returns: one row per (item, condition, annotator), and every call made."""
 
     frame: pd.DataFrame
+    """One row of :data:`RECOVERY_COLUMNS` per (annotator, condition, item), in that order."""
     calls: list[CallResult]
+    """Every call made, corrective retries included."""
 
 
 def recover(

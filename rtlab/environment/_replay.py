@@ -33,14 +33,22 @@ class StepRecord:
     step: int
     """``Step.index`` in the trajectory."""
     tool: str
+    """The step's tool name, as logged."""
     kind: Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
+    """``observe`` (captured into the tab), ``tab_call`` (run on the tab), ``skipped_tab_call`` (a
+    tab call left out: requirements do not come from the trajectory) or ``unanswered`` (no result)."""
     n_requirements: int
+    """Requirements on the tab after the step."""
     n_open: int
+    """Of those, the ones still open."""
     n_entries: int
+    """Read-log entries after the step."""
     n_files: int
     """Distinct files in the read log."""
     n_candidates: int
+    """Candidates (listed, never read nor written) after the step."""
     status_line: str
+    """The status line the agent would have read after the step."""
     new_entries: list[str] = field(default_factory=list)
     """Read-log ids this step added."""
     reply: str | None = None
@@ -52,11 +60,19 @@ class Replay:
     """A trajectory replayed through the environment: the final tab and the per-step record."""
 
     trajectory_id: str
+    """The replayed trajectory's ``id``."""
     requirements: str
+    """Where R came from: ``none``, ``rubric`` (the task's items, added before the first step) or
+    ``trajectory`` (the run's own tab calls, replayed)."""
     config: TabConfig
+    """The tab's switches and sizes (its ablation)."""
     tab: Tab
+    """The tab after the last step replayed."""
     records: list[StepRecord] = field(default_factory=list)
+    """One record per step replayed, in order."""
     finish_check: str | None = None
+    """The finish check's text when requirements were open at the end; ``None`` when none were, the
+    check is off, or ``until`` stopped the replay."""
     model_kept: list[dict[str, Any]] = field(default_factory=list)
     """The agent's own plan / todo-list updates (e.g. Codex ``todo_list``), reported beside the tab."""
     trajectory: Trajectory | None = field(default=None, repr=False, compare=False)

@@ -80,14 +80,19 @@ class Requirement:
     """One thing the task owes, stated by the agent with ``add``."""
 
     id: str
+    """``R1``, ``R2``, ... in the order the requirements were added."""
     text: str
+    """What the agent stated, surrounding white space stripped."""
     status: RequirementStatus = "open"
+    """``open`` until resolved ``done`` or ``unavailable``; a resolved requirement stays so."""
     cite: str | None = None
     """The read-log entry (``L3``) a ``done`` resolution cites."""
     reason: str | None = None
     """Why the requirement is ``unavailable``."""
     step_added: int | None = None
+    """The step (``Step.index``) of the ``tab_add`` call; ``None`` when no step added it (the rubric's)."""
     step_resolved: int | None = None
+    """The step (``Step.index``) of the ``tab_resolve`` call that settled it; ``None`` while open."""
 
 
 @dataclass
@@ -95,10 +100,15 @@ class ReadEntry:
     """One file read as the environment captured it: the excerpt exactly as shown, and its anchor."""
 
     id: str
+    """``L1``, ``L2``, ... in the order the environment captured the reads."""
     step: int
+    """The step (``Step.index``) whose output showed the excerpt."""
     path: str
+    """The file's normalised path."""
     command: str
+    """The step's command."""
     excerpt: str
+    """The file's text exactly as the step showed it."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +116,9 @@ class Candidate:
     """A file listed and never read, with its BM25 score against the task text."""
 
     path: str
+    """The listed file's normalised path."""
     score: float
+    """BM25 of the path's tokens against the task text's (idf over every path the tab has seen)."""
     step_listed: int
     """The step that first listed it."""
 
@@ -124,7 +136,9 @@ class TabConfig:
     finish_check: bool = True
     """The agent's stop with open requirements gets one message listing them."""
     review_entries: int = 3
+    """Read-log entries shown beside each open requirement in the review, at most."""
     review_candidates: int = 5
+    """Candidates shown beside each open requirement in the review, at most."""
     snippet_chars: int = 160
     """Length of the excerpt snippet shown beside an entry in the review."""
     status_ids: int = 8
@@ -161,7 +175,9 @@ class Reply:
     """An operation's answer: whether it took effect, and the text the model reads."""
 
     ok: bool
+    """The operation succeeded; ``False`` when it was refused or found nothing (the text says why)."""
     text: str
+    """What the model reads."""
 
     def __str__(self) -> str:
         return self.text
@@ -176,10 +192,15 @@ class EntryMatch:
     """A read-log entry shown beside a requirement in the review."""
 
     id: str
+    """The entry's id (``L3``)."""
     path: str
+    """The entry's path."""
     step: int
+    """The step that read it."""
     score: float
+    """BM25 of the requirement's tokens against the entry's path and excerpt (idf over the read log)."""
     snippet: str
+    """About ``snippet_chars`` characters of the excerpt, white space folded, around the first shared term."""
 
 
 @dataclass(frozen=True)
@@ -187,8 +208,11 @@ class CandidateMatch:
     """An unopened candidate shown beside a requirement, scored against the requirement (not the task)."""
 
     path: str
+    """The candidate's path."""
     score: float
+    """BM25 of the requirement's tokens against the path's (idf over every path the tab has seen)."""
     step_listed: int
+    """The step that first listed it."""
 
 
 @dataclass(frozen=True)
@@ -196,9 +220,13 @@ class ReviewItem:
     """One open requirement with its best-matching entries and candidates."""
 
     requirement: str
+    """The open requirement's id (``R2``)."""
     text: str
+    """The requirement's text."""
     entries: tuple[EntryMatch, ...] = ()
+    """Read-log entries sharing a term with it, best first, at most ``review_entries``."""
     candidates: tuple[CandidateMatch, ...] = ()
+    """Candidates whose path shares a term with it, best first, at most ``review_candidates``."""
 
 
 @dataclass(frozen=True)
@@ -206,6 +234,7 @@ class Review:
     """What ``list`` returns: structured, and rendered by :meth:`render` as the model reads it."""
 
     enabled: bool
+    """The review was on (``TabConfig.review``); off, :meth:`render` gives the plain tab."""
     items: tuple[ReviewItem, ...]
     """Open requirements in id order (with no entries or candidates when the review is switched off)."""
     requirements: tuple[Requirement, ...]

@@ -53,8 +53,11 @@ class IndexedFile:
     """One text file of the index: its path, text, and where each line starts."""
 
     path: str
+    """Path relative to the workspace root."""
     text: str
+    """The file's whole text."""
     line_starts: tuple[int, ...]
+    """Offset in ``text`` where each line starts (a final newline starts no line)."""
 
     def line_span(self, number: int) -> tuple[int, int]:
         """``(start, end)`` of line ``number`` (0-based) in ``text``, the newline excluded."""

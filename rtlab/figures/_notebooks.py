@@ -35,16 +35,26 @@ def skip_unless(condition: object, reason: str) -> None:
 
 @dataclass
 class NotebookSkipped(Exception):  # noqa: N818
+    """A notebook that stopped itself with :func:`skip_unless`: reported as skipped, and the others go on."""
+
     notebook: Path
+    """The notebook's path."""
     reason: str
+    """The reason it gave."""
 
 
 @dataclass
 class NotebookFailure(Exception):
+    """A notebook whose cell raised: which notebook, which cell, the cell's source and the error."""
+
     notebook: Path
+    """The notebook's path."""
     cell: int
+    """1-based number of the failed cell in the source notebook; 0 when no cell shows the error."""
     source: str
+    """The failed cell's source; empty when no cell shows the error."""
     error: str
+    """The kernel's error report, terminal colours removed."""
 
     def __str__(self) -> str:
         first = self.source.strip().splitlines()[0] if self.source.strip() else ""

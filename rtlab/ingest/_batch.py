@@ -17,14 +17,21 @@ class IngestFailure:
     """A unit (file or run folder) that could not be read, and why."""
 
     path: str
+    """The unit (file or run folder)."""
     format: str | None
+    """The format it was read as."""
     error: str
+    """The error's message, prefixed by its type unless it is an rtlab or OS error."""
 
 
 @dataclass
 class IngestResult:
+    """What :func:`ingest` read: every trajectory, and every unit that failed."""
+
     trajectories: list[Trajectory] = field(default_factory=list)
+    """The trajectories read, unit by unit in the units' order."""
     failures: list[IngestFailure] = field(default_factory=list)
+    """The units that failed, in the same order."""
 
 
 def iter_units(paths: Iterable[str | Path], *, format: str | None = None) -> Iterator[tuple[Path, str]]:

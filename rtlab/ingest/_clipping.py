@@ -16,6 +16,7 @@ class NoClip:
     """The model saw the output whole (or the log already holds what it saw)."""
 
     name: str = "none"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
 
     def apply(self, text: str) -> str:
         return text
@@ -41,8 +42,11 @@ class OpenHandsClip:
     """
 
     name: str = "openhands-v0"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
     max_chars: int = 30_000
+    """Longest observation passed whole, in characters (``LLMConfig.max_message_chars``)."""
     marker: str = OPENHANDS_TRUNCATION_MARKER
+    """Put where the middle was cut."""
 
     def __post_init__(self) -> None:
         if self.max_chars < 0:
@@ -133,6 +137,7 @@ class CodexTruncation:
     """
 
     name: str = "codex-0.133"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
     mode: str = "tokens"
     """``tokens`` or ``bytes``, as Codex's ``TruncationMode``."""
     limit: int = 10_000
@@ -140,8 +145,11 @@ class CodexTruncation:
     bytes_per_token: int = 4
     """Codex's ``APPROX_BYTES_PER_TOKEN``."""
     header: str = "Total output lines: {total_lines}\n"
+    """Put before the body when clipping changed the line count (``{total_lines}``: the output's)."""
     tokens_marker: str = "…{count} tokens truncated…"
+    """Put where the middle was cut, in ``tokens`` mode (``{count}``: tokens over the budget)."""
     chars_marker: str = "…{count} chars truncated…"
+    """Put where the middle was cut, in ``bytes`` mode (``{count}``: characters cut)."""
 
     def __post_init__(self) -> None:
         if self.mode not in ("tokens", "bytes"):
@@ -192,11 +200,17 @@ class CodexLineTruncation:
     """
 
     name: str = "codex-256-lines"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
     max_bytes: int = 10 * 1024
+    """Byte budget of what the model sees (UTF-8)."""
     max_lines: int = 256
+    """Line budget: a longer output keeps its first and last halves of this many lines."""
     header: str = "Total output lines: {total_lines}\n\n"
+    """Put first when the output is clipped (``{total_lines}``: its line count)."""
     lines_marker: str = "\n[... omitted {omitted} of {total_lines} lines ...]\n\n"
+    """Put between head and tail when whole lines were dropped."""
     bytes_marker: str = "\n[... output truncated to fit {max_bytes} bytes ...]\n\n"
+    """Put there instead when no whole line was dropped but the bytes were over budget."""
 
     def apply(self, text: str) -> str:
         data = _utf8(text)

@@ -91,21 +91,29 @@ class CallResult:
     model: str
     """The model requested."""
     content: str | None = None
+    """The answer's text (the first choice's message content)."""
     refusal: str | None = None
+    """The model's refusal message, when it refused."""
     finish_reason: str | None = None
+    """Why the model stopped (``stop``, ``length``, ...), as the endpoint says."""
     response_model: str | None = None
     """The model the endpoint says answered."""
     response_id: str | None = None
+    """The endpoint's id of the response."""
     prompt_tokens: int | None = None
+    """Prompt tokens, as the endpoint reported them."""
     completion_tokens: int | None = None
+    """Completion tokens, as the endpoint reported them."""
     cost: float | None = None
     """US dollars from the price table; ``None`` for an unknown model or a failed call."""
     cached: bool = False
+    """Taken from the disk cache: no request was made."""
     attempts: int = 0
     """HTTP requests made for this result (0: from the cache)."""
     error: str | None = None
     """Why the call failed after every attempt (then nothing else is set)."""
     seconds: float = 0.0
+    """Wall time from the first attempt to the answer or the last failure, waits included (0 if cached)."""
 
     @property
     def ok(self) -> bool:
@@ -118,8 +126,11 @@ class DryRun:
     """What a batch would do: calls not in the cache, and their estimated cost."""
 
     n_requests: int
+    """Distinct requests (identical ones counted once)."""
     n_cached: int
+    """Of those, the ones the cache answers."""
     n_calls: int
+    """Of those, the ones to send."""
     prompt_tokens: int
     """Estimated prompt tokens of the calls to make (characters / :data:`CHARS_PER_TOKEN`)."""
     max_output_tokens: int
@@ -127,6 +138,7 @@ class DryRun:
     cost: float | None
     """Upper estimate in US dollars; ``None`` when some model to call has no price."""
     unpriced: tuple[str, ...] = ()
+    """The models to call that have no price, sorted."""
 
     def describe(self) -> str:
         """One line for ``--dry-run``."""
@@ -472,17 +484,25 @@ class LLMClient:
     """
 
     base_url: str | None = None
+    """The endpoint's base URL; unset: ``OPENAI_BASE_URL``, else the openai package's default."""
     api_key: str | None = None
+    """The API key; unset: ``OPENAI_API_KEY`` (a loopback endpoint takes any key)."""
     timeout: float = 120.0
+    """Seconds one HTTP request may take."""
     max_attempts: int = 5
+    """HTTP requests per call at most, the first one included."""
     backoff: float = 1.0
     """First backoff in seconds; doubles each attempt, with jitter (x 0.5-1.0)."""
     backoff_max: float = 60.0
+    """Longest backoff in seconds."""
     max_retry_after: float = 300.0
     """Longest ``Retry-After`` honoured; a longer one is cut to this."""
     cache_dir: str | Path | None = None
+    """Folder of the disk cache; ``None``: :func:`default_cache_dir`."""
     cache: bool = True
+    """Read and write the disk cache (off: every call is made)."""
     prices: Mapping[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+    """Model -> (input, output) US dollars per 1M tokens; a model not in it costs ``None``."""
     seed: int | None = None
     """Seed of the jitter's random generator (for reproducible waits in tests)."""
     sleep: Callable[[float], None] = time.sleep

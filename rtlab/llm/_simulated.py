@@ -39,14 +39,17 @@ class Scripted:
     """What one request gets instead of the simulated answer (fields left at default keep the simulation)."""
 
     status: int = 200
+    """HTTP status to answer with; other than 200, an error body instead of a completion."""
     content: str | None = None
     """Message content to return verbatim (``None``: the simulated answer)."""
     refusal: str | None = None
     """A refusal message (content ``None``)."""
     headers: dict[str, str] = field(default_factory=dict)
+    """HTTP headers to add to the answer (``Retry-After``)."""
     delay: float = 0.0
     """Seconds to wait before answering."""
     finish_reason: str = "stop"
+    """The completion's ``finish_reason``."""
 
 
 def reply(content: str) -> Scripted:

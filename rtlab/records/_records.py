@@ -38,6 +38,7 @@ class TokenUsage:
     reasoning_tokens: int | None = None
     """Reasoning tokens, where the provider reports them."""
     total_tokens: int | None = None
+    """Prompt and completion tokens together, as reported (Pi: the parts summed where a message omits it)."""
     cost_usd: float | None = None
     """Cost the harness recorded, in US dollars."""
 
@@ -173,6 +174,7 @@ class Step:
     is_error: bool = False
     """The harness or the tool marked the call as failed (non-zero exit, error flag, error observation)."""
     exit_code: int | None = None
+    """The command's exit status where the log gives or implies one (shell tools), else ``None``."""
     call_id: str | None = None
     """The harness's id for the call, used to link call and result."""
     cwd: str | None = None
@@ -180,6 +182,7 @@ class Step:
     started_at: str | None = None
     """ISO-8601 timestamps, as logged."""
     ended_at: str | None = None
+    """When the result was logged (ISO-8601, as logged)."""
     seq: int = 0
     """Position in the trajectory's whole timeline (steps and events interleaved)."""
     line: int | None = None
@@ -202,13 +205,17 @@ class Event:
     """Something in the trajectory that is not a tool call: a message, a plan update, an error, ..."""
 
     kind: EventKind
+    """What the event is (see :data:`EventKind`)."""
     text: str = ""
+    """Its text (the message, the plan, the error, ...); empty when it has none."""
     role: str | None = None
     """``assistant``, ``user``, ``system`` or ``tool`` where that applies."""
     seq: int = 0
     """Position in the trajectory's whole timeline (steps and events interleaved)."""
     timestamp: str | None = None
+    """ISO-8601 timestamp, as logged."""
     line: int | None = None
+    """1-based line (or list position) of the entry in the source file, for provenance."""
     data: dict[str, Any] = field(default_factory=dict)
     """Structured payload kept from the log (e.g. the todo items of a plan update)."""
 
@@ -226,6 +233,7 @@ class DeliverableFile:
     size: int | None = None
     """Size in bytes."""
     sha256: str | None = None
+    """Hex SHA-256 of the file's bytes, where rtlab read them."""
     origin: Literal["output_dir", "write_tool", "listed"] = "output_dir"
     """How rtlab knows of the file: present in the output folder, written by a tool call, or only named."""
 
@@ -235,7 +243,9 @@ class Deliverable:
     """What the agent handed in: its final message and the files it wrote."""
 
     final_message: str | None = None
+    """The agent's last message (its answer), where it wrote one."""
     files: list[DeliverableFile] = field(default_factory=list)
+    """The files it delivered, wrote or only named (see :attr:`DeliverableFile.origin`)."""
 
 
 @dataclass
@@ -243,10 +253,13 @@ class RubricItem:
     """One gradable item of a task: a Workspace-Bench rubric, a TheAgentCompany checkpoint, an OfficeQA answer."""
 
     index: int
+    """Position in the task's rubric, from 0; the judge's verdicts refer to it."""
     text: str
+    """What the item asks for, as the benchmark words it."""
     type: str | None = None
     """Rubric type (``Outcome Evaluation``, ...) or checkpoint kind, where the benchmark gives one."""
     points: float = 1.0
+    """What the item is worth: a TheAgentCompany checkpoint's points, else 1."""
 
 
 @dataclass
@@ -254,9 +267,13 @@ class Task:
     """A benchmark task: the instruction, its rubric and the facts about its inputs."""
 
     id: str
+    """The benchmark's own task id (Workspace-Bench absolute id, OfficeQA uid or ``oqa-N``, task folder)."""
     benchmark: str
+    """Name of the benchmark (``workspace-bench``, ``officeqa``, ``theagentcompany``)."""
     instruction: str = ""
+    """The task as the benchmark states it to the agent."""
     rubric: list[RubricItem] = field(default_factory=list)
+    """The gradable items, in the benchmark's order."""
     expected_outputs: list[str] = field(default_factory=list)
     """Deliverable file names the task asks for."""
     source_files: list[str] = field(default_factory=list)
@@ -266,6 +283,7 @@ class Task:
     answer: str | None = None
     """Reference answer, for benchmarks that have one (OfficeQA)."""
     meta: dict[str, Any] = field(default_factory=dict)
+    """Benchmark-specific facts kept from the task files (difficulty, tolerance, services, ...)."""
 
 
 @dataclass
@@ -273,11 +291,15 @@ class ItemResult:
     """The judge's verdict on one rubric item."""
 
     index: int
+    """The :attr:`RubricItem.index` of the item judged."""
     passed: bool
+    """The judge passed the item (a point-scored checkpoint passes only with all its points)."""
     score: float | None = None
     """Points earned, for point-scored items; ``None`` where the item is pass/fail."""
     evidence: str | None = None
+    """The judge's stated reason or quoted evidence, where it gives one."""
     confidence: float | None = None
+    """The judge's own confidence, as it reported it."""
 
 
 @dataclass
@@ -285,9 +307,11 @@ class Judgement:
     """A judge's or grader's results for one trajectory."""
 
     items: list[ItemResult] = field(default_factory=list)
+    """One verdict per rubric item the judge rated, in the order of its file."""
     judge: str | None = None
     """Judge model or grader name and version."""
     source_path: str | None = None
+    """The judge's or grader's file the results were read from."""
     summary: dict[str, Any] = field(default_factory=dict)
     """The judge file's own summary (totals as the judge reported them)."""
 
@@ -301,19 +325,29 @@ class Trajectory:
     """A recorded agent run in rtlab's canonical form."""
 
     id: str
+    """Unique run id, ``<format>:<run, session or file name>``; item keys are built from it."""
     format: str
     """Name of the reader that produced it (``codex``, ``g2b``, ``openhands``, ``pi``, ``dci``, ``openai-chat``, ...)."""
     source_path: str
+    """The file or run folder the reader read; benchmark files and ``run.json`` are looked for beside it."""
     steps: list[Step] = field(default_factory=list)
+    """The tool calls, in the order they were made."""
     events: list[Event] = field(default_factory=list)
+    """Everything else the log holds (messages, plans, errors, ...), in order."""
     deliverable: Deliverable = field(default_factory=Deliverable)
+    """What the agent handed in."""
     task_id: str | None = None
+    """The benchmark task worked on: from the run's folder or file name, its benchmark or ``run.json``."""
     instruction: str | None = None
     """The instruction the agent received, as it received it."""
     model: str | None = None
+    """The model the run used, as the log names it (or ``run.json`` states it)."""
     harness: str | None = None
+    """The harness that wrote the log (``codex``, ``pi``, ...); OpenAI logs name none (``run.json`` may)."""
     harness_version: str | None = None
+    """The harness's version; no reader fills it yet (Codex logs carry none)."""
     benchmark: str | None = None
+    """Name of the benchmark adapter that attached ``task`` and ``judgement``."""
     method: str | None = None
     """Method or arm (``DCI``, ``RunningTab``, ``plain``, ...)."""
     variant: str | None = None
@@ -323,12 +357,17 @@ class Trajectory:
     cwd: str | None = None
     """The agent's starting working directory."""
     started_at: str | None = None
+    """When the run started (ISO-8601), from the log's start time or its first timestamp."""
     ended_at: str | None = None
+    """When the run ended (ISO-8601), from the log's end time or its last timestamp."""
     usage: TokenUsage | None = None
+    """Token counts for the whole run (summed over its calls where the log gives them per call)."""
     clip_policy: str | None = None
     """Name of the clipping policy that produced ``Step.shown``."""
     task: Task | None = None
+    """The benchmark task, once an adapter found it beside the source."""
     judgement: Judgement | None = None
+    """The judge's results for this run, once an adapter found them."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Format-specific facts worth keeping (ids, flags, counts)."""
 

@@ -26,9 +26,14 @@ T = TypeVar("T")
 
 @dataclass
 class ReplayFailure:
+    """A unit that could not be read, or one of its trajectories that could not be replayed, and why."""
+
     path: str
+    """The unit (file or run folder)."""
     trajectory: str | None
+    """The id of the trajectory whose replay failed; ``None`` when reading the unit failed."""
     error: str
+    """The error's message, prefixed by its type unless it is an rtlab, OS or value error."""
 
 
 @dataclass
@@ -36,11 +41,18 @@ class ReplayOptions:
     """Everything a worker needs to read and replay a unit (picklable)."""
 
     format: str | None = None
+    """Find and read only units of this format; ``None``: every format, each unit detected."""
     clip: str | None = None
+    """Clip policy name for the readers; ``None`` keeps each reader's default."""
     config: TabConfig = field(default_factory=TabConfig)
+    """The tab's switches and sizes for every replay."""
     requirements: RequirementSource = "none"
+    """Where the tab's requirements come from (see :func:`rtlab.environment.replay`)."""
     workspace: str | None = None
+    """Folder of the runs' workspace files, to replay against; ``None`` replays without one."""
     agent_root: str | None = None
+    """The path the agents knew that folder by (``"auto"``: see :func:`agent_root_for`); ``None``: their
+    paths are taken relative to the folder."""
     join: bool = True
     """Join each trajectory with the benchmark files found beside it (tasks, rubrics, judge results)."""
 

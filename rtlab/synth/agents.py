@@ -56,8 +56,11 @@ class ItemOutcome:
     """The judge's verdict on one rubric item and, for a failed one, the simulated cause."""
 
     index: int
+    """The rubric item's index."""
     passed: bool
+    """The judge's verdict (a simulated judge error fails an item that passed)."""
     evidence: str
+    """The judge's evidence text, in a judge's words."""
     cause: str | None = None
     """``shown_but_missing``, ``dropped_or_distorted``, ``discovery`` or ``other``; ``None`` when passed."""
     subreason: str | None = None
@@ -69,15 +72,23 @@ class RunResult:
     """One simulated run: the session it leaves, its deliverable and the simulation's ground truth."""
 
     session: str
+    """The Pi session's ``.jsonl`` text."""
     deliverable: str
+    """The deliverable's final text."""
     deliverable_path: str
+    """Where the agent wrote it: the task's deliverable in the run's output folder."""
     facts_seen: dict[str, int]
+    """Needed fact key -> the agent's reading position (in characters) when it last saw the value."""
     files_read: list[str]
+    """Files the agent opened, in the order it first opened them."""
     written: dict[str, str | None] = field(default_factory=dict)
     """Per needed fact: what the deliverable states for it (the value, a distorted value, or ``None``)."""
     computed: dict[int, str | None] = field(default_factory=dict)
+    """Per covered computed item (by index): the value the deliverable states (right, wrong, ``None``)."""
     formats: dict[int, bool] = field(default_factory=dict)
+    """Per covered format item (by index): the deliverable meets it."""
     covered: set[int] = field(default_factory=set)
+    """Indices of the items the deliverable addresses."""
     version_read: set[str] = field(default_factory=set)
     """Needed files of which only an old version was opened."""
 

@@ -63,12 +63,17 @@ class SynthConfig:
     """What to generate: the world, which arms and models, how many runs of each."""
 
     seed: int = 0
+    """Seed of everything generated: the same seed and configuration give the same bytes."""
     world: WorldConfig = field(default_factory=WorldConfig)
+    """How big the simulated world is."""
     models: tuple[str, ...] = tuple(PROFILES)
+    """Simulated model profiles to run, by name (keys of :data:`PROFILES`)."""
     arms: tuple[str, ...] = tuple(a.slug for a in ARMS)
     """Arm slugs: a method (``DCI``) or ``RunningTab--<ablation>``."""
     runs: int = 3
+    """Runs of each (task, arm, model), numbered from 1."""
     judge_error_rate: float = 0.04
+    """Chance that the judge fails an item that passed (ground truth ``other``/``judge_error``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

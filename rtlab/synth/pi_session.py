@@ -21,13 +21,21 @@ class PiSession:
     """Entries of one session, appended in order; :meth:`text` is the ``.jsonl`` file."""
 
     session_id: str
+    """The session's id (the header's ``id``)."""
     cwd: str
+    """The agent's working directory (the header's ``cwd``)."""
     model: str
+    """The simulated model's name, logged as the ``modelId`` and each assistant turn's model."""
     start: datetime
+    """When the session starts; the simulated clock counts from it."""
     entries: list[dict[str, Any]] = field(default_factory=list)
+    """The entries so far, the ``session`` header first."""
     _clock: float = 0.0
+    """Seconds of the simulated clock since ``start``."""
     _context_chars: int = 0
+    """Characters the model has had in context so far (the simulated usage is estimated from it)."""
     _calls: int = 0
+    """Tool calls made so far (their ids are numbered from it)."""
 
     def __post_init__(self) -> None:
         self.entries.append(

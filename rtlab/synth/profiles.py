@@ -18,7 +18,9 @@ class Profile:
     """A simulated model: how it explores, what it retains, how it operates the tab."""
 
     name: str
+    """The simulated model's name (``sim-reviewer``): the runs' ``model`` and the session's model id."""
     style: str
+    """The style of the paper it is built to show (``review-driven``, ``finish-check-driven``, ...)."""
     context_chars: float
     """Displacement scale: a fact read this many characters ago is retained with probability 1/2."""
     search: float
@@ -36,6 +38,7 @@ class Profile:
     compute: float
     """Chance of getting a computation over retained values right."""
     follow_format: float
+    """Chance of meeting a format item the deliverable covers."""
     state_requirements: float
     """RunningTab: chance of stating requirements (``tab_add``) at the start."""
     review: float
@@ -129,7 +132,9 @@ class Arm:
     """A method, or RunningTab with one component removed (``variant``)."""
 
     method: str
+    """One of :data:`METHODS`."""
     variant: str | None = None
+    """The ablation of RunningTab (one of :data:`ABLATIONS`); ``None`` for a method as it is."""
 
     @property
     def slug(self) -> str:

@@ -23,8 +23,12 @@ TIMEOUT_S = 60.0
 
 @dataclass(frozen=True)
 class ShellResult:
+    """What one command printed and how it exited."""
+
     output: str
+    """Stdout and stderr merged, decoded as UTF-8 (undecodable bytes replaced)."""
     exit_code: int
+    """The command's exit status (negative: killed by that signal)."""
 
 
 def shell_environment(root: Path) -> dict[str, str]:

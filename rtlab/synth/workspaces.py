@@ -40,13 +40,17 @@ class WorldConfig:
     """How big the simulated world is (the defaults give about 1,700 files and 20 tasks)."""
 
     roles: tuple[str, ...] = ("operations", "logistics", "research", "backend", "product")
+    """Names of the roles to build (``operations``, ``logistics``, ``research``, ``backend``, ``product``)."""
     tasks_per_role: int = 4
+    """Tasks per role, 1 to 5."""
     files_per_role: tuple[int, int] = (260, 420)
     """Range of the number of files in each role's workspace (drawn per role)."""
     xlsx_share: tuple[float, float] = (0.15, 0.19)
     """Range of the share of xlsx files in each workspace."""
     sources_per_task: tuple[int, int] = (3, 8)
+    """Bounds of the number of source files a task needs (each task draws within them; 3 to 8)."""
     items_per_task: tuple[int, int] = (8, 14)
+    """Bounds of the number of rubric items a task has."""
 
     def __post_init__(self) -> None:
         unknown = [r for r in self.roles if r not in ROLES]

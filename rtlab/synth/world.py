@@ -46,6 +46,7 @@ class WorkspaceFile:
     path: str
     """Relative to the role's workspace root, POSIX separators; may hold non-ASCII characters."""
     kind: FileKind
+    """The file's format: ``txt``, ``md``, ``csv``, ``json`` or ``xlsx``."""
     role: FileRole
     """``source``: a task needs it; ``version``: an older or draft near-duplicate of a source (stale values);
     ``distractor``: on-topic but not needed; ``filler``: the rest of an organisation's folders."""
@@ -60,6 +61,7 @@ class Item:
     """One rubric item of a simulated task, with what the deliverable must contain to pass it."""
 
     index: int
+    """Position in the task's rubric, from 0."""
     text: str
     """The rubric text the judge and the labeler read. Names its source file; quotes expected wording."""
     kind: ItemKind
@@ -80,12 +82,15 @@ class SynthTask:
     id: str
     """``sim-<role>-NN``."""
     role: str
+    """Name of the role whose workspace the task is over."""
     instruction: str
+    """What the agent is asked: the session's first user message."""
     deliverable: str
     """File name the task asks for (``q3_freight_review.md``), written in the run's output folder."""
     sources: tuple[str, ...]
     """Files the task needs (relative to the role's root), in the order a careful reader would use them."""
     items: tuple[Item, ...]
+    """The rubric items, in rubric order."""
     dependency_graph: tuple[tuple[str, str], ...] = ()
     """Edges ``(source file, deliverable)`` and between sources, as Workspace-Bench's ``file_dep_graph``."""
 
@@ -101,6 +106,7 @@ class Role:
     root: str
     """The workspace folder relative to the generated world's root (``workspaces/operations``)."""
     files: tuple[WorkspaceFile, ...] = ()
+    """Every file of its workspace."""
 
 
 @dataclass(frozen=True)
@@ -108,9 +114,13 @@ class World:
     """A whole simulated world: roles, their files and facts, and the tasks over them."""
 
     seed: int
+    """The seed it was generated from."""
     roles: tuple[Role, ...]
+    """The roles, each with its workspace's files."""
     tasks: tuple[SynthTask, ...]
+    """Every task, role by role."""
     facts: dict[str, Fact] = field(default_factory=dict)
+    """Every role's facts, by key."""
 
     def role(self, name: str) -> Role:
         return next(r for r in self.roles if r.name == name)

@@ -188,7 +188,9 @@ class Number:
     text: str
     """Exactly as written, sign, currency, percent and scale word included (``$1,234.5``, ``3.2万``)."""
     start: int
+    """Where ``text`` starts in the text searched (a character offset)."""
     end: int
+    """Where it ends: ``text`` is the searched text's ``[start:end]``."""
     percent: bool
     """Written with ``%``, ``‰`` or ``percent``; ``value`` is then the percent as written (12.3 for 12.3%)."""
     scale: float

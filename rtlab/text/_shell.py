@@ -29,6 +29,7 @@ class Word:
     """One shell word as parts; ``text`` is the word with variables left as written."""
 
     parts: tuple[Part, ...]
+    """The word's pieces in order, as ``(kind, text)`` (see :data:`Part`)."""
     text: str = field(init=False, repr=False, compare=False)
     """The word's text with variables written ``$name``."""
     literal: bool = field(init=False, repr=False, compare=False)
@@ -64,8 +65,12 @@ class Redirect:
     """A redirection: ``op`` is ``>``, ``>>``, ``<``, ``<<``, ``<<<``, ``>&``, ``&>``, ...; ``fd`` as written."""
 
     op: str
+    """The operator as written (``<<-`` kept as ``<<``)."""
     fd: str = ""
+    """The descriptor written before the operator (``2`` in ``2>``); empty when none is."""
     target: Word | None = None
+    """The word after the operator (a file, a here-document's delimiter); ``None`` for a descriptor copy
+    (``2>&1``) or when no word follows."""
     heredoc: str | None = None
     """The here-document body (``<<``) or here-string (``<<<``), as the command receives it."""
 
@@ -75,7 +80,9 @@ class Simple:
     """A simple command: words and redirections."""
 
     words: list[Word] = field(default_factory=list)
+    """The words in order, the command's name first (a leading ``X=1`` is a word too)."""
     redirects: list[Redirect] = field(default_factory=list)
+    """Its redirections, in order."""
 
 
 @dataclass
@@ -83,6 +90,7 @@ class Pipeline:
     """Commands joined by ``|``, and the operator that joins the pipeline to the one before."""
 
     stages: list[Simple | Compound]
+    """The commands in order, at least one."""
     connector: str = ""
     """The operator before it: ``""`` (first), ``&&``, ``||``, ``;``, ``&``, ``\\n``."""
 
@@ -92,12 +100,17 @@ class Compound:
     """``for``/``while``/``until``/``if``/``case``/``{ }``/``( )``: ``body`` holds every branch in order."""
 
     kind: str
+    """``for``, ``while``, ``until``, ``if``, ``case``, ``group`` (``{ }``) or ``subshell`` (``( )``)."""
     body: list[Pipeline] = field(default_factory=list)
+    """The commands inside, every branch in order (an ``if``'s conditions too; a ``case``'s: none)."""
     var: str | None = None
+    """A ``for`` loop's variable name."""
     items: list[Word] | None = None
     """A ``for`` loop's words (``None`` for ``for x; do`` or when there are none)."""
     redirects: list[Redirect] = field(default_factory=list)
+    """Redirections written after its end (``done > out``)."""
     condition: list[Pipeline] = field(default_factory=list)
+    """A ``while`` or ``until`` loop's condition."""
 
 
 # ---------------------------------------------------------------------------------------------------------

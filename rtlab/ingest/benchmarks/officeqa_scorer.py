@@ -88,8 +88,11 @@ class Number:
     """A number found in an answer, with the lower-cased text around it (where its unit is looked for)."""
 
     value: float
+    """The number, read after rule 3's normalisation of the text (signs, currency, grouping commas)."""
     context: str = ""
+    """The lower-cased text around it (``CONTEXT_CHARS`` each side), the number included."""
     percent: bool = False
+    """Written with ``%``; ``value`` is then the percent as written."""
 
     @property
     def unit(self) -> str | None:
@@ -101,7 +104,9 @@ class Verdict:
     """A score with the rule that decided it, for reports and disagreement notes."""
 
     score: float
+    """1.0 when the answer matches, else 0.0."""
     reason: str
+    """The rule that decided: ``match``, ``no match``, ``guard: ...`` or ``error: ...``."""
 
 
 # ---------------------------------------------------------------------------------------------------------
