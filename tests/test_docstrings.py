@@ -26,45 +26,7 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "rtlab"
 
-RESERVED: frozenset[str] = frozenset(
-    {
-        # Undocumented today in files the lead is rewriting for the typed Step.action (rtlab/environment/_capture/*,
-        # rtlab/ingest/readers/*), so they are left to the lead: document them there and delete their lines here
-        # (test_reserved_entries_are_still_missing fails on an entry that is documented, so this list only shrinks).
-        "rtlab.environment._capture.core.Capture.reads",
-        "rtlab.environment._capture.core.Capture.written",
-        "rtlab.environment._capture.core.CapturedRead.start",
-        "rtlab.ingest.readers.pi.Notice.name",
-        "rtlab.ingest.readers.pi.Notice.pattern",
-        "rtlab.ingest.readers.pi.Notice.source",
-        "rtlab.ingest.readers.pi.PiParse.steps",
-        "rtlab.ingest.readers.pi.PiParse.events",
-        "rtlab.ingest.readers.pi.PiParse.usage",
-        "rtlab.ingest.readers.pi.PiParse.instruction",
-        "rtlab.ingest.readers.pi.PiParse.final_message",
-        "rtlab.ingest.readers.pi.PiParse.provider",
-        "rtlab.ingest.readers.pi.PiParse.edited_after_write",
-        "rtlab.ingest.readers.pi.PiParse.orphan_results",
-        "rtlab.ingest.readers.pi.PiTimeline.path",
-        "rtlab.ingest.readers.pi.PiTimeline.cwd",
-        "rtlab.ingest.readers.pi.PiTimeline.warnings",
-        "rtlab.ingest.readers.pi.PiTimeline.steps",
-        "rtlab.ingest.readers.pi.PiTimeline.events",
-        "rtlab.ingest.readers.pi.PiTimeline._seq",
-        "rtlab.ingest.readers.pi.PiTimeline._pending",
-        "rtlab.ingest.readers.pi.PiTimeline._answered",
-        "rtlab.ingest.readers.pi.PiTimeline._usage",
-        "rtlab.ingest.readers.pi.PiTimeline._instruction",
-        "rtlab.ingest.readers.pi.PiTimeline._final",
-        "rtlab.ingest.readers.pi.PiTimeline._model",
-        "rtlab.ingest.readers.pi.PiTimeline._models",
-        "rtlab.ingest.readers.pi.PiTimeline._written",
-        "rtlab.ingest.readers.pi.PiTimeline._edited",
-        "rtlab.ingest.readers.pi.PiTimeline._notices",
-        "rtlab.ingest.readers.pi.PiTimeline._orphans",
-        "rtlab.ingest.readers.pi.PiTimeline._unknown_roles",
-    }
-)
+RESERVED: frozenset[str] = frozenset()
 """``module.Class.field`` (or ``module.Class`` for a class docstring) the check passes over for now."""
 
 _RECORD_BASES = {"NamedTuple", "TypedDict"}

@@ -43,6 +43,7 @@ class CapturedRead:
     excerpt: str
     """Exactly as shown: ``step.shown[start:start + len(excerpt)] == excerpt``."""
     start: int
+    """Offset of the excerpt in ``step.shown``."""
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,11 @@ class Capture:
     """What one step read, only listed, and wrote."""
 
     reads: tuple[CapturedRead, ...] = ()
+    """Files whose content was shown, one entry per excerpt, in the order they appear."""
     listed: tuple[str, ...] = ()
     """Paths that appeared in the shown text while their content did not (folders left out)."""
     written: tuple[str, ...] = ()
+    """Paths the step wrote (normalised like ``CapturedRead.path``)."""
 
 
 EMPTY = Capture()

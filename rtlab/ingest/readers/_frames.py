@@ -31,12 +31,15 @@ class Notice:
     """One wording a Pi tool appends when it shortens its output."""
 
     name: str
+    """A short name for the wording (``read-showing-lines``, ...)."""
     pattern: re.Pattern[str]
+    """What finds the notice in an output's tail."""
     kind: NoticeKind
     """``clip``: the tool cut the output at its own limit. ``window``: the model's own ``offset``/``limit`` window
     ended before the file did (nothing was cut). ``limit``: a count limit that is a window when the call set
     ``limit`` itself and a clip when the tool's default applied."""
     source: str
+    """Where Pi writes it, and since when."""
 
 
 _SIZE = r"[\d.]+(?:B|KB|MB)"  # truncate.ts formatSize: 512B, 50.0KB, 1.2MB

@@ -225,21 +225,29 @@ class PiParse:
     """What :class:`PiTimeline` made of a run's messages."""
 
     steps: list[Step]
+    """The tool calls in order, answered or not."""
     events: list[Event]
+    """Messages, reasoning, compactions and other entries that are not tool calls."""
     usage: TokenUsage | None
+    """Token counts summed over the assistant messages; ``None`` when none carried usage."""
     instruction: str | None
+    """The first non-empty user message: the task as the agent received it."""
     final_message: str | None
+    """The text of the last assistant message that had text."""
     model: str | None
     """Model id of the last assistant message."""
     provider: str | None
+    """Provider of the last assistant message, where it names one."""
     models: dict[str, int]
     """``provider/model`` -> number of assistant messages."""
     written: dict[str, str]
     """Path -> content of each successful ``write`` call, last write wins, in order of last write."""
     edited_after_write: list[str]
+    """Files a successful ``write`` created and a later ``edit`` changed (their written content is then stale)."""
     notice_kinds: dict[int, str]
     """Step index -> ``clip`` or ``window`` where the output carries a truncation notice."""
     orphan_results: int
+    """Tool results whose call id matched no open call (kept as ``other`` events and warned about)."""
 
 
 @dataclass
@@ -282,23 +290,41 @@ class PiTimeline:
     """
 
     path: Path
+    """The file being read, for error messages and warnings."""
     cwd: str | None
+    """The session's working directory (given to every step)."""
     warnings: list[str]
+    """Where recoverable oddities are reported (unknown roles, orphan results, reused call ids)."""
     steps: list[Step] = dataclasses.field(default_factory=list)
+    """The tool calls so far, in order."""
     events: list[Event] = dataclasses.field(default_factory=list)
+    """The other entries so far, in order."""
     _seq: int = 0
+    """The next position on the timeline shared by steps and events."""
     _pending: dict[str, Step] = dataclasses.field(default_factory=dict)
+    """Call id -> the call still waiting for its result."""
     _answered: set[str] = dataclasses.field(default_factory=set)
+    """Call ids that already got their result."""
     _usage: _Usage = dataclasses.field(default_factory=_Usage)
+    """Token counts summed over the assistant messages."""
     _instruction: str | None = None
+    """The first non-empty user message."""
     _final: str | None = None
+    """The text of the last assistant message that had text."""
     _model: tuple[str | None, str | None] = (None, None)
+    """``(provider, model)`` of the last assistant message that named a model."""
     _models: dict[str, int] = dataclasses.field(default_factory=dict)
+    """``provider/model`` -> number of assistant messages."""
     _written: dict[str, str] = dataclasses.field(default_factory=dict)
+    """Path -> content of each successful ``write``, last write wins."""
     _edited: list[str] = dataclasses.field(default_factory=list)
+    """Written files a later ``edit`` changed, in order."""
     _notices: dict[int, str] = dataclasses.field(default_factory=dict)
+    """Step index -> ``clip`` or ``window`` for outputs that carry a truncation notice."""
     _orphans: int = 0
+    """Tool results that matched no open call."""
     _unknown_roles: set[str] = dataclasses.field(default_factory=set)
+    """Message roles already warned about (one warning per role)."""
 
     def _next(self) -> int:
         self._seq += 1
