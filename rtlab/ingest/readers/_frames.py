@@ -179,15 +179,21 @@ def _markers(shown: str, start: int, end: int) -> list[Frame]:
     return [Frame(m.start(), m.end(), "clip") for m in _CLIP_MARKERS.finditer(shown, start, end)]
 
 
-def output_frames(shown: str, command: str, *, clipped: bool) -> tuple[Frame, ...]:
-    """The frames of one command's output: a Codex header (when the harness clipped) or a terminal's echo of
-    ``command`` in front, clip markers inside (when it clipped), Pi's trailing status and notices at the end."""
+Harness = Literal["codex", "openhands", "pi", "g2b", "any"]
+"""Whose words to look for: one harness's, or (``any``) every harness's, for logs whose harness is unknown."""
+
+
+def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness = "any") -> tuple[Frame, ...]:
+    """The frames of one command's output: Codex's header (when it clipped) or a terminal's echo of ``command``
+    (OpenHands) in front, clip markers inside (when the harness clipped), Pi's trailing status and notices at
+    the end, and a recorded tab run's status line; only ``harness``'s own words unless it is ``any``."""
     status = status_start(shown)  # a recorded tab run's status line: the environment's words
     start = 0
-    if clipped and (m := _CODEX_HEADER.match(shown)):
+    if clipped and harness in ("codex", "any") and (m := _CODEX_HEADER.match(shown)):
         start = m.end()
     elif (
-        command
+        harness in ("openhands", "any")
+        and command
         and "\n" not in command
         and shown.startswith(command)
         and shown[len(command) : len(command) + 1] in ("\r", "\n")
@@ -195,7 +201,7 @@ def output_frames(shown: str, command: str, *, clipped: bool) -> tuple[Frame, ..
         start = (
             shown.find("\n", len(command)) + 1
         )  # a terminal's echo of the command (OpenHands' tmux session)
-    end = _trailer_start(shown, start, status)
+    end = _trailer_start(shown, start, status) if harness in ("pi", "any") else status
     found = [Frame(0, start, "frame")] if start > 0 else []
     if clipped:
         found += _markers(shown, start, end)
@@ -231,10 +237,13 @@ def _output_start(shown: str, frames: list[Frame]) -> int:
     return pos if pos < len(shown) else 0
 
 
-def read_reply(shown: str, path: str, *, clipped: bool) -> tuple[Action, tuple[Frame, ...]]:
+def read_reply(
+    shown: str, path: str, *, clipped: bool, harness: Harness = "any"
+) -> tuple[Action, tuple[Frame, ...]]:
     """A read tool's reply: ``read`` of ``path`` with its frames (the wrapper of G2B's ``<reference>``, an
-    editor's ``cat -n`` header), or ``list`` when the reply is an editor's folder view."""
-    frames = list(output_frames(shown, "", clipped=clipped))
+    editor's ``cat -n`` header, and ``harness``'s words as in :func:`output_frames`), or ``list`` when the
+    reply is an editor's folder view."""
+    frames = list(output_frames(shown, "", clipped=clipped, harness=harness))
     start = _output_start(shown, frames)
     text = shown[start:]
     if m := _DIR_VIEW.match(text):

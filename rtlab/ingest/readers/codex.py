@@ -400,7 +400,7 @@ def type_step(step: Step) -> None:
     shown = step.shown or ""
     if step.tool == "command_execution":
         step.action = Action.shell(step.command)
-        step.frames = output_frames(shown, step.command, clipped=step.clipped)
+        step.frames = output_frames(shown, step.command, clipped=step.clipped, harness="codex")
     elif step.tool == "file_change":
         changes = step.args.get("changes")
         files = [

@@ -492,9 +492,11 @@ def type_step(step: Step) -> None:
             step.frames = parts[1]
         else:
             step.action = Action.shell(command)
-            step.frames = output_frames(shown, command, clipped=step.clipped)
+            step.frames = output_frames(shown, command, clipped=step.clipped, harness="g2b")
     elif tool in ("read_file", "read_reference") and command.startswith("read "):
-        step.action, step.frames = read_reply(shown, command[len("read ") :], clipped=step.clipped)
+        step.action, step.frames = read_reply(
+            shown, command[len("read ") :], clipped=step.clipped, harness="g2b"
+        )
     elif tool == "write_file" and command.startswith("write "):
         step.action = Action("write", path=command[len("write ") :])
     elif tool in ("glob_files", "grep_files"):

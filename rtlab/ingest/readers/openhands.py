@@ -233,18 +233,18 @@ def type_step(step: Step) -> None:
     path = args.get("path")
     if tool == "run":
         step.action = Action.shell(command)
-        step.frames = output_frames(shown, command, clipped=step.clipped)
+        step.frames = output_frames(shown, command, clipped=step.clipped, harness="openhands")
     elif tool == "run_ipython":
         editor = _file_editor(command)
         if editor is None:
             step.action = Action("script", command=command, language="python")
-            step.frames = output_frames(shown, command, clipped=step.clipped)
+            step.frames = output_frames(shown, command, clipped=step.clipped, harness="openhands")
         elif editor[0] == "view":
-            step.action, step.frames = read_reply(shown, editor[1], clipped=step.clipped)
+            step.action, step.frames = read_reply(shown, editor[1], clipped=step.clipped, harness="openhands")
         else:
             step.action = Action("write", path=editor[1])
     elif tool == "read" and isinstance(path, str):
-        step.action, step.frames = read_reply(shown, path, clipped=step.clipped)
+        step.action, step.frames = read_reply(shown, path, clipped=step.clipped, harness="openhands")
         if step.action.kind == "read":
             step.action = Action.read(path, *_read_range(args))
     elif tool in ("write", "edit") and isinstance(path, str):

@@ -552,9 +552,9 @@ def type_step(step: Step) -> None:
     path = args.get("path")
     if tool == "bash" and isinstance(args.get("command"), str):
         step.action = Action.shell(args["command"])
-        step.frames = output_frames(shown, step.command, clipped=step.clipped)
+        step.frames = output_frames(shown, step.command, clipped=step.clipped, harness="pi")
     elif tool == "read" and isinstance(path, str):
-        step.action, step.frames = read_reply(shown, path, clipped=step.clipped)
+        step.action, step.frames = read_reply(shown, path, clipped=step.clipped, harness="pi")
         if step.action.kind == "read":
             step.action = Action.read(path, _int(args.get("offset")), _int(args.get("limit")))
     elif tool in ("write", "edit") and isinstance(path, str):
@@ -567,7 +567,9 @@ def type_step(step: Step) -> None:
         else:
             step.action = Action("list", pattern=args.get("pattern"), base=where)
         empty = shown.strip() in _EMPTY_REPLIES
-        step.frames = whole(shown) if empty else output_frames(shown, step.command, clipped=False)
+        step.frames = (
+            whole(shown) if empty else output_frames(shown, step.command, clipped=False, harness="pi")
+        )
     else:
         step.action = Action.other(tool)
 
