@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
@@ -410,7 +411,7 @@ def _value_evidence(facts: ItemFacts, trajectory: Trajectory, replay: Replay) ->
         if _flag(row, "shown"):
             out.append(_shown_at(row, value, number, trajectory, replay))
         if _flag(row, "delivered"):
-            hit = _deliverable_at(facts, lambda t, v=value, n=number: locate_value(v, t, n))
+            hit = _deliverable_at(facts, partial(locate_value, value, number=number))
             if hit is not None:
                 out.append(hit)
     if not any(e["step"] is None for e in out):
@@ -625,7 +626,7 @@ def _quote_evidence(facts: ItemFacts, trajectory: Trajectory) -> list[dict[str, 
                 if span is not None:
                     out.append({"step": s.index, "path": None, "excerpt": _clip(s.shown or "", *span)})
                     break
-        hit = _deliverable_at(facts, lambda t, q=quote: _locate_quote(q, t))
+        hit = _deliverable_at(facts, partial(_locate_quote, quote))
         if hit is not None:
             out.append(hit)
     return out or _deliverable_head(facts)

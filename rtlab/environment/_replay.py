@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from rtlab.environment._workspace import Workspace
 
 RequirementSource = Literal["none", "rubric", "trajectory"]
+StepKind = Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
 T = TypeVar("T")
-REQUIREMENT_SOURCES: tuple[str, ...] = ("none", "rubric", "trajectory")
+REQUIREMENT_SOURCES: tuple[RequirementSource, ...] = ("none", "rubric", "trajectory")
 
 
 @dataclass
@@ -33,7 +34,7 @@ class StepRecord:
     step: int
     """``Step.index`` in the trajectory."""
     tool: str
-    kind: Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
+    kind: StepKind
     n_requirements: int
     n_open: int
     n_entries: int
@@ -52,7 +53,7 @@ class Replay:
     """A trajectory replayed through the environment: the final tab and the per-step record."""
 
     trajectory_id: str
-    requirements: str
+    requirements: RequirementSource
     config: TabConfig
     tab: Tab
     records: list[StepRecord] = field(default_factory=list)
@@ -104,6 +105,7 @@ def replay(
             break
         before = len(env.tab.read_log)
         reply: str | None = None
+        kind: StepKind
         if not step.answered:
             kind = "unanswered"
         elif is_tab_call(step):
@@ -124,13 +126,15 @@ def replay(
     return result
 
 
-def _record(index: int, tool: str, kind: str, env: Environment, before: int, reply: str | None) -> StepRecord:
+def _record(
+    index: int, tool: str, kind: StepKind, env: Environment, before: int, reply: str | None
+) -> StepRecord:
     tab = env.tab
     new = [e.id for e in tab.read_log[before:]]  # the read log only grows
     return StepRecord(
         step=index,
         tool=tool,
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         n_requirements=len(tab.requirements),
         n_open=sum(1 for r in tab.requirements if r.status == "open"),
         n_entries=len(tab.read_log),

@@ -145,7 +145,8 @@ class TabConfig:
             return cls()
         for ablation, switch in _SWITCHES:
             if name == ablation:
-                return cls(**{switch: False})
+                off: dict[str, Any] = {switch: False}  # a field named at run time: no static check
+                return cls(**off)
         raise ValueError(f"unknown ablation {name!r}; expected one of {', '.join(ABLATIONS)}")
 
     @property

@@ -235,7 +235,9 @@ class ClipPolicy(Protocol):
     Any object with these two serves, so a user can write a policy for a harness rtlab does not know yet.
     """
 
-    name: str
+    # read-only, so that frozen dataclasses (the policies here) satisfy it
+    @property
+    def name(self) -> str: ...
 
     def apply(self, text: str) -> str: ...
 

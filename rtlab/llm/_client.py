@@ -784,7 +784,9 @@ class LLMClient:
             if calls is not None:
                 runner = self._loop()
                 work = runner.submit(self._make_all(runner, calls, max_workers, bar))
-                done.update(await asyncio.wrap_future(work))
+                # named first: inside update(), mypy would type the future from update's parameter
+                finished = await asyncio.wrap_future(work)
+                done.update(finished)
         finally:
             if bar is not None:
                 bar.close()

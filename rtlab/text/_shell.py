@@ -422,7 +422,7 @@ class _Parser:
             tok = self.peek()
             if tok is not None and tok.kind == "op" and tok.value in ("|", "|&"):
                 self.i += 1
-                while self.peek() is not None and self.peek().kind == "op" and self.peek().value == "\n":  # type: ignore[union-attr]
+                while (tok := self.peek()) is not None and tok.kind == "op" and tok.value == "\n":
                     self.i += 1
                 continue
             break
@@ -455,7 +455,7 @@ class _Parser:
             return self._with_redirects(Compound(word, body, condition=cond))
         if word == "if":
             self.i += 1
-            body: list[Pipeline] = []
+            body = []
             while self.i < len(self.t) and self.peek_word() != "fi":
                 if self.peek_word() in ("then", "elif", "else"):
                     self.i += 1
@@ -477,7 +477,7 @@ class _Parser:
         var = self.peek_word() or ""
         self.i += 1
         items: list[Word] | None = None
-        while self.peek() is not None and self.peek().kind == "op" and self.peek().value in (";", "\n"):  # type: ignore[union-attr]
+        while (tok := self.peek()) is not None and tok.kind == "op" and tok.value in (";", "\n"):
             self.i += 1
         if self.peek_word() == "in":
             self.i += 1
