@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._codebook import parse_codebook as parse_codebook
     from rtlab.analysis._diagnose import ItemFacts as ItemFacts
     from rtlab.analysis._diagnose import Label as Label
+    from rtlab.analysis._diagnose import RefMode as RefMode
     from rtlab.analysis._diagnose import breakdown as breakdown
     from rtlab.analysis._diagnose import decide as decide
     from rtlab.analysis._diagnose import deliverable_files as deliverable_files
@@ -134,6 +135,7 @@ __getattr__, __dir__, __all__ = attach(
         "._diagnose": (
             "ItemFacts",
             "Label",
+            "RefMode",
             "breakdown",
             "decide",
             "deliverable_files",

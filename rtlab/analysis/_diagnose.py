@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
@@ -44,6 +44,8 @@ MIN_CONTENT_CHARS = 40
 file's path, white space and markdown punctuation (``# | : -``): a search hit showing only the path and a
 heading line (``/x/4-dashboard.xlsx:## Income Expense Dashboard``) does not open the file."""
 _NOT_CONTENT = re.compile(r"[\s#|:\-]+")
+RefMode = Literal["named", "tokens", "format", "all"]
+"""How an item's referred files were found (:attr:`ItemFacts.ref_mode`)."""
 
 
 @dataclass
@@ -79,7 +81,7 @@ class ItemFacts:
     """The task's source files (data manifest names and dependency-graph nodes, deduplicated)."""
     referred: list[str]
     """The source files the item refers to (see ``ref_mode``)."""
-    ref_mode: str
+    ref_mode: RefMode
     """How ``referred`` was found: ``named`` (file names in the text), ``tokens`` (all name tokens in the text),
     ``format`` (a format item names none: it needs none), ``all`` (no mention: every source file)."""
     opened: dict[str, list[ReadEntry]]
@@ -152,7 +154,7 @@ def _stem_tokens(name: str) -> set[str]:
     return set(tokenize(key.rsplit(".", 1)[0] if "." in key else key))
 
 
-def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], str]:
+def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], RefMode]:
     """The sources an item refers to and how (the codebook's "referred files" feature)."""
     named: list[str] = []
     for mention in _FILE_MENTION.findall(text):
@@ -787,7 +789,7 @@ def breakdown(
     labels: pd.DataFrame,
     by: Sequence[str] = ("method",),
     *,
-    level: str = "category",
+    level: Literal["category", "subreason"] = "category",
 ) -> pd.DataFrame:
     """Lost rubric points by category per group: ``lost`` (failed items), ``share`` (of the group's lost
     points) and ``group_lost``. Every category appears in every group, with 0 where none fell in it.

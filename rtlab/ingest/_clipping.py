@@ -8,7 +8,7 @@ pass another by name (``--clip NAME``) or build their own with other parameters.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class CodexTruncation:
     """
 
     name: str = "codex-0.133"
-    mode: str = "tokens"
+    mode: Literal["tokens", "bytes"] = "tokens"
     """``tokens`` or ``bytes``, as Codex's ``TruncationMode``."""
     limit: int = 10_000
     """Tokens (``tokens`` mode) or bytes (``bytes`` mode)."""

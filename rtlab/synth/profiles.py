@@ -8,9 +8,15 @@ finish-check-driven, candidate-driven) and gains of the paper's size and directi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
-METHODS: tuple[str, ...] = ("DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab")
-ABLATIONS: tuple[str, ...] = ("no-capture", "no-review", "no-evidence-check", "no-finish-check")
+if TYPE_CHECKING:
+    from rtlab.environment import AblationName
+
+Method = Literal["DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab"]
+Style = Literal["review-driven", "finish-check-driven", "candidate-driven"]
+METHODS: tuple[Method, ...] = ("DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab")
+ABLATIONS: tuple[AblationName, ...] = ("no-capture", "no-review", "no-evidence-check", "no-finish-check")
 
 
 @dataclass(frozen=True)
@@ -18,7 +24,7 @@ class Profile:
     """A simulated model: how it explores, what it retains, how it operates the tab."""
 
     name: str
-    style: str
+    style: Style
     context_chars: float
     """Displacement scale: a fact read this many characters ago is retained with probability 1/2."""
     search: float
@@ -128,8 +134,8 @@ PROFILES: dict[str, Profile] = {
 class Arm:
     """A method, or RunningTab with one component removed (``variant``)."""
 
-    method: str
-    variant: str | None = None
+    method: Method
+    variant: AblationName | None = None
 
     @property
     def slug(self) -> str:

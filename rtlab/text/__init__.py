@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rtlab.text._paths import normalize_path as normalize_path
     from rtlab.text._paths import relative_to as relative_to
     from rtlab.text._shell import Compound as Compound
+    from rtlab.text._shell import CompoundKind as CompoundKind
     from rtlab.text._shell import Part as Part
     from rtlab.text._shell import Pipeline as Pipeline
     from rtlab.text._shell import Redirect as Redirect
@@ -39,6 +40,16 @@ __getattr__, __dir__, __all__ = attach(
         "._bm25": ("BM25", "IdfKind"),
         "._numbers": ("Number", "NumberIndex", "find_numbers", "is_year_like", "matches", "number_index"),
         "._paths": ("normalize_path", "relative_to", "is_under", "name_key", "content_id"),
-        "._shell": ("Part", "Word", "literal_word", "Redirect", "Simple", "Pipeline", "Compound", "parse"),
+        "._shell": (
+            "Part",
+            "Word",
+            "literal_word",
+            "Redirect",
+            "Simple",
+            "Pipeline",
+            "Compound",
+            "CompoundKind",
+            "parse",
+        ),
     },
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 # ---------------------------------------------------------------------------------------------------------
 # Words
@@ -87,11 +88,14 @@ class Pipeline:
     """The operator before it: ``""`` (first), ``&&``, ``||``, ``;``, ``&``, ``\\n``."""
 
 
+CompoundKind = Literal["subshell", "group", "for", "while", "until", "if", "case"]
+
+
 @dataclass
 class Compound:
     """``for``/``while``/``until``/``if``/``case``/``{ }``/``( )``: ``body`` holds every branch in order."""
 
-    kind: str
+    kind: CompoundKind
     body: list[Pipeline] = field(default_factory=list)
     var: str | None = None
     items: list[Word] | None = None
@@ -452,7 +456,8 @@ class _Parser:
             self._expect_word("do")
             body = self.parse_list(frozenset({"done"}))
             self._expect_word("done")
-            return self._with_redirects(Compound(word, body, condition=cond))
+            loop: CompoundKind = "while" if word == "while" else "until"  # Compound.kind takes the Literal, not the str
+            return self._with_redirects(Compound(loop, body, condition=cond))
         if word == "if":
             self.i += 1
             body = []
