@@ -456,7 +456,8 @@ class _Parser:
             self._expect_word("do")
             body = self.parse_list(frozenset({"done"}))
             self._expect_word("done")
-            loop: CompoundKind = "while" if word == "while" else "until"  # Compound.kind takes the Literal, not the str
+            # Compound.kind takes the Literal, not the str
+            loop: CompoundKind = "while" if word == "while" else "until"
             return self._with_redirects(Compound(loop, body, condition=cond))
         if word == "if":
             self.i += 1
