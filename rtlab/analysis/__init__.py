@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._diagnose import LABEL_FIELDS as LABEL_FIELDS
     from rtlab.analysis._diagnose import ItemFacts as ItemFacts
     from rtlab.analysis._diagnose import Label as Label
+    from rtlab.analysis._diagnose import RefMode as RefMode
     from rtlab.analysis._diagnose import RunEvidence as RunEvidence
     from rtlab.analysis._diagnose import breakdown as breakdown
     from rtlab.analysis._diagnose import decide as decide
@@ -142,6 +143,7 @@ __getattr__, __dir__, __all__ = attach(
             "ItemFacts",
             "LABEL_FIELDS",
             "Label",
+            "RefMode",
             "RunEvidence",
             "breakdown",
             "decide",

@@ -18,7 +18,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
@@ -43,6 +44,8 @@ MIN_CONTENT_CHARS = 40
 file's path, white space and markdown punctuation (``# | : -``): a search hit showing only the path and a
 heading line (``/x/4-dashboard.xlsx:## Income Expense Dashboard``) does not open the file."""
 _NOT_CONTENT = re.compile(r"[\s#|:\-]+")
+RefMode = Literal["named", "tokens", "format", "all"]
+"""How an item's referred files were found (:attr:`ItemFacts.ref_mode`)."""
 
 
 @dataclass
@@ -83,7 +86,7 @@ class ItemFacts:
     """The task's source files (data manifest names and dependency-graph nodes, deduplicated)."""
     referred: list[str]
     """The source files the item refers to (see ``ref_mode``)."""
-    ref_mode: str
+    ref_mode: RefMode
     """How ``referred`` was found: ``named`` (file names in the text), ``tokens`` (all name tokens in the text),
     ``format`` (a format item names none: it needs none), ``all`` (no mention: every source file)."""
     opened: dict[str, list[ReadEntry]]
@@ -165,7 +168,7 @@ def _stem_tokens(name: str) -> set[str]:
     return set(tokenize(key.rsplit(".", 1)[0] if "." in key else key))
 
 
-def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], str]:
+def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], RefMode]:
     """The sources an item refers to and how (the codebook's "referred files" feature)."""
     named: list[str] = []
     for mention in _FILE_MENTION.findall(text):
@@ -424,7 +427,7 @@ def _value_evidence(facts: ItemFacts, trajectory: Trajectory, replay: Replay) ->
         if _flag(row, "shown"):
             out.append(_shown_at(row, value, number, trajectory, replay))
         if _flag(row, "delivered"):
-            hit = _deliverable_at(facts, lambda t, v=value, n=number: locate_value(v, t, n))
+            hit = _deliverable_at(facts, partial(locate_value, value, number=number))
             if hit is not None:
                 out.append(hit)
     if not any(e["step"] is None for e in out):
@@ -639,7 +642,7 @@ def _quote_evidence(facts: ItemFacts, trajectory: Trajectory) -> list[dict[str, 
                 if span is not None:
                     out.append({"step": s.index, "path": None, "excerpt": _clip(s.shown or "", *span)})
                     break
-        hit = _deliverable_at(facts, lambda t, q=quote: _locate_quote(q, t))
+        hit = _deliverable_at(facts, partial(_locate_quote, quote))
         if hit is not None:
             out.append(hit)
     return out or _deliverable_head(facts)
@@ -800,7 +803,7 @@ def breakdown(
     labels: pd.DataFrame,
     by: Sequence[str] = ("method",),
     *,
-    level: str = "category",
+    level: Literal["category", "subreason"] = "category",
 ) -> pd.DataFrame:
     """Lost rubric points by category per group: ``lost`` (failed items), ``share`` (of the group's lost
     points) and ``group_lost``. Every category appears in every group, with 0 where none fell in it.

@@ -447,8 +447,9 @@ def value_rows(replay: Replay) -> list[dict[str, Any]]:
 def _rows(t: Trajectory, r: Replay) -> list[dict[str, Any]]:
     import pandas as pd
 
-    rubric = t.task.rubric if t.task is not None else []
-    items = [(item, item_values(t.task, item)) for item in rubric]
+    if t.task is None:
+        return []
+    items = [(item, item_values(t.task, item)) for item in t.task.rubric]
     values = [(item, v) for item, vs in items for v in vs]
     if not values:
         return []
@@ -531,7 +532,7 @@ def value_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """The rows as JSON-ready dicts (NA as None, numpy scalars as Python ones), for ``rtlab values --json``."""
     records = []
     for row in frame.astype(object).itertuples(index=False):
-        record = {}
+        record: dict[str, Any] = {}
         for name, v in zip(frame.columns, row, strict=True):
             if v is None or (not isinstance(v, str) and _is_na(v)):
                 record[name] = None

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from rtlab.annotation._annotators import ItemContext as ItemContext
     from rtlab.annotation._annotators import LLMAnnotation as LLMAnnotation
     from rtlab.annotation._annotators import LLMAnnotator as LLMAnnotator
+    from rtlab.annotation._annotators import PromptVersion as PromptVersion
     from rtlab.annotation._annotators import annotate_llm as annotate_llm
     from rtlab.annotation._annotators import annotator_grid as annotator_grid
     from rtlab.annotation._annotators import build_messages as build_messages
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from rtlab.annotation._recovery import RECOVERY_BUDGET as RECOVERY_BUDGET
     from rtlab.annotation._recovery import RECOVERY_COLUMNS as RECOVERY_COLUMNS
     from rtlab.annotation._recovery import RECOVERY_PROMPT as RECOVERY_PROMPT
+    from rtlab.annotation._recovery import Condition as Condition
     from rtlab.annotation._recovery import Prompt as Prompt
     from rtlab.annotation._recovery import Recovery as Recovery
     from rtlab.annotation._recovery import RecoveryItem as RecoveryItem
@@ -75,6 +77,7 @@ __getattr__, __dir__, __all__ = attach(
             "LABEL_COLUMNS",
             "NON_LABELS",
             "PROMPT_VERSIONS",
+            "PromptVersion",
             "REFUSED",
             "RULE_ANNOTATOR",
             "UNPARSABLE",
@@ -113,6 +116,7 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._recovery": (
             "CONDITIONS",
+            "Condition",
             "RECOVERY_COLUMNS",
             "RECOVERY_BUDGET",
             "MASK",

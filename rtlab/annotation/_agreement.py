@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -40,6 +40,9 @@ LABEL_FILE_COLUMNS = ("item", "annotator", "label")
 PAIR_SEP = "|"
 """Separator in pair keys such as ``"A|B"`` (names sorted); annotator names may not contain it."""
 PARQUET_SUFFIXES = (".parquet", ".pq")
+
+_Label = TypeVar("_Label", bound=Hashable)
+"""An annotation label (a category name, usually a str)."""
 
 Stat = Callable[[np.ndarray], np.ndarray]
 """A statistic as a function of item weights (K replicates x N items) returning K values."""
@@ -86,7 +89,9 @@ def _normalise(frame: pd.DataFrame) -> tuple[pd.DataFrame, _Problem | None]:
         empty = np.flatnonzero((out[col] == "").to_numpy())
         if empty.size:
             return out, _Problem(col, (int(empty[0]),), f"empty {col}")
-    bad = np.flatnonzero(out["annotator"].str.contains(PAIR_SEP, regex=False).to_numpy()) if len(out) else []
+    bad: np.ndarray | list[int] = (
+        np.flatnonzero(out["annotator"].str.contains(PAIR_SEP, regex=False).to_numpy()) if len(out) else []
+    )
     if len(bad):
         name = out["annotator"].iat[bad[0]]
         return out, _Problem("annotator", (int(bad[0]),), f"annotator name {name!r} contains {PAIR_SEP!r}")
@@ -288,8 +293,8 @@ def _kappa_stat(first: np.ndarray, second: np.ndarray, n_cats: int) -> Stat:
 
 
 def _sequence_codes(
-    a: Sequence[Hashable], b: Sequence[Hashable], labels: Sequence[Hashable] | None
-) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
+    a: Sequence[_Label], b: Sequence[_Label], labels: Sequence[_Label] | None
+) -> tuple[np.ndarray, np.ndarray, list[_Label]]:
     """Two aligned label sequences as codes over ``labels`` (default: the labels seen, in order of appearance).
 
     Positions where either label is outside ``labels`` are left out, as scikit-learn does.

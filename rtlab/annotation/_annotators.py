@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis import (
     CATEGORIES,
@@ -277,14 +277,16 @@ def _definitions(cb: Codebook) -> str:
     return "\n".join(lines)
 
 
-PROMPT_VERSIONS: dict[str, str] = {
+PromptVersion = Literal["p1", "p2", "r1"]
+"""Prompt versions: ``p1`` and ``p2`` label failed items (:data:`PROMPT_VERSIONS`), ``r1`` is the recovery prompt."""
+PROMPT_VERSIONS: dict[PromptVersion, str] = {
     "p1": "the codebook in full: definitions, examples and the ordered decision rules",
     "p2": "the codebook's definitions only, no decision rules",
 }
 """Prompt version -> what its system prompt gives the annotator."""
 
 
-def system_prompt(codebook: Codebook, prompt: str = "p1") -> str:
+def system_prompt(codebook: Codebook, prompt: PromptVersion = "p1") -> str:
     """The annotator's instructions and the codebook, as prompt version ``prompt`` gives them."""
     if prompt not in PROMPT_VERSIONS:
         raise ValueError(f"unknown prompt version {prompt!r}; known: {sorted(PROMPT_VERSIONS)}")
@@ -374,7 +376,11 @@ def user_prompt(ctx: ItemContext, *, budget: int = DEFAULT_BUDGET) -> str:
 
 
 def build_messages(
-    ctx: ItemContext, codebook: Codebook | None = None, *, prompt: str = "p1", budget: int = DEFAULT_BUDGET
+    ctx: ItemContext,
+    codebook: Codebook | None = None,
+    *,
+    prompt: PromptVersion = "p1",
+    budget: int = DEFAULT_BUDGET,
 ) -> list[dict[str, str]]:
     """System (instructions + codebook of prompt version ``prompt``) and user (the item's evidence) messages."""
     cb = codebook or load_codebook()
@@ -428,7 +434,7 @@ class LLMAnnotator:
 
     model: str
     """The model name sent in each request."""
-    prompt: str = "p1"
+    prompt: PromptVersion = "p1"
     """The prompt version: a key of :data:`PROMPT_VERSIONS`, or ``r1`` (masked recovery)."""
     sample: int = 0
     """Sample number, sent as the request's ``seed``: samples of one model are distinct annotators."""
@@ -459,7 +465,7 @@ class LLMAnnotator:
 
 def annotator_grid(
     models: Sequence[str],
-    prompts: Sequence[str] = ("p1",),
+    prompts: Sequence[PromptVersion] = ("p1",),
     samples: int = 1,
     *,
     temperature: float | None = None,

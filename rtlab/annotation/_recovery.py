@@ -44,7 +44,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis import item_values, values_frame
-from rtlab.annotation._annotators import FAILED, REFUSED, UNPARSABLE, LLMAnnotator, budget_note, fit_to_budget
+from rtlab.annotation._annotators import (
+    FAILED,
+    REFUSED,
+    UNPARSABLE,
+    LLMAnnotator,
+    PromptVersion,
+    budget_note,
+    fit_to_budget,
+)
 from rtlab.environment import Requirement, Review, ReviewItem, Tab, TabConfig, fold_text, replay, task_text
 from rtlab.llm import CallResult, LLMClient, ask_until_valid, parse_json_object
 from rtlab.text import Number, NumberIndex, find_numbers, matches
@@ -55,10 +63,10 @@ if TYPE_CHECKING:
     from rtlab.records import RubricItem, Trajectory
 
 MASK = "[MASKED]"
-CONDITIONS: tuple[str, ...] = ("no_tab", "review", "read_log")
-"""The three conditions, each adding context to the one before."""
 Condition = Literal["no_tab", "review", "read_log"]
-RECOVERY_PROMPT = "r1"
+CONDITIONS: tuple[Condition, ...] = ("no_tab", "review", "read_log")
+"""The three conditions, each adding context to the one before."""
+RECOVERY_PROMPT: PromptVersion = "r1"
 """Prompt version of the recovery prompt (part of an annotator's name)."""
 RECOVERY_BUDGET = 48_000
 """Characters of context (review, excerpts, read log) per prompt; task and requirement come on top."""
@@ -150,7 +158,7 @@ class RecoveryItem:
     def key(self) -> str:
         return f"{self.trajectory}#{self.rubric_index}:{self.value}"
 
-    def parts(self, condition: str) -> dict[str, str]:
+    def parts(self, condition: Condition) -> dict[str, str]:
         """The context parts a condition adds, by name (what the size budget shares out)."""
         if condition == "no_tab":
             return {}
@@ -274,7 +282,7 @@ class Prompt:
     """The task or the context parts as sent write the value (so the answer is there to find)."""
 
 
-def build_prompt(item: RecoveryItem, condition: str, *, budget: int = RECOVERY_BUDGET) -> Prompt:
+def build_prompt(item: RecoveryItem, condition: Condition, *, budget: int = RECOVERY_BUDGET) -> Prompt:
     """System and user messages of ``item`` under ``condition``: ``## `` sections, the context parts cut to
     ``budget`` characters (biggest parts first, noted in the prompt)."""
     fitted, notes = fit_to_budget(item.parts(condition), budget)
@@ -311,7 +319,7 @@ def recovery_annotators(models: Sequence[str], samples: int = 1, **kw: Any) -> l
 def first_recovery_requests(
     items: Sequence[RecoveryItem],
     annotators: Sequence[LLMAnnotator],
-    conditions: Sequence[str] = CONDITIONS,
+    conditions: Sequence[Condition] = CONDITIONS,
     *,
     budget: int = RECOVERY_BUDGET,
 ) -> list[dict[str, Any]]:
@@ -373,7 +381,7 @@ def recover(
     annotators: Sequence[LLMAnnotator],
     client: LLMClient,
     *,
-    conditions: Sequence[str] = CONDITIONS,
+    conditions: Sequence[Condition] = CONDITIONS,
     budget: int = RECOVERY_BUDGET,
     max_fixes: int = 2,
     max_workers: int = 8,
@@ -421,7 +429,7 @@ def recover(
     return Recovery(frame=_frame(rows), calls=calls)
 
 
-def _row(annotator: LLMAnnotator, condition: str, item: RecoveryItem, prompt: Prompt) -> dict[str, Any]:
+def _row(annotator: LLMAnnotator, condition: Condition, item: RecoveryItem, prompt: Prompt) -> dict[str, Any]:
     return {
         "trajectory": item.trajectory,
         "rubric_index": item.rubric_index,

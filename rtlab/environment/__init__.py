@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rtlab.environment._replay import TABLES as TABLES
     from rtlab.environment._replay import Replay as Replay
     from rtlab.environment._replay import RequirementSource as RequirementSource
+    from rtlab.environment._replay import StepKind as StepKind
     from rtlab.environment._replay import StepRecord as StepRecord
     from rtlab.environment._replay import candidates_frame as candidates_frame
     from rtlab.environment._replay import export_parquet as export_parquet
@@ -108,6 +109,7 @@ __getattr__, __dir__, __all__ = attach(
         "._replay": (
             "RequirementSource",
             "REQUIREMENT_SOURCES",
+            "StepKind",
             "StepRecord",
             "Replay",
             "task_text",

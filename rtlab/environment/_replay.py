@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from rtlab.environment._workspace import Workspace
 
 RequirementSource = Literal["none", "rubric", "trajectory"]
+StepKind = Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
 T = TypeVar("T")
-REQUIREMENT_SOURCES: tuple[str, ...] = ("none", "rubric", "trajectory")
+REQUIREMENT_SOURCES: tuple[RequirementSource, ...] = ("none", "rubric", "trajectory")
 
 
 @dataclass
@@ -34,7 +35,7 @@ class StepRecord:
     """``Step.index`` in the trajectory."""
     tool: str
     """The step's tool name, as logged."""
-    kind: Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
+    kind: StepKind
     """``observe`` (captured into the tab), ``tab_call`` (run on the tab), ``skipped_tab_call`` (a
     tab call left out: requirements do not come from the trajectory) or ``unanswered`` (no result)."""
     n_requirements: int
@@ -61,7 +62,7 @@ class Replay:
 
     trajectory_id: str
     """The replayed trajectory's ``id``."""
-    requirements: str
+    requirements: RequirementSource
     """Where R came from: ``none``, ``rubric`` (the task's items, added before the first step) or
     ``trajectory`` (the run's own tab calls, replayed)."""
     config: TabConfig
@@ -120,6 +121,7 @@ def replay(
             break
         before = len(env.tab.read_log)
         reply: str | None = None
+        kind: StepKind
         if not step.answered:
             kind = "unanswered"
         elif is_tab_call(step):
@@ -140,13 +142,15 @@ def replay(
     return result
 
 
-def _record(index: int, tool: str, kind: str, env: Environment, before: int, reply: str | None) -> StepRecord:
+def _record(
+    index: int, tool: str, kind: StepKind, env: Environment, before: int, reply: str | None
+) -> StepRecord:
     tab = env.tab
     new = [e.id for e in tab.read_log[before:]]  # the read log only grows
     return StepRecord(
         step=index,
         tool=tool,
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         n_requirements=len(tab.requirements),
         n_open=sum(1 for r in tab.requirements if r.status == "open"),
         n_entries=len(tab.read_log),

@@ -49,15 +49,21 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from rtlab.text import BM25, tokenize
+from rtlab.text import BM25, IdfKind, tokenize
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
 
 RequirementStatus = Literal["open", "done", "unavailable"]
 AblationName = Literal["full", "no-capture", "no-review", "no-evidence-check", "no-finish-check"]
-ABLATIONS: tuple[str, ...] = ("full", "no-capture", "no-review", "no-evidence-check", "no-finish-check")
-_SWITCHES: tuple[tuple[str, str], ...] = (
+ABLATIONS: tuple[AblationName, ...] = (
+    "full",
+    "no-capture",
+    "no-review",
+    "no-evidence-check",
+    "no-finish-check",
+)
+_SWITCHES: tuple[tuple[AblationName, str], ...] = (
     ("no-capture", "capture"),
     ("no-review", "review"),
     ("no-evidence-check", "evidence_check"),
@@ -143,7 +149,7 @@ class TabConfig:
     """Length of the excerpt snippet shown beside an entry in the review."""
     status_ids: int = 8
     """Open requirement ids named in the status line before ``+N more``."""
-    idf: Literal["okapi", "lucene"] = "okapi"
+    idf: IdfKind = "okapi"
     """BM25 idf variant (see :class:`rtlab.text._bm25.BM25`); ``okapi`` reproduces rank_bm25."""
 
     def __post_init__(self) -> None:
@@ -154,13 +160,14 @@ class TabConfig:
             raise ValueError(f"TabConfig.idf must be 'okapi' or 'lucene', got {self.idf!r}")
 
     @classmethod
-    def ablation(cls, name: AblationName | str) -> TabConfig:
+    def ablation(cls, name: AblationName) -> TabConfig:
         """The full tab, or the full tab with one component switched off (the paper's four ablations)."""
         if name == "full":
             return cls()
         for ablation, switch in _SWITCHES:
             if name == ablation:
-                return cls(**{switch: False})
+                off: dict[str, Any] = {switch: False}  # a field named at run time: no static check
+                return cls(**off)
         raise ValueError(f"unknown ablation {name!r}; expected one of {', '.join(ABLATIONS)}")
 
     @property

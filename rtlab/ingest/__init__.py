@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rtlab.ingest._labels import load_run_labels as load_run_labels
     from rtlab.ingest._labels import run_labels_path as run_labels_path
     from rtlab.ingest.benchmarks import BENCHMARKS as BENCHMARKS
+    from rtlab.ingest.benchmarks import BenchmarkName as BenchmarkName
     from rtlab.ingest.benchmarks import attach_benchmark as attach_benchmark
     from rtlab.ingest.benchmarks import get_benchmark as get_benchmark
     from rtlab.ingest.readers import FORMATS as FORMATS
@@ -56,7 +57,7 @@ __getattr__, __dir__, __all__ = attach(
         "._labels": ("apply_run_labels", "load_run_labels", "run_labels_path"),
         ".readers": ("FORMATS", "ReadOptions", "describe_formats", "detect", "discover", "get_reader"),
         ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
-        ".benchmarks": ("BENCHMARKS", "attach_benchmark", "get_benchmark"),
+        ".benchmarks": ("BENCHMARKS", "BenchmarkName", "attach_benchmark", "get_benchmark"),
     },
 )
 

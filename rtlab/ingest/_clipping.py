@@ -8,7 +8,7 @@ pass another by name (``--clip NAME``) or build their own with other parameters.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class CodexTruncation:
 
     name: str = "codex-0.133"
     """The policy's name, recorded in ``Trajectory.clip_policy``."""
-    mode: str = "tokens"
+    mode: Literal["tokens", "bytes"] = "tokens"
     """``tokens`` or ``bytes``, as Codex's ``TruncationMode``."""
     limit: int = 10_000
     """Tokens (``tokens`` mode) or bytes (``bytes`` mode)."""
@@ -249,7 +249,9 @@ class ClipPolicy(Protocol):
     Any object with these two serves, so a user can write a policy for a harness rtlab does not know yet.
     """
 
-    name: str
+    # read-only, so that frozen dataclasses (the policies here) satisfy it
+    @property
+    def name(self) -> str: ...
 
     def apply(self, text: str) -> str: ...
 

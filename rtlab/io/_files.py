@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, Any, Literal, TypeVar
 
 from rtlab.errors import ReaderError
 
@@ -24,7 +24,7 @@ def _umask() -> int:
 
 @contextmanager
 def atomic_open(
-    path: str | Path, mode: str = "w", encoding: str | None = "utf-8", *, private: bool = False
+    path: str | Path, mode: Literal["w", "wb"] = "w", encoding: str | None = "utf-8", *, private: bool = False
 ) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; on success it replaces ``path``, on any error it is removed.
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rtlab.llm._client import DryRun as DryRun
     from rtlab.llm._client import LLMClient as LLMClient
     from rtlab.llm._client import LLMError as LLMError
+    from rtlab.llm._client import Transport as Transport
     from rtlab.llm._client import ask_until_valid as ask_until_valid
     from rtlab.llm._client import call_cost as call_cost
     from rtlab.llm._client import corrective_message as corrective_message
@@ -49,6 +50,7 @@ __getattr__, __dir__, __all__ = attach(
             "CHARS_PER_TOKEN",
             "DEFAULT_PRICES",
             "TRANSPORTS",
+            "Transport",
             "CallResult",
             "DiskCache",
             "DryRun",

@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 from email.utils import parsedate_to_datetime
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from urllib.parse import urlparse
 
 from rtlab.errors import RtlabError
@@ -69,7 +69,8 @@ RETRY_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every 5xx."""
 CHARS_PER_TOKEN = 4
 """The dry run's estimate of prompt tokens: characters / 4."""
-TRANSPORTS = ("auto", "aiohttp", "httpx")
+Transport = Literal["auto", "aiohttp", "httpx"]
+TRANSPORTS: tuple[Transport, ...] = ("auto", "aiohttp", "httpx")
 """HTTP transports of the async client: ``auto`` is ``aiohttp`` when it is installed, else ``httpx``."""
 LONG_STRING = 256
 """Strings at least this long have their JSON encoding remembered within a batch (a system prompt that every
@@ -375,7 +376,9 @@ def _describe(exc: Exception) -> str:
 # The private event loop of batches
 
 
-def _async_openai(base_url: str | None, api_key: str, timeout: float, transport: str) -> openai.AsyncOpenAI:
+def _async_openai(
+    base_url: str | None, api_key: str, timeout: float, transport: Transport
+) -> openai.AsyncOpenAI:
     """The async openai client (own retries off) on the transport asked for; made on the loop that uses it."""
     import openai
 
@@ -509,7 +512,7 @@ class LLMClient:
     """How :meth:`complete` waits between attempts."""
     async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     """How batches wait between attempts (on the event loop: it must not block)."""
-    transport: str = "auto"
+    transport: Transport = "auto"
     """HTTP transport of batches, one of :data:`TRANSPORTS`."""
 
     def __post_init__(self) -> None:
@@ -804,7 +807,9 @@ class LLMClient:
             if calls is not None:
                 runner = self._loop()
                 work = runner.submit(self._make_all(runner, calls, max_workers, bar))
-                done.update(await asyncio.wrap_future(work))
+                # named first: inside update(), mypy would type the future from update's parameter
+                finished = await asyncio.wrap_future(work)
+                done.update(finished)
         finally:
             if bar is not None:
                 bar.close()

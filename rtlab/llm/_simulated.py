@@ -224,6 +224,8 @@ class SimulatedServer:
         if self._httpd is None:
             raise RuntimeError("server not started")
         host, port = self._httpd.server_address[:2]
+        # an AF_INET socket names its host as a str (typeshed allows bytes for other address families)
+        assert isinstance(host, str)
         return f"http://{host}:{port}/v1"
 
     # -- scripting and the log --------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from rtlab.synth._vocab import (
     Scope,
     Subject,
 )
+from rtlab.synth.world import FileKind, FileRole
 
 MIN_SOURCE_CHARS = 1500
 MAX_SOURCE_CHARS = 6000
@@ -50,8 +51,8 @@ class FileSpec:
     """One file to write: where, what kind, which builder, and what it must hold."""
 
     path: str
-    kind: str
-    role: str
+    kind: FileKind
+    role: FileRole
     builder: str
     title: str
     target: tuple[int, int]

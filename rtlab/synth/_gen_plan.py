@@ -41,7 +41,7 @@ from rtlab.synth._vocab import (
     Subject,
     Theme,
 )
-from rtlab.synth.world import Fact, Item
+from rtlab.synth.world import Fact, FileKind, Item, ItemKind
 from rtlab.text import name_key
 
 CSV_ROW_CHARS = 55
@@ -55,7 +55,13 @@ RUBRIC_TYPES = {
     "format": "Basic Evaluation",
 }
 """Workspace-Bench's rubric types (Basic / Process / Outcome / Result Evaluation) by item kind."""
-SOURCE_KINDS = (("xlsx", 0.32), ("md", 0.24), ("csv", 0.18), ("json", 0.14), ("txt", 0.12))
+SOURCE_KINDS: tuple[tuple[FileKind, float], ...] = (
+    ("xlsx", 0.32),
+    ("md", 0.24),
+    ("csv", 0.18),
+    ("json", 0.14),
+    ("txt", 0.12),
+)
 EXTRA_FOLDERS = ("Reports", "Final", "Working", "Exports", "Shared")
 FILLER_SUBFOLDERS = (
     "old",
@@ -181,7 +187,7 @@ class Planner:
             folder += "/" + self.rng.choice(EXTRA_FOLDERS)
         return folder
 
-    def _kind(self, exclude: tuple[str, ...] = ()) -> str:
+    def _kind(self, exclude: tuple[str, ...] = ()) -> FileKind:
         kinds = [k for k, _ in SOURCE_KINDS if k not in exclude]
         weights = [w for k, w in SOURCE_KINDS if k not in exclude]
         return self.rng.choices(kinds, weights)[0]
@@ -359,7 +365,7 @@ class Planner:
         money = [
             (s, i)
             for s in task.sources
-            for i, m in enumerate(s.subject.metrics)  # type: ignore[union-attr]
+            for i, m in enumerate(_subject(s).metrics)
             if m.kind == MONEY and m.fact_ok
         ]
         for _ in range(60):
@@ -401,9 +407,10 @@ class Planner:
         rng, cur = self.rng, self.vocab.currency
         nums: list[Num] = []
         texts: list[str] = []
+        values: list[float] = []
         probe = Reserved()
         for spec, loc in group:
-            metric = spec.subject.metrics[loc[2]]  # type: ignore[union-attr]
+            metric = _subject(spec).metrics[loc[2]]
             num, text = draw_fact(
                 rng, metric, self.reserved, file_kind=spec.kind, where="table", currency=cur
             )
@@ -413,7 +420,7 @@ class Planner:
             probe.add(text, owner=None, what="fact", key="")
             nums.append(num)
             texts.append(text)
-        values = [single_number(t).value for t in texts]  # type: ignore[union-attr]
+            values.append(n.value)
         total = abs(values[0] - values[1]) if mode == "diff_rows" else sum(values)
         decimals = max(n.decimals if n.kind == MONEY else 0 for n in nums)
         value = f"{total:.{decimals}f}"
@@ -439,10 +446,10 @@ class Planner:
         while n_val < n_src and n_stat > 1:
             n_stat, n_val = n_stat - 1, n_val + 1
         cur_scope = task.scope.label
-        items: list[tuple[str, list[FactPlan], tuple[str, ...], str]] = []  # kind, facts, expected, text
+        items: list[tuple[ItemKind, list[FactPlan], tuple[str, ...], str]] = []  # kind, facts, expected, text
 
         # statements: names from sources that can hold one
-        capable = [s for s in task.sources if s.kind != "csv" and s.subject.names]  # type: ignore[union-attr]
+        capable = [s for s in task.sources if s.kind != "csv" and _subject(s).names]
         for k in range(n_stat):
             fact = None
             for spec in capable[k % max(1, len(capable)) :] + capable[: k % max(1, len(capable))]:
@@ -510,7 +517,7 @@ class Planner:
             Item(
                 index=pos,
                 text=items[i][3],
-                kind=items[i][0],  # type: ignore[arg-type]
+                kind=items[i][0],
                 rubric_type=RUBRIC_TYPES[items[i][0]],
                 facts=tuple(f.key for f in items[i][1]),
                 expected=items[i][2],
@@ -541,10 +548,10 @@ class Planner:
         )
 
     def _instruction(
-        self, task: TaskPlan, items: list[tuple[str, list[FactPlan], tuple[str, ...], str]]
+        self, task: TaskPlan, items: list[tuple[ItemKind, list[FactPlan], tuple[str, ...], str]]
     ) -> str:
         v, rng = self.vocab, self.rng
-        topics = [s.subject.title.lower() for s in task.sources]  # type: ignore[union-attr]
+        topics = [_subject(s).title.lower() for s in task.sources]
         topic_text = ", ".join(topics[:-1]) + " and " + topics[-1]
         metrics: list[str] = []
         for kind, facts, _, _ in items:
@@ -590,7 +597,7 @@ class Planner:
         entries = {e.key: e for e in self.reserved.entries if e.what in ("fact", "name")}
         for key, fact in self.facts.items():
             if fact.where == "name":
-                kind = fact.spec.subject.names[fact.loc].kind  # type: ignore[union-attr]
+                kind = _subject(fact.spec).names[fact.loc].kind
                 fact.distorted = fresh_name(
                     self.rng, kind, self.reserved, self.names_taken, industry=v.industry, options=v.options
                 )
@@ -612,7 +619,13 @@ class Planner:
 
     def _versions(self, task: TaskPlan) -> None:
         rng, v = self.rng, self.vocab
-        swap = {"csv": "xlsx", "xlsx": "csv", "md": "txt", "txt": "md", "json": "json"}
+        swap: dict[FileKind, FileKind] = {
+            "csv": "xlsx",
+            "xlsx": "csv",
+            "md": "txt",
+            "txt": "md",
+            "json": "json",
+        }
         for spec in task.sources:
             n = int(spec.params["versions"])
             if not n:
@@ -646,7 +659,7 @@ class Planner:
                 for key in spec.facts:
                     fact = self.facts[key]
                     if fact.where == "name":
-                        kind_name = spec.subject.names[fact.loc].kind  # type: ignore[union-attr]
+                        kind_name = _subject(spec).names[fact.loc].kind
                         version.names[fact.loc] = fresh_name(
                             rng,
                             kind_name,
@@ -669,14 +682,15 @@ class Planner:
                     else:
                         version.kpis[fact.loc] = value
                 if version.use_period and not spec.use_period:
+                    assert spec.scope is not None
                     version.cells = {
                         (e, spec.scope.periods[0], i): c for (e, _, i), c in version.cells.items()
-                    }  # type: ignore[union-attr]
+                    }
                 self.add(version)
 
     def _distractors(self, task: TaskPlan, other_scopes: list[Scope]) -> None:
         rng = self.rng
-        used = {s.subject.stem for s in task.sources}  # type: ignore[union-attr]
+        used = {_subject(s).stem for s in task.sources}
         for spec in task.sources:
             subject = spec.subject
             assert subject is not None and spec.scope is not None
@@ -701,7 +715,7 @@ class Planner:
                 path = f"{self._folder(subject, task.scope)}/{subject.stem}_{task.scope.token}.{kind}"
                 self._distractor(path, kind, subject, task.scope, "subject")
 
-    def _distractor(self, path: str, kind: str, subject: Subject, scope: Scope, builder: str) -> None:
+    def _distractor(self, path: str, kind: FileKind, subject: Subject, scope: Scope, builder: str) -> None:
         target = self.rng.randint(1200, 4800)
         title = subject.title if builder == "subject" else f"Notes on {subject.title.lower()}, {scope.label}"
         spec = FileSpec(
@@ -750,7 +764,7 @@ class Planner:
             guard += 1
             want_xlsx = made < xlsx_need
             ftype = rng.choice(xlsx_types if want_xlsx else types)
-            kinds = ["xlsx"] if want_xlsx else [k for k in ftype.kinds if k != "xlsx"]
+            kinds: list[FileKind] = ["xlsx"] if want_xlsx else [k for k in ftype.kinds if k != "xlsx"]
             if not kinds:
                 continue
             kind = rng.choice(kinds)
@@ -805,6 +819,12 @@ def _age(tag: str, tags: list[str]) -> int:
     if tag in numbered:
         return len(numbered) - numbered.index(tag)
     return len(numbered) + (2 if tag == "_old" else 1)
+
+
+def _subject(spec: FileSpec) -> Subject:
+    """The subject of a task's source or of its version (those files always have one)."""
+    assert spec.subject is not None
+    return spec.subject
 
 
 def _summable(spec: FileSpec) -> list[int]:

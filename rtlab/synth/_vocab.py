@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rtlab.synth.world import FileKind
+
 MONEY, COUNT, PCT, RATE, SMALL = "money", "count", "pct", "rate", "small"
 
 
@@ -90,7 +92,7 @@ class FillerType:
     """A family of filler files: name patterns, the kinds it comes in, where it lives, how it reads."""
 
     names: tuple[str, ...]
-    kinds: tuple[str, ...]
+    kinds: tuple[FileKind, ...]
     folders: tuple[str, ...]
     builder: str
     """``meeting``, ``policy``, ``template``, ``contacts``, ``budget``, ``tracker``, ``prose``, ``config``,
@@ -236,7 +238,7 @@ GENERAL_SENTENCES = (
 
 COMMON_AREAS = ("Admin", "HR", "Meetings", "Templates", "Shared", "Archive")
 
-GUARANTEED_FILLERS = (
+GUARANTEED_FILLERS: tuple[tuple[str, FileKind, str, str], ...] = (
     ("会议纪要_{year}", "md", "Meetings/{year}", "meeting"),
     ("Übersicht_Lieferanten", "csv", "Admin/Contacts", "contacts"),
     ("Réunion_équipe_{frmonth}", "md", "Meetings/Team", "meeting"),

@@ -146,7 +146,8 @@ class _Agent:
         for key, fact in self.needed.items():
             if fact.numeric:
                 index = index or NumberIndex(text)
-                found = index.find(self.readings[key]) if self.readings[key] is not None else None
+                reading = self.readings[key]
+                found = index.find(reading) if reading is not None else None
                 start = found.start if found is not None else -1
             else:
                 start = text.find(fact.value)
@@ -541,7 +542,7 @@ def render(task: SynthTask, world: World, draft: _Draft) -> str:
                 if all(f.key != key for f, _ in pairs):
                     pairs.append((fact, value))
     for source in task.sources:
-        pairs = by_file.get(source)
+        pairs = by_file.get(source, [])
         if not pairs:
             continue
         stem = source.rsplit("/", 1)[-1].rsplit(".", 1)[0]

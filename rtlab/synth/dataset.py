@@ -100,8 +100,12 @@ class SynthConfig:
         bad = sorted(set(world_data) - {f.name for f in fields(WorldConfig)})
         if bad:
             raise ValueError(f"unknown world configuration key(s): {', '.join(bad)}")
+        # JSON values: WorldConfig's own checks (and TypeError) judge them at run time
+        world_args: dict[str, Any] = {
+            k: tuple(v) if isinstance(v, list) else v for k, v in world_data.items()
+        }
         try:
-            world = WorldConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in world_data.items()})
+            world = WorldConfig(**world_args)
         except TypeError as exc:
             raise ValueError(f"world: {exc}") from None
         models = _names(data, "models", list(PROFILES))

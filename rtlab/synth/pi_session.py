@@ -8,6 +8,7 @@ chained by ``id`` / ``parentId``. Times come from a simulated clock so the same 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -76,7 +77,7 @@ class PiSession:
         message = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": self._millis()}
         self._append({"type": "message", "message": message})
 
-    def assistant(self, text: str | None, calls: list[tuple[str, dict[str, Any]]] = ()) -> list[str]:  # type: ignore[assignment]
+    def assistant(self, text: str | None, calls: Sequence[tuple[str, dict[str, Any]]] = ()) -> list[str]:
         """An assistant turn: optional text, then tool calls ``(name, arguments)``; returns the calls' ids."""
         content: list[dict[str, Any]] = []
         if text:

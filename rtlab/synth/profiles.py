@@ -8,9 +8,15 @@ finish-check-driven, candidate-driven) and gains of the paper's size and directi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
-METHODS: tuple[str, ...] = ("DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab")
-ABLATIONS: tuple[str, ...] = ("no-capture", "no-review", "no-evidence-check", "no-finish-check")
+if TYPE_CHECKING:
+    from rtlab.environment import AblationName
+
+Method = Literal["DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab"]
+Style = Literal["review-driven", "finish-check-driven", "candidate-driven"]
+METHODS: tuple[Method, ...] = ("DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab")
+ABLATIONS: tuple[AblationName, ...] = ("no-capture", "no-review", "no-evidence-check", "no-finish-check")
 
 
 @dataclass(frozen=True)
@@ -19,7 +25,7 @@ class Profile:
 
     name: str
     """The simulated model's name (``sim-reviewer``): the runs' ``model`` and the session's model id."""
-    style: str
+    style: Style
     """The style of the paper it is built to show (``review-driven``, ``finish-check-driven``, ...)."""
     context_chars: float
     """Displacement scale: a fact read this many characters ago is retained with probability 1/2."""
@@ -131,9 +137,9 @@ PROFILES: dict[str, Profile] = {
 class Arm:
     """A method, or RunningTab with one component removed (``variant``)."""
 
-    method: str
+    method: Method
     """One of :data:`METHODS`."""
-    variant: str | None = None
+    variant: AblationName | None = None
     """The ablation of RunningTab (one of :data:`ABLATIONS`); ``None`` for a method as it is."""
 
     @property

@@ -92,8 +92,8 @@ def build_world(out_root: Path, *, seed: int, config: WorldConfig | None = None)
         files = tuple(
             WorkspaceFile(
                 path=w.spec.path,
-                kind=w.spec.kind,  # type: ignore[arg-type]
-                role=w.spec.role,  # type: ignore[arg-type]
+                kind=w.spec.kind,
+                role=w.spec.role,
                 facts=tuple(w.spec.facts),
                 chars=len(w.text),
             )

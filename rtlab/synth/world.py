@@ -160,7 +160,7 @@ def world_from_dict(data: dict[str, Any]) -> World:
                 Item(**{**i, "facts": tuple(i["facts"]), "expected": tuple(i["expected"])})
                 for i in t["items"]
             ),
-            dependency_graph=tuple(tuple(e) for e in t["dependency_graph"]),  # type: ignore[misc]
+            dependency_graph=tuple((a, b) for a, b in t["dependency_graph"]),
         )
         for t in data["tasks"]
     )

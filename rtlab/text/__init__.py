@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rtlab.text._paths import normalize_path as normalize_path
     from rtlab.text._paths import relative_to as relative_to
     from rtlab.text._shell import Compound as Compound
+    from rtlab.text._shell import CompoundKind as CompoundKind
     from rtlab.text._shell import Part as Part
     from rtlab.text._shell import Pipeline as Pipeline
     from rtlab.text._shell import Redirect as Redirect
@@ -48,6 +49,7 @@ __getattr__, __dir__, __all__ = attach(
             "Simple",
             "Pipeline",
             "Compound",
+            "CompoundKind",
             "parse",
             "split_shell_words",
         ),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal
 
 # ---------------------------------------------------------------------------------------------------------
 # Words
@@ -95,11 +96,14 @@ class Pipeline:
     """The operator before it: ``""`` (first), ``&&``, ``||``, ``;``, ``&``, ``\\n``."""
 
 
+CompoundKind = Literal["subshell", "group", "for", "while", "until", "if", "case"]
+
+
 @dataclass
 class Compound:
     """``for``/``while``/``until``/``if``/``case``/``{ }``/``( )``: ``body`` holds every branch in order."""
 
-    kind: str
+    kind: CompoundKind
     """``for``, ``while``, ``until``, ``if``, ``case``, ``group`` (``{ }``) or ``subshell`` (``( )``)."""
     body: list[Pipeline] = field(default_factory=list)
     """The commands inside, every branch in order (an ``if``'s conditions too; a ``case``'s: none)."""
@@ -476,7 +480,7 @@ class _Parser:
             tok = self.peek()
             if tok is not None and tok.kind == "op" and tok.value in ("|", "|&"):
                 self.i += 1
-                while self.peek() is not None and self.peek().kind == "op" and self.peek().value == "\n":  # type: ignore[union-attr]
+                while (tok := self.peek()) is not None and tok.kind == "op" and tok.value == "\n":
                     self.i += 1
                 continue
             break
@@ -506,10 +510,12 @@ class _Parser:
             self._expect_word("do")
             body = self.parse_list(frozenset({"done"}))
             self._expect_word("done")
-            return self._with_redirects(Compound(word, body, condition=cond))
+            # Compound.kind takes the Literal, not the str
+            loop: CompoundKind = "while" if word == "while" else "until"
+            return self._with_redirects(Compound(loop, body, condition=cond))
         if word == "if":
             self.i += 1
-            body: list[Pipeline] = []
+            body = []
             while self.i < len(self.t) and self.peek_word() != "fi":
                 if self.peek_word() in ("then", "elif", "else"):
                     self.i += 1
@@ -531,7 +537,7 @@ class _Parser:
         var = self.peek_word() or ""
         self.i += 1
         items: list[Word] | None = None
-        while self.peek() is not None and self.peek().kind == "op" and self.peek().value in (";", "\n"):  # type: ignore[union-attr]
+        while (tok := self.peek()) is not None and tok.kind == "op" and tok.value in (";", "\n"):
             self.i += 1
         if self.peek_word() == "in":
             self.i += 1

@@ -9,26 +9,28 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Literal
 
 from rtlab.records import Trajectory
 
-_MODULES: dict[str, str] = {
+BenchmarkName = Literal["workspace-bench", "officeqa", "theagentcompany"]
+_MODULES: dict[BenchmarkName, str] = {
     "workspace-bench": "workspace_bench",
     "officeqa": "officeqa",
     "theagentcompany": "theagentcompany",
 }
 
-BENCHMARKS: tuple[str, ...] = tuple(_MODULES)
+BENCHMARKS: tuple[BenchmarkName, ...] = tuple(_MODULES)
 
 
-def get_benchmark(name: str) -> ModuleType:
+def get_benchmark(name: BenchmarkName) -> ModuleType:
     """The adapter module for a benchmark name."""
     if name not in _MODULES:
         raise ValueError(f"unknown benchmark {name!r}; known: {', '.join(BENCHMARKS)}")
     return importlib.import_module(f"rtlab.ingest.benchmarks.{_MODULES[name]}")
 
 
-def attach(trajectory: Trajectory, *, benchmark: str | None = None) -> str | None:
+def attach(trajectory: Trajectory, *, benchmark: BenchmarkName | None = None) -> BenchmarkName | None:
     """Join ``trajectory`` with its task, rubric and judge result; returns the benchmark's name or ``None``.
 
     With ``benchmark`` given only that adapter is tried; otherwise each adapter in turn.
@@ -44,4 +46,4 @@ def attach(trajectory: Trajectory, *, benchmark: str | None = None) -> str | Non
 attach_benchmark = attach
 """The name :mod:`rtlab.ingest` and :mod:`rtlab` give :func:`attach`."""
 
-__all__ = ["BENCHMARKS", "attach", "attach_benchmark", "get_benchmark"]
+__all__ = ["BENCHMARKS", "BenchmarkName", "attach", "attach_benchmark", "get_benchmark"]

@@ -177,7 +177,9 @@ def load_judgement(judge_json_path: str | Path) -> Judgement:
                 confidence=float(confidence) if confidence is not None else None,
             )
         )
-    judge = data.get("judge") if isinstance(data.get("judge"), dict) else {}
+    judge = data.get("judge")
+    if not isinstance(judge, dict):
+        judge = {}
     name = judge.get("model") or judge.get("modelName")
     summary = data.get("summary")
     if summary is not None and not isinstance(summary, dict):
