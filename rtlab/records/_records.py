@@ -403,7 +403,7 @@ def _plain(obj: Any) -> Any:
         out: dict[str, Any] = {}
         for f in fields(obj):
             value = getattr(obj, f.name)
-            default = f.default_factory() if callable(f.default_factory) else f.default  # type: ignore[misc]
+            default = f.default_factory() if callable(f.default_factory) else f.default
             if value == default and f.name not in _ALWAYS.get(type(obj).__name__, ()):
                 continue
             out[f.name] = _plain(value)

@@ -220,7 +220,7 @@ class _Agent:
 
     def write(self, path: str, content: str, say: str | None = None) -> None:
         output = f"Successfully wrote {len(content.encode('utf-8'))} bytes to {path}"
-        args = {"path": path, "content": content}
+        args: dict[str, object] = {"path": path, "content": content}
         self._tool("write", args, f"write {path}", output, action=Action("write", path=path), say=say)
         self.pos += len(content)
 

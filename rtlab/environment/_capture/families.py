@@ -300,7 +300,7 @@ def unit_source(unit: Unit, cwd: str | None) -> Source:
     if isinstance(unit.source, Source):
         return unit.source
     unit.source = _fold(unit, cwd)
-    return unit.source  # type: ignore[return-value]
+    return unit.source
 
 
 def _fold(unit: Unit, cwd: str | None) -> Source:

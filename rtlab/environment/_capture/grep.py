@@ -95,8 +95,8 @@ def parse_grep(
             return
         targets = spec.files
         for s, e in block.pieces:
-            for path in targets:
-                col.read(col.ref(path, cwd), s, e)
+            for target in targets:
+                col.read(col.ref(target, cwd), s, e)
         return
     group: tuple[str, int, int] | None = None  # (path, start, end)
 

@@ -12,6 +12,7 @@ one file a confirmation names, and then only for a few long lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from rtlab.environment._capture.frame import Block, lines
@@ -97,7 +98,7 @@ def find_spans(
     block: Block,
     *,
     restrict: set[int] | None = None,
-    prefer: set[int] = frozenset(),
+    prefer: AbstractSet[int] = frozenset(),
 ) -> list[Span]:
     """Spans of ``block`` that are text of indexed files (of ``restrict`` only, when given)."""
     runs: list[_Run] = []
@@ -139,7 +140,7 @@ def find_spans(
     return spans
 
 
-def _choose(files: set[int], prefer: set[int]) -> list[int]:
+def _choose(files: set[int], prefer: AbstractSet[int]) -> list[int]:
     named = files & prefer
     if named:
         return sorted(named)

@@ -16,6 +16,7 @@ import itertools
 import posixpath
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -234,19 +235,20 @@ def _analyze(code: str) -> Script:
                 seen.add(v)
 
     nodes = _Tree(tree)
+    # isinstance, not exact-class tests: it narrows for the type checker, and the parser makes only the exact
+    # classes (none of these has a subclass but Constant's deprecated Num/Str/..., which it never builds)
     for node in nodes.ordered():
-        kind = type(node)  # exact classes: the parser makes no subclasses
-        if kind is ast.Assign:
+        if isinstance(node, ast.Assign):
             vals = ev.values(node.value)
             for target in node.targets:
                 ev.bind(target, vals)
-        elif kind is ast.AnnAssign and node.value is not None:
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
             ev.bind(node.target, ev.values(node.value))
-        elif kind is ast.For or kind is ast.comprehension:
+        elif isinstance(node, _LOOPS):
             ev.bind(node.target, ev.values(node.iter))
-        elif kind is ast.withitem and node.optional_vars is not None:
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
             ev.bind(node.optional_vars, [])
-        elif kind is ast.Call:
+        elif isinstance(node, ast.Call):
             name = _call_name(node.func)
             if name == "open" and _write_mode(node):
                 note([v for a in node.args[:1] for v in ev.values(a)], script.writes)
@@ -275,9 +277,9 @@ def _analyze(code: str) -> Script:
                 opens = True
             if name in _READ_CALLS or name in ("join", "joinpath"):
                 note([v for a in node.args for v in ev.values(a) if _is_file_name(v)], script.inputs)
-        elif kind is ast.BinOp and isinstance(node.op, ast.Div):
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             note([v for v in ev.values(node) if _is_file_name(v)], script.inputs)
-        elif kind is ast.Constant and isinstance(node.value, str) and _is_file_name(node.value):
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_file_name(node.value):
             note([node.value], script.inputs)
     script.reads_files = opens
     script.prints_content = _prints_content(nodes.breadth_first)
@@ -370,13 +372,13 @@ def _prints_content(nodes: list[ast.AST]) -> bool:
     flows: list[ast.AST] = []  # the nodes that can pass data on, in walk order: only they are revisited
     outputs: list[ast.Call] = []
     for node in nodes:
-        kind = type(node)  # exact classes: the parser makes no subclasses
-        if kind is ast.Call:
+        # isinstance narrows for the type checker; the parser makes only the exact classes (see _analyze())
+        if isinstance(node, ast.Call):
             if _is_output(node):
                 outputs.append(node)
             if isinstance(node.func, ast.Attribute) and node.func.attr in _COLLECTING:
                 flows.append(node)
-        elif kind in _FLOW_KINDS or (kind is ast.withitem and node.optional_vars is not None):
+        elif type(node) in _FLOW_KINDS or (isinstance(node, ast.withitem) and node.optional_vars is not None):
             flows.append(node)
     for _ in range(6):
         before = len(taint.names)
@@ -452,6 +454,7 @@ class _Tree:
         children = self.children
 
         def visit(node: ast.AST) -> None:
+            child: ast.AST  # statements, expressions, any node: one loop variable for all
             if isinstance(node, ast.Assign):
                 visit(node.value)
                 out.append(node)
@@ -517,7 +520,13 @@ def is_path_line(text: str) -> bool:
 
 
 def attribute(
-    col: Collector, shown: str, block: Block, cwd: str | None, script: Script, *, stdin_files: list[str] = ()
+    col: Collector,
+    shown: str,
+    block: Block,
+    cwd: str | None,
+    script: Script,
+    *,
+    stdin_files: Sequence[str] = (),
 ) -> None:
     """Attribute a script's output by its shape (see the module docstring)."""
     inputs = list(script.inputs) + [f for f in stdin_files if f not in script.inputs]

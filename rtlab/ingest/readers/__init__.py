@@ -36,7 +36,7 @@ def get_reader(name: str) -> ReaderModule:
     """The reader module for a format name; an unknown name lists the known ones."""
     if name not in _MODULES:
         raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
-    return importlib.import_module(f"rtlab.ingest.readers.{_MODULES[name]}")  # type: ignore[return-value]
+    return importlib.import_module(f"rtlab.ingest.readers.{_MODULES[name]}")
 
 
 def detect(path: str | Path) -> str | None:

@@ -128,7 +128,7 @@ def _unwrap_shell(raw: str) -> str:
 
 
 def _optional(
-    obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path, line: int, where: str
+    obj: dict[str, Any], key: str, kind: type | tuple[type, ...], path: Path, line: int | None, where: str
 ) -> Any:
     """``obj[key]`` when present and not null, checked for type; ``None`` otherwise."""
     if obj.get(key) is None:

@@ -42,7 +42,7 @@ from collections import Counter, deque
 from dataclasses import dataclass
 from dataclasses import field as member
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
@@ -384,7 +384,20 @@ def project_root(
     return None, ""
 
 
-def labels(folder: Path, sources: str | None) -> dict[str, str | None]:
+class RunLabels(TypedDict):
+    """The run labels a G2B folder's name gives (keyword arguments of :class:`Trajectory`)."""
+
+    task_id: str | None
+    """The task (``oqa-3``)."""
+    method: str | None
+    """The method (``v2_branch3``, ``eval_results``)."""
+    variant: str | None
+    """The variant (``seed``), ``/``-joined when there are several."""
+    run: str | None
+    """The run (``s4``)."""
+
+
+def labels(folder: Path, sources: str | None) -> RunLabels:
     """task_id / method / variant / run from the run folder's name.
 
     ``v2_branch3__oqa-3_s4`` -> method ``v2_branch3``, run ``s4``; ``eval_results__seed__oqa-129`` -> method

@@ -110,7 +110,7 @@ def _holds_messages(value: Any) -> bool:
 def _nested(path: Path, obj: Any, line: int, layout: str) -> _Conversation:
     """A conversation object found at ``line`` of a JSONL file (or position of a JSON list)."""
     messages = field(obj, "messages", list, path, line)
-    entries = [(line, f"messages[{i}]", m) for i, m in enumerate(messages)]
+    entries: list[tuple[int | None, str, Any]] = [(line, f"messages[{i}]", m) for i, m in enumerate(messages)]
     return _Conversation(entries, obj, layout, suffix=line)
 
 

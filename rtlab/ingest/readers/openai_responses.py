@@ -330,7 +330,8 @@ def _computer_action(action: Any) -> str:
 
 def _computer_call(st: _State, item: dict[str, Any], line: int | None, where: str) -> None:
     call_id = _get(item, "call_id", str, st, line, where)
-    actions = item.get("actions") if isinstance(item.get("actions"), list) else [item.get("action")]
+    listed = item.get("actions")
+    actions = listed if isinstance(listed, list) else [item.get("action")]
     args = {"actions": actions} if "actions" in item else {"action": item.get("action")}
     command = "; ".join(f"computer {_computer_action(a)}" for a in actions)
     st.tl.call("computer", args, line, call_id=call_id, command=command)
@@ -395,7 +396,7 @@ def _shell_output(st: _State, item: dict[str, Any], line: int | None, where: str
                 st.tl.path, f"expected an object, got {type(chunk).__name__}", line=line, field=name
             )
         texts.append("".join(v for k in ("stdout", "stderr") if isinstance(v := chunk.get(k), str)))
-        outcome = chunk.get("outcome") if isinstance(chunk.get("outcome"), dict) else {}
+        outcome = got if isinstance(got := chunk.get("outcome"), dict) else {}
         if outcome.get("type") == "timeout":
             failed = True
         elif isinstance(outcome.get("exit_code"), int):
@@ -459,7 +460,9 @@ def _code_interpreter(st: _State, item: dict[str, Any], line: int | None, where:
 def _image_generation(st: _State, item: dict[str, Any], line: int | None, where: str) -> None:
     result = item.get("result")
     text = f"[image: {len(result)} base64 characters]" if isinstance(result, str) else ""
-    args = {k: item[k] for k in ("revised_prompt", "size", "quality", "output_format") if k in item}
+    args: dict[str, Any] = {
+        k: item[k] for k in ("revised_prompt", "size", "quality", "output_format") if k in item
+    }
     _hosted(st, item, line, "image_generation", args, text)
 
 

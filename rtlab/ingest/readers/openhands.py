@@ -108,13 +108,6 @@ def sniff(path: Path) -> bool:
     )
 
 
-def read(path: Path, options: ReadOptions) -> list[Trajectory]:
-    """One trajectory per event-list file."""
-    path = Path(path)
-    events = _event_list(path, load_json(path))
-    return [_Builder(path, events, options).build()]
-
-
 def _event_list(path: Path, data: Any) -> list[dict[str, Any]]:
     """The list of event objects, unwrapped and checked for the fields linking depends on."""
     if isinstance(data, dict):
@@ -253,6 +246,14 @@ def type_step(step: Step) -> None:
         step.action = Action.other(tool)
 
 
+@typed(type_step)  # every step typed (after type_step: the decorator needs it)
+def read(path: Path, options: ReadOptions) -> list[Trajectory]:
+    """One trajectory per event-list file."""
+    path = Path(path)
+    events = _event_list(path, load_json(path))
+    return [_Builder(path, events, options).build()]
+
+
 def _file_editor(code: str) -> tuple[str, str] | None:
     """``(sub-command, path)`` of a ``file_editor(**{...})`` call in ``run_ipython`` code, or ``None``."""
     if "file_editor" not in code:
@@ -365,7 +366,7 @@ class _Builder:
         out: dict[int, int] = {}
         for i, ev in enumerate(self.events):
             cause = ev.get("cause") if "observation" in ev else None
-            if cause in runnable and cause not in out:
+            if cause is not None and cause in runnable and cause not in out:
                 out[cause] = i
         return out
 
@@ -573,6 +574,3 @@ class _Builder:
             clip_policy=self.policy.name,
             meta=meta,
         )
-
-
-read = typed(type_step)(read)  # every step typed (type_step is defined after read)

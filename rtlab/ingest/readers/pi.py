@@ -686,12 +686,12 @@ def _session_entry(timeline: PiTimeline, entry: _Entry, unknown: set[str]) -> li
             "other", timestamp=ts, line=line, data={"type": kind, "customType": data.get("customType")}
         )
     elif kind == "label":
-        label = data.get("label") if isinstance(data.get("label"), str) else ""
+        label = got if isinstance(got := data.get("label"), str) else ""
         timeline.event(
             "other", label, timestamp=ts, line=line, data={"type": kind, "targetId": data.get("targetId")}
         )
     elif kind == "session_info":
-        name = data.get("name") if isinstance(data.get("name"), str) else ""
+        name = got if isinstance(got := data.get("name"), str) else ""
         timeline.event("other", name, timestamp=ts, line=line, data={"type": kind})
     else:
         unknown.add(kind)
