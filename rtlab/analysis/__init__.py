@@ -10,6 +10,7 @@ from rtlab._lazy import attach
 
 if TYPE_CHECKING:
     from rtlab.analysis._bootstrap import bootstrap_weights as bootstrap_weights
+    from rtlab.analysis._bootstrap import percentile_interval as percentile_interval
     from rtlab.analysis._codebook import CATEGORIES as CATEGORIES
     from rtlab.analysis._codebook import CODEBOOK_FILE as CODEBOOK_FILE
     from rtlab.analysis._codebook import CODEBOOK_VERSION as CODEBOOK_VERSION
@@ -103,7 +104,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._bootstrap": ("bootstrap_weights",),
+        "._bootstrap": ("bootstrap_weights", "percentile_interval"),
         "._codebook": (
             "CODEBOOK_VERSION",
             "CODEBOOK_FILE",

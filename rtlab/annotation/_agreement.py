@@ -31,7 +31,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from rtlab.analysis import bootstrap_weights
+from rtlab.analysis import bootstrap_weights, percentile_interval
 from rtlab.errors import ReaderError
 from rtlab.io import read_text
 
@@ -529,20 +529,12 @@ def _json_float(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _interval(boot: np.ndarray, ci: float) -> list[float] | None:
-    """The percentile interval of the defined replicates (numpy's linear interpolation), or ``None``."""
-    boot = boot[np.isfinite(boot)]
-    if not boot.size:
-        return None
-    low, high = np.percentile(boot, [50 * (1 - ci), 50 * (1 + ci)])
-    return [float(low), float(high)]
-
-
 def _estimate(
     stat: Stat, n_items: int, weights: np.ndarray | None, ci: float
 ) -> tuple[float | None, list[float] | None]:
     value = _json_float(float(stat(_ones(n_items))[0]))
-    return value, (None if weights is None else _interval(stat(weights), ci))
+    interval = None if weights is None else percentile_interval(stat(weights), ci)
+    return value, (None if interval is None else list(interval))
 
 
 def _reference_block(coded: _Coded, reference: str, weights: np.ndarray | None, ci: float) -> dict[str, Any]:
