@@ -15,14 +15,13 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
-from rtlab.text import content_id, name_key, tokenize
+from rtlab.text import content_id, fold_text, name_key, tokenize
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,10 +177,6 @@ def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> t
 # Text helpers
 
 
-def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).casefold().strip()
-
-
 def _clip(text: str, start: int = 0, end: int | None = None) -> str:
     """The text around ``[start, end)`` (or the head of the text), white space collapsed, at most
     :data:`EXCERPT_CHARS` characters, with ``…`` where it was cut."""
@@ -311,8 +306,8 @@ def run_evidence(
     return RunEvidence(
         rows=_value_rows(values, trajectory.id),
         files=files,
-        shown_text=_fold("\n".join(s.shown or "" for s in trajectory.steps)),
-        delivered_text=_fold("\n".join(t for _, t in files)),
+        shown_text=fold_text("\n".join(s.shown or "" for s in trajectory.steps), compatibility=True),
+        delivered_text=fold_text("\n".join(t for _, t in files), compatibility=True),
     )
 
 
@@ -379,8 +374,8 @@ def item_facts(
         listed=listed,
         values=rows,
         quotes=quotes,
-        quotes_shown=[_fold(q) in seen.shown_text for q in quotes],
-        quotes_delivered=[_fold(q) in seen.delivered_text for q in quotes],
+        quotes_shown=[fold_text(q, compatibility=True) in seen.shown_text for q in quotes],
+        quotes_delivered=[fold_text(q, compatibility=True) in seen.delivered_text for q in quotes],
         format_item=format_item,
         access_item=lex.has("access_words", text) and (mode == "named" or lex.has("source_file_words", text)),
         reasoning_item=lex.has("reasoning_words", text),

@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from rtlab.environment._tab import ReviewItem as ReviewItem
     from rtlab.environment._tab import Tab as Tab
     from rtlab.environment._tab import TabConfig as TabConfig
-    from rtlab.environment._tab import fold_text as fold_text
     from rtlab.environment._workspace import BINARY_SUFFIXES as BINARY_SUFFIXES
     from rtlab.environment._workspace import COMMON_POSTINGS as COMMON_POSTINGS
     from rtlab.environment._workspace import MIN_INDEXED_LINE as MIN_INDEXED_LINE
@@ -91,7 +90,6 @@ __getattr__, __dir__, __all__ = attach(
             "CandidateMatch",
             "ReviewItem",
             "Review",
-            "fold_text",
             "Tab",
         ),
         "._environment": (

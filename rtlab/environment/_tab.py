@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from rtlab.text import BM25, tokenize
+from rtlab.text import BM25, fold_text, tokenize
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
@@ -299,11 +299,6 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def _norm_id(value: str) -> str:
     return value.strip().upper()
-
-
-def fold_text(text: str) -> str:
-    """A requirement's text with case and white space folded: two requirements are the same when these are."""
-    return " ".join(text.split()).casefold()
 
 
 def _id_range(prefix: str, n: int) -> str:
