@@ -16,7 +16,6 @@ label), ``subreason``, ``codebook_version``, ``rationale``, ``evidence`` (JSON t
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtlab.analysis import CATEGORIES, Codebook, load_codebook
 from rtlab.analysis._diagnose import RunEvidence, diagnose, failed_items, item_facts, run_evidence
+from rtlab.annotation._labelfile import read_label_file
 from rtlab.errors import ReaderError
 from rtlab.llm._client import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
 from rtlab.records import item_key
@@ -545,32 +545,6 @@ def _row(annotator: LLMAnnotator, ctx: ItemContext, cb: Codebook) -> dict[str, A
 HUMAN_REQUIRED = ("annotator", "label")
 
 
-def _human_rows(path: Path) -> tuple[list[dict[str, Any]], list[str], str]:
-    """Rows as dicts, the column names, and how rows are numbered (``line``: CSV line; ``row``: Parquet)."""
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pandas as pd
-
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
-            raise ReaderError(path, f"cannot read Parquet: {exc}") from None
-        frame = frame.astype(object).where(frame.notna(), None)
-        return frame.to_dict("records"), [str(c) for c in frame.columns], "row"
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ReaderError(path, f"not UTF-8 text (byte {exc.start})") from None
-    reader = csv.DictReader(text.splitlines())
-    if not reader.fieldnames:
-        raise ReaderError(path, "empty file: expected a header line with item, annotator, label", line=1)
-    rows = []
-    for row in reader:
-        if None in row:
-            raise ReaderError(path, "more cells than header columns", line=reader.line_num)
-        rows.append({k: (v if v not in ("",) else None) for k, v in row.items()})
-    return rows, list(reader.fieldnames), "line"
-
-
 def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.DataFrame:
     """Human labels from CSV or Parquet: one row per item and annotator, in long form.
 
@@ -580,24 +554,23 @@ def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.
     from 1) and the column.
     """
     cb = codebook or load_codebook()
-    path = Path(path)
-    rows, columns, unit = _human_rows(path)
+    table = read_label_file(path)
+    frame = table.frame.astype(object)
+    # an empty cell (CSV "", Parquet null or "") is no value
+    rows = frame.where(frame.notna() & (frame != ""), None).to_dict("records")
+    columns = table.columns
     has_item = "item" in columns
     if not has_item and not {"trajectory", "rubric_index"} <= set(columns):
-        raise ReaderError(
-            path, "needs an 'item' column, or 'trajectory' and 'rubric_index'", line=1, field="item"
-        )
+        raise table.error("needs an 'item' column, or 'trajectory' and 'rubric_index'", column="item")
     for col in HUMAN_REQUIRED:
         if col not in columns:
-            raise ReaderError(path, f"missing column {col!r}; columns are {columns}", line=1, field=col)
+            raise table.error(f"missing column {col!r}; columns are {columns}", column=col)
     seen: dict[tuple[str, str], int] = {}
     out = []
-    for n, row in enumerate(rows, start=2 if unit == "line" else 1):
-        where = {"line": n} if unit == "line" else {}
-        prefix = "" if unit == "line" else f"row {n}: "
+    for n, row in enumerate(rows):
 
-        def bad(message: str, col: str, where: dict[str, int] = where, prefix: str = prefix) -> ReaderError:
-            return ReaderError(path, prefix + message, field=col, **where)
+        def bad(message: str, col: str, n: int = n) -> ReaderError:
+            return table.error(message, rows=(n,), column=col)
 
         if has_item:
             item = row.get("item")
@@ -628,7 +601,9 @@ def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.
             )
         key = (item, str(annotator))
         if key in seen:
-            raise bad(f"item {item!r} labelled twice by {annotator!r} (first at {unit} {seen[key]})", "item")
+            raise bad(
+                f"item {item!r} labelled twice by {annotator!r} (first at {table.place(seen[key])})", "item"
+            )
         seen[key] = n
         out.append(
             {
