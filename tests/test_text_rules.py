@@ -6,7 +6,7 @@ import random
 import re
 import unicodedata
 
-from rtlab.text import fold_text
+from rtlab.text import FILE_EXTENSIONS, FILE_MENTION, file_mentions, fold_text
 
 
 def test_fold_text_case_and_white_space() -> None:
@@ -30,3 +30,56 @@ def test_fold_text_is_the_diagnosis_rule_of_before() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 30)))
         before = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).casefold().strip()
         assert fold_text(text, compatibility=True) == before
+
+
+def test_file_mentions_in_prose() -> None:
+    text = (
+        "Check [system_report.doc] and `Q3_2024.csv`; /workspace/answer.txt exists, as does 报告_终.XLSX, "
+        "not Chart.js4 nor v2.0"
+    )
+    assert file_mentions(text) == [
+        "system_report.doc",
+        "Q3_2024.csv",
+        "/workspace/answer.txt",
+        "报告_终.XLSX",
+    ]
+    assert file_mentions("a.jsonl, b.json and c.htm or d.html; e.yml f.jpeg g.jpg") == [
+        "a.jsonl",
+        "b.json",
+        "c.htm",
+        "d.html",
+        "e.yml",
+        "f.jpeg",
+        "g.jpg",
+    ]
+    assert FILE_MENTION.sub(" ", "see sales_2024.xlsx for 1,200") == "see   for 1,200"
+
+
+def test_file_mention_is_the_values_rule_of_before() -> None:
+    """The values' former pattern (regex alternatives ``jpe?g``, ``ya?ml``): the same spans on any text."""
+    old = (
+        "xlsx|xlsm|xls|csv|tsv|md|txt|docx|doc|pdf|pptx|ppt|json|jsonl|html|htm|py|xml|png|jpe?g|gif|zip|"
+        "ya?ml|log|sql|js|ts|ipynb|rtf|odt|ods"
+    )
+    before = re.compile(rf"[^\s`'\"“”‘’《》「」()\[\],;]*\.(?:{old})(?![A-Za-z0-9])", re.IGNORECASE)
+    rng = random.Random(11)
+    pieces = [
+        *FILE_EXTENSIONS,
+        "JPG",
+        "Yaml",
+        "jsonlx",
+        "x",
+        "_",
+        "1",
+        ".",
+        " ",
+        "`",
+        "(",
+        "]",
+        "/",
+        "报",
+        "é",
+    ]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 14)))
+        assert [m.span() for m in FILE_MENTION.finditer(text)] == [m.span() for m in before.finditer(text)]

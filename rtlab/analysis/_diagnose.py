@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
-from rtlab.text import content_id, fold_text, name_key, tokenize
+from rtlab.text import content_id, file_mentions, fold_text, name_key, tokenize
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,10 +31,6 @@ if TYPE_CHECKING:
 EXCERPT_CHARS = 200
 """Longest excerpt a label cites: the text around a value, or the first characters of an entry or file."""
 _CONTEXT = 80  # characters either side of a located value or quote
-_FILE_MENTION = re.compile(
-    r"[\w\-.()\u3400-\u9fff]+\.(?:xlsx|xlsm|xls|csv|tsv|txt|md|docx|doc|pdf|pptx|ppt|json|html?)\b",
-    re.IGNORECASE,
-)
 _QUOTE = re.compile(r"\"([^\"]{3,}?)\"|\u201c([^\u201d]{3,}?)\u201d|\u300c([^\u300d]{3,}?)\u300d")
 _MIN_NAME_TOKENS = 2  # a source named only by tokens needs at least this many, all present in the item
 MIN_CONTENT_CHARS = 40
@@ -153,7 +149,7 @@ def _stem_tokens(name: str) -> set[str]:
 def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], str]:
     """The sources an item refers to and how (the codebook's "referred files" feature)."""
     named: list[str] = []
-    for mention in _FILE_MENTION.findall(text):
+    for mention in file_mentions(text):
         exact = [s for s in sources if name_key(s) == name_key(mention)]
         mention_tokens = _stem_tokens(mention)
         loose = [s for s in sources if mention_tokens and mention_tokens <= _stem_tokens(s)]
