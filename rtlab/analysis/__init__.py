@@ -71,8 +71,6 @@ if TYPE_CHECKING:
     from rtlab.analysis._styles import offered_candidates as offered_candidates
     from rtlab.analysis._styles import operating_styles as operating_styles
     from rtlab.analysis._styles import reading_pass as reading_pass
-    from rtlab.analysis._styles import reviewed_candidates as reviewed_candidates
-    from rtlab.analysis._styles import reviewed_entries as reviewed_entries
     from rtlab.analysis._styles import style_record as style_record
     from rtlab.analysis._styles import styles_summary as styles_summary
     from rtlab.analysis._summary import format_step as format_step
@@ -193,8 +191,6 @@ __getattr__, __dir__, __all__ = attach(
             "offered_candidates",
             "operating_styles",
             "reading_pass",
-            "reviewed_candidates",
-            "reviewed_entries",
             "style_record",
             "styles_summary",
         ),
