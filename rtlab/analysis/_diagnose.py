@@ -635,25 +635,22 @@ def failed_items(trajectory: Trajectory) -> list[int]:
 
 def diagnose(
     trajectory: Trajectory,
-    replay: Replay | None = None,
+    replay: Replay,
     values: pd.DataFrame | None = None,
     *,
     codebook: Codebook | None = None,
 ) -> list[Label]:
     """One :class:`Label` per failed rubric item (judge ``passed`` false), deterministic, from the evidence.
 
-    ``replay`` defaults to ``rtlab.environment._replay.replay(trajectory)``; ``values`` to the trajectory's
-    :func:`rtlab.analysis._values.values_frame` (pass a frame to reuse one computed for many trajectories). A
-    trajectory without a judgement has no failed items and gets no label.
+    ``replay`` is the trajectory replayed with the default tab (``rtlab.environment.replay(trajectory)``);
+    ``values`` its :func:`rtlab.analysis._values.values_frame` rows, computed from ``replay`` when not given
+    (pass a frame to reuse one computed for many trajectories). A trajectory without a judgement has no
+    failed items and gets no label.
     """
     indices = failed_items(trajectory)
     if not indices:
         return []
     cb = codebook or load_codebook()
-    if replay is None:
-        from rtlab.environment import replay as run_replay
-
-        replay = run_replay(trajectory)
     if values is None:
         from rtlab.analysis._values import values_frame
 
@@ -705,18 +702,14 @@ LABEL_COLUMNS = [
 
 def diagnose_frame(
     trajectories: Iterable[Trajectory],
+    replays: Sequence[Replay],
     *,
-    replays: Sequence[Replay] | None = None,
     values: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per failed rubric item of every trajectory: the label plus the trajectory's grouping columns
-    (task, benchmark, model, method, variant, run) for :func:`breakdown`."""
-
-    from rtlab.environment import replay as run_replay
-
+    (task, benchmark, model, method, variant, run) for :func:`breakdown`. ``replays`` are the trajectories
+    replayed, in the same order; ``values`` their values frame, computed from them when not given."""
     trajectories = list(trajectories)
-    if replays is None:
-        replays = [run_replay(t) for t in trajectories]
     if values is None:
         from rtlab.analysis._values import values_frame
 

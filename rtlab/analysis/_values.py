@@ -372,13 +372,11 @@ class _Found:
     held: bool = False
 
 
-def _replay_for(t: Trajectory, position: int, replays: Any) -> Replay:
-    from rtlab.environment import replay
-
-    if replays is None:
-        return replay(t)
+def _replay_for(t: Trajectory, position: int, replays: Sequence[Replay] | Mapping[str, Replay]) -> Replay:
     if isinstance(replays, Mapping):
-        return replays[t.id] if t.id in replays else replay(t)
+        if t.id not in replays:
+            raise ValueError(f"no replay of {t.id!r} among the replays given")
+        return replays[t.id]
     r = replays[position]
     if r.trajectory_id != t.id:
         raise ValueError(f"replays[{position}] is of {r.trajectory_id!r}, not {t.id!r}")
@@ -418,12 +416,13 @@ def item_values(task: Task, item: RubricItem) -> list[Number]:
 
 
 def values_frame(
-    trajectories: Iterable[Trajectory], replays: Sequence[Replay] | Mapping[str, Replay] | None = None
+    trajectories: Iterable[Trajectory], replays: Sequence[Replay] | Mapping[str, Replay]
 ) -> pd.DataFrame:
     """One row per (trajectory, rubric item, expected value): shown, delivered and held (columns: VALUE_COLUMNS).
 
-    ``replays`` is a sequence aligned with ``trajectories`` or a mapping by trajectory id; missing ones are
-    replayed with the default tab (``rtlab.environment._replay.replay``).
+    ``replays``, the trajectories replayed (with the default tab for the paper's ``held``:
+    ``rtlab.environment.replay``), is a sequence aligned with ``trajectories`` or a mapping by trajectory id
+    holding every one of them.
     """
     rows: list[dict[str, Any]] = []
     for position, t in enumerate(trajectories):

@@ -73,16 +73,17 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def rule_labels(
     trajectories: Iterable[Trajectory],
-    replays: Sequence[Replay] | None = None,
+    replays: Sequence[Replay],
     values: pd.DataFrame | None = None,
     *,
     annotator: str = RULE_ANNOTATOR,
 ) -> pd.DataFrame:
-    """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form."""
+    """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form; ``replays``
+    are the trajectories replayed, in the same order."""
     trajectories = list(trajectories)
     rows = []
     for i, t in enumerate(trajectories):
-        for label in diagnose(t, replays[i] if replays is not None else None, values):
+        for label in diagnose(t, replays[i], values):
             rows.append(
                 {
                     "item": item_key(label.trajectory, label.rubric_index),
@@ -216,19 +217,18 @@ def _item_context(
 
 def item_contexts(
     trajectories: Iterable[Trajectory],
-    replays: Sequence[Replay] | None = None,
+    replays: Sequence[Replay],
     *,
     codebook: Codebook | None = None,
 ) -> list[ItemContext]:
-    """One :class:`ItemContext` per failed rubric item of every trajectory (replayed when not given)."""
-    from rtlab.environment import replay as run_replay
-
+    """One :class:`ItemContext` per failed rubric item of every trajectory; ``replays`` are the trajectories
+    replayed, in the same order."""
     out = []
     for i, t in enumerate(trajectories):
         indices = failed_items(t)
         if not indices:
             continue
-        r = replays[i] if replays is not None else run_replay(t)
+        r = replays[i]
         run = _run(t, r, None)
         out += [_item_context(t, k, r, run, codebook=codebook) for k in indices]
     return out
