@@ -75,14 +75,12 @@ def _ingest(args: argparse.Namespace):
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from rtlab.ingest import write_jsonl
+    from rtlab.io import dump_json_lines
     from rtlab.records import trajectory_to_dict
 
     result = _ingest(args)
     if args.output == "-":
-        for t in result.trajectories:
-            sys.stdout.write(
-                json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")) + "\n"
-            )
+        dump_json_lines((trajectory_to_dict(t) for t in result.trajectories), sys.stdout)
     else:
         n = write_jsonl(result.trajectories, args.output)
         print(

@@ -517,7 +517,7 @@ def test_load_parquet(tmp_path: Path) -> None:
     assert ag.load_labels(path).values.tolist() == [["1", "A", "x"], ["2", "A", "y"]]
     bad = tmp_path / "conflict.parquet"
     pd.DataFrame({"item": ["1", "1"], "annotator": ["A", "A"], "label": ["x", "y"]}).to_parquet(bad)
-    with pytest.raises(ReaderError, match="on lines 1 and 2") as err:
+    with pytest.raises(ReaderError, match="on rows 1 and 2") as err:  # a Parquet file has rows, not lines
         ag.load_labels(bad)
     assert err.value.line == 2 and err.value.field == "label"
     no_label = tmp_path / "nolabel.parquet"

@@ -292,7 +292,15 @@ def test_human_import_by_trajectory_and_index(tmp_path):
         ),
         ("item,annotator,label\nfx:1#0,ann,discovery\nfx:1#0,ann,other/judge_error\n", 3, "item", "line 2"),
         ("item,annotator,label\nfx:1#0,,discovery\n", 2, "annotator", "empty annotator"),
-        ("item,annotator,label\nfx:1#0,ann,discovery,extra\n", 2, None, "more cells"),
+        ("item,annotator,label\nfx:1#0,ann,discovery,extra\n", 2, None, "expected 3 fields as in the header"),
+        ("item,annotator,label,subreason\nfx:1#0,ann,discovery\n", 2, None, "found 3"),
+        ("item,annotator,label\nfx:1#0,ann,discovery\n\nfx:1#1,ann,lost\n", 4, "label", "'lost'"),
+        (
+            'item,annotator,label,rationale\nfx:1#0,ann,discovery,"a\nb"\nfx:1#1,ann,lost,\n',
+            4,
+            "label",
+            "'lost'",
+        ),
         ("trajectory,rubric_index,annotator,label\nfx:1,two,ann,discovery\n", 2, "rubric_index", "integer"),
     ],
 )
@@ -310,9 +318,40 @@ def test_human_parquet_errors_name_the_row(tmp_path):
     pd.DataFrame(
         {"item": ["a#0", "a#1"], "annotator": ["x", "x"], "label": ["discovery", "nope"]}
     ).to_parquet(path)
-    with pytest.raises(ReaderError, match=r"row 2: label 'nope'") as info:
+    with pytest.raises(ReaderError, match=r"labels.parquet:2 \[label\]: label 'nope'") as info:
         read_human_labels(path)
-    assert info.value.field == "label"
+    assert (info.value.line, info.value.field) == (2, "label")  # the row, as agreement's loader counts it
+    twice = tmp_path / "twice.parquet"
+    pd.DataFrame(
+        {"item": ["a#0", "a#0"], "annotator": ["x", "x"], "label": ["discovery", "other"]}
+    ).to_parquet(twice)
+    with pytest.raises(ReaderError, match=r"\(first at row 1\)") as info:
+        read_human_labels(twice)
+    assert info.value.line == 2
     (tmp_path / "bad.parquet").write_text("not parquet")
-    with pytest.raises(ReaderError, match="cannot read Parquet"):
+    with pytest.raises(ReaderError, match="not a readable Parquet file"):
         read_human_labels(tmp_path / "bad.parquet")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("absent.csv", None),
+        ("latin.csv", b"item,annotator,label\nfx:1#0,ann,caf\xe9\n"),
+        ("short.csv", b"item,annotator,label\nfx:1#0,ann\n"),
+        ("header.csv", b"item,annotator,label,label\nfx:1#0,ann,discovery,x\n"),
+        ("empty.csv", b"  \n"),
+        ("junk.parquet", b"not parquet"),
+    ],
+)
+def test_human_and_agreement_loaders_fail_alike_on_a_bad_file(tmp_path, name, content):
+    from rtlab.annotation import load_labels
+
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ReaderError) as human:
+        read_human_labels(path)
+    with pytest.raises(ReaderError) as agreement:
+        load_labels(path)
+    assert str(human.value) == str(agreement.value)

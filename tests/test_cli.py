@@ -54,6 +54,14 @@ def test_ingest_then_info_json(tmp_path: Path, capsys) -> None:
     )
 
 
+def test_ingest_to_stdout_writes_the_file_bytes(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "sample.jsonl"
+    assert main(["ingest", str(SAMPLE), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["ingest", str(SAMPLE), "-o", "-"]) == 0
+    assert capsys.readouterr().out.encode("utf-8") == out.read_bytes()
+
+
 def test_info_on_raw_paths_is_readable(capsys) -> None:
     assert main(["info", str(SAMPLE)]) == 0
     out = capsys.readouterr().out

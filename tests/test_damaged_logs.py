@@ -120,7 +120,7 @@ def test_a_damaged_log_reads_or_fails_with_file_line_and_field(unit: Path, fmt: 
         try:
             for trajectory in read_unit(copy, fmt):
                 replay(trajectory, requirements="trajectory")
-                diagnose(trajectory)  # what was read also goes through the analyses
+                diagnose(trajectory, replay(trajectory))  # what was read also goes through the analyses
         except RtlabError as exc:
             # rtlab's own error: it names the damaged file, with a line number for JSON-lines logs
             assert target.name in str(exc), (kind, str(exc))

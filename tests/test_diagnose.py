@@ -447,7 +447,7 @@ def test_a_value_without_a_number_is_located_literally():
 def frame():
     runs = [make_run(run_id="fixture:1", method="plain"), make_run(run_id="fixture:2", method="tab")]
     values = pd.concat([values_for("fixture:1"), values_for("fixture:2")], ignore_index=True)
-    return diagnose_frame(runs, values=values)
+    return diagnose_frame(runs, [replay(t) for t in runs], values=values)
 
 
 def test_diagnose_frame_has_grouping_columns(frame):
@@ -557,6 +557,6 @@ def test_diagnosis_rows_are_the_frame_rows_of_the_replayed_trajectory() -> None:
     replays = [replay(t) for t in runs]
     rows = [row for r in replays for row in diagnosis_rows(r)]
     assert len(rows) == 2
-    pd.testing.assert_frame_equal(labels_frame(rows), diagnose_frame(runs))
+    pd.testing.assert_frame_equal(labels_frame(rows), diagnose_frame(runs, replays))
     assert replays[0].trajectory is runs[0]
     assert pickle.loads(pickle.dumps(replays[0])).trajectory is None

@@ -19,6 +19,7 @@ import openpyxl
 import pytest
 
 from rtlab.analysis import CODEBOOK_VERSION, breakdown, diagnose_frame
+from rtlab.environment import replay
 from rtlab.ingest import ingest
 
 RUNS = Path("workspace-bench") / "codex-gpt-5.4-runs"
@@ -172,7 +173,7 @@ def trajectories(runs: Path):
 
 @pytest.fixture(scope="module")
 def frame(trajectories):
-    return diagnose_frame(trajectories)
+    return diagnose_frame(trajectories, [replay(t) for t in trajectories])
 
 
 def label(frame, run: str, index: int):

@@ -336,6 +336,17 @@ def test_bootstrap_weights_are_task_counts() -> None:
     assert (weights.sum(axis=1) == 5).all()  # each resample draws 5 tasks
 
 
+def test_percentile_interval_of_the_defined_replicates() -> None:
+    from rtlab.analysis import percentile_interval
+
+    boot = np.array([0.4, np.nan, 0.1, np.inf, 0.3, 0.2, -np.inf, 0.5])
+    finite = [0.1, 0.2, 0.3, 0.4, 0.5]  # NaN and infinities left out
+    low, high = np.percentile(finite, [50 * (1 - 0.9), 50 * (1 + 0.9)])
+    assert percentile_interval(boot, 0.9) == (low, high) == pytest.approx((0.12, 0.48))
+    assert percentile_interval(np.array([np.nan, np.inf]), 0.95) is None
+    assert percentile_interval(np.array([]), 0.95) is None
+
+
 def test_ungraded_and_unknown_rows() -> None:
     ungraded = wb_run("u", "t9", 0, 0)
     ungraded.judgement = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from rtlab.errors import ReaderError
 from rtlab.ingest import read_jsonl, write_jsonl
+from rtlab.io import dump_json_lines, write_json_lines
 from rtlab.records import (
     Deliverable,
     DeliverableFile,
@@ -184,6 +186,18 @@ def test_write_jsonl_is_atomic_on_failure(tmp_path: Path) -> None:
         write_jsonl(broken(), out)
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
+
+
+def test_one_json_lines_form_for_files_and_streams(tmp_path: Path) -> None:
+    rows = [{"a": 1, "b": ["é", None], "c": {"d": 1.5}}, {}]
+    out = tmp_path / "rows.jsonl"
+    assert write_json_lines(rows, out) == 2
+    assert out.read_bytes() == '{"a":1,"b":["é",null],"c":{"d":1.5}}\n{}\n'.encode()
+    stream = io.StringIO()
+    assert dump_json_lines(rows, stream) == 2
+    assert stream.getvalue().encode() == out.read_bytes()
+    write_json_lines(rows, tmp_path / "private.jsonl", private=True)
+    assert (tmp_path / "private.jsonl").stat().st_mode & 0o777 == 0o600
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from rtlab.annotation import (
     recovery_summary,
     score,
 )
+from rtlab.environment import replay
 from rtlab.ingest import ingest
 from rtlab.llm import SIMULATED_MODEL, LLMClient, http_error, refuse, reply, usage_summary
 from rtlab.records import Action, RubricItem, Step, Task, Trajectory
@@ -184,7 +185,7 @@ def test_score(expected, answer, exact, tolerant):
 
 def test_items_are_the_held_values(items):
     t = make_run()
-    frame = values_frame([t])
+    frame = values_frame([t], [replay(t)])
     held = frame[frame["held"]]
     assert [(i.rubric_index, i.value) for i in items] == list(
         zip(held["rubric_index"], held["value"], strict=True)
@@ -342,7 +343,7 @@ def test_real_workspace_bench_smoke(real: Path, srv, tmp_path):
     result = ingest([runs])
     assert not result.failures
     trajectories = result.trajectories
-    frame = values_frame(trajectories)
+    frame = values_frame(trajectories, [replay(t) for t in trajectories])
     assert int(frame["held"].sum()) == 10  # checked by hand: 5 in 15_cloud, 5 in 15_plain
     items = recovery_items(trajectories)
     assert len(items) == 10

@@ -16,11 +16,9 @@ from rtlab.analysis import (
     offered_candidates,
     operating_styles,
     reading_pass,
-    reviewed_candidates,
-    reviewed_entries,
     styles_summary,
 )
-from rtlab.environment import Environment, is_tab_call, replay
+from rtlab.environment import Environment, is_tab_call, read_reply, replay
 from rtlab.records import Event, Step, Trajectory
 
 LS = ("bash", "ls data", {}, "a.csv\nb.csv\nnotes.txt\n")  # lists data/a.csv, data/b.csv, data/notes.txt
@@ -124,10 +122,10 @@ DCI = run("E", [READ_A, WRITE], method="DCI")
 def test_reviewed_entries_parses_the_review_only() -> None:
     (a_list,) = [s.output for s in A.steps if s.tool == "tab_list"]
     (c_list,) = [s.output for s in C.steps if s.tool == "tab_list"]
-    assert "  L1 data/a.csv (step 3) — " in a_list and reviewed_entries(a_list) == {"L1"}
+    assert "  L1 data/a.csv (step 3) — " in a_list and read_reply("tab_list", a_list).reviewed == {"L1"}
     # L2 (c.csv: month, value, jan) shares no term with either requirement: never shown beside one
-    assert "L2" not in reviewed_entries(a_list)
-    assert "  L1 data/a.csv (step 2)" in c_list and reviewed_entries(c_list) == set()
+    assert "L2" not in read_reply("tab_list", a_list).reviewed
+    assert "  L1 data/a.csv (step 2)" in c_list and read_reply("tab_list", c_list).reviewed == set()
 
 
 def test_flags_by_hand() -> None:
@@ -164,7 +162,7 @@ def test_replays_supply_files_read() -> None:
 def test_listed_candidate_rule() -> None:
     (listing,) = [s for s in A.steps if s.tool == "tab_list"]
     # the review offers notes.txt beside R2 (it shares "notes"); b.csv shares no term with either requirement
-    assert reviewed_candidates(listing.output or "") == ["data/notes.txt"]
+    assert read_reply("tab_list", listing.output or "").offered == ("data/notes.txt",)
     assert offered_candidates(A.steps) == {"data/notes.txt": listing.index}
     assert reading_pass(A, offered=offered_candidates(A.steps)) == (3, True)
     # offered after the read, or never offered: not opened through the tab

@@ -14,6 +14,7 @@ import rtlab
 from rtlab.analysis import CATEGORIES, diagnose_frame, load_codebook
 from rtlab.annotation import cohen_kappa_score
 from rtlab.cli import main
+from rtlab.environment import replay
 from rtlab.records import Trajectory
 from rtlab.synth import SynthConfig, World, generate, ground_truth, is_simulated, load_config, load_world
 from rtlab.synth.agents import judge
@@ -95,7 +96,7 @@ def truth(out: Path):
 
 @pytest.fixture(scope="module")
 def labels(trajectories: list[Trajectory]):
-    return diagnose_frame(trajectories)
+    return diagnose_frame(trajectories, [replay(t) for t in trajectories])
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -285,7 +286,8 @@ def test_truth_labels_join_the_rule_labels_by_item(out: Path, trajectories: list
     failed = truth[~truth["passed"]]
     assert len(got) == len(failed) and got["item"].is_unique
     # the same item keys as every other annotator, so agreement pairs them
-    rules = rule_labels([t for t in trajectories if t.judgement is not None])
+    judged = [t for t in trajectories if t.judgement is not None]
+    rules = rule_labels(judged, [replay(t) for t in judged])
     assert set(got["item"]) == set(rules["item"])
     first = failed.iloc[0]
     assert got.iloc[0].tolist() == [f"{first['trajectory']}#{first['rubric_index']}", "truth", first["cause"]]

@@ -8,7 +8,18 @@ import math
 import pytest
 
 import rtlab.environment._tab as tab_module
-from rtlab.environment import ABLATIONS, Candidate, Capture, CapturedRead, Tab, TabConfig
+from rtlab.environment import (
+    ABLATIONS,
+    Candidate,
+    Capture,
+    CapturedRead,
+    ReplyReading,
+    Review,
+    Tab,
+    TabConfig,
+    read_reply,
+    with_status,
+)
 
 
 def reads(*pairs: tuple[str, str]) -> Capture:
@@ -540,3 +551,63 @@ def test_same_inputs_give_the_same_tab() -> None:
         "command": "cat notes.txt",
         "chars": 14,
     }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Replies read back (what the analyses of recorded runs see)
+
+
+def test_every_reply_form_reads_back() -> None:
+    """Every reply the tab renders, read back by read_reply, alone and with the status line appended."""
+
+    def shown(review: Review) -> ReplyReading:  # what the review, as a structure, showed
+        return ReplyReading(
+            reviewed=frozenset(e.id for item in review.items for e in item.entries),
+            offered=tuple(c.path for item in review.items for c in item.candidates),
+        )
+
+    tab = Tab("total revenue 2023 and the staff list")
+    nothing = ReplyReading()
+    forms: list[tuple[str, str, ReplyReading]] = [
+        ("tab_list", tab.review().render(), nothing),  # no requirements yet
+        ("tab_list", Tab("x", TabConfig(review=False)).review().render(), nothing),
+        ("tab_add", tab.add("  ").text, nothing),
+        ("tab_add", tab.add("total revenue 2023", step=1).text, ReplyReading(added=True)),
+        ("tab_add", tab.add("Total  REVENUE 2023").text, nothing),  # a duplicate
+        ("tab_add", tab.add("staff list names", step=2).text, ReplyReading(added=True)),
+        ("tab_add", tab.add("the weather").text, ReplyReading(added=True)),  # R3: matches nothing
+    ]
+    tab.record(3, "cat finance/revenue.csv", reads(("finance/revenue.csv", "year,amount\n2023,1.2M")))
+    tab.record(4, "cat hr/staff_list.csv", reads(("hr/staff_list.csv", "name,role\nAna,engineer")))
+    tab.record(5, "ls", listed("finance/revenue_2022.csv", "hr/staff_photos.zip", "misc/other.txt"))
+    review = tab.review()
+    assert len(shown(review).reviewed) == 2 and len(shown(review).offered) == 2
+    forms += [
+        ("tab_list", review.render(), shown(review)),
+        ("tab_show", tab.show("L1").text, nothing),
+        ("tab_show", tab.show("L9").text, nothing),
+        ("tab_resolve", tab.resolve("R1", "finished").text, nothing),
+        ("tab_resolve", tab.resolve("R7", "done", cite="L1").text, nothing),
+        ("tab_resolve", tab.resolve("R1", "done").text, nothing),
+        ("tab_resolve", tab.resolve("R1", "done", cite="L9").text, nothing),
+        ("tab_resolve", tab.resolve("R1", "done", cite="L2").text, nothing),  # refused by the evidence check
+        ("tab_resolve", tab.resolve("R1", "done", cite="L1", step=6).text, ReplyReading(cited="L1")),
+        ("tab_resolve", tab.resolve("R1", "done", cite="L1").text, nothing),  # already resolved
+        ("tab_resolve", tab.resolve("R3", "unavailable").text, nothing),
+        ("tab_resolve", tab.resolve("R3", "unavailable", reason="not in the files").text, nothing),
+    ]
+    later = tab.review()  # with a "resolved: ..." line
+    assert "resolved: R1 done (L1)" in later.render()
+    forms.append(("tab_list", later.render(), shown(later)))
+    plain = Tab("total revenue 2023", TabConfig(review=False))
+    plain.add("total revenue 2023")
+    plain.record(1, "cat finance/revenue.csv", reads(("finance/revenue.csv", "2023,1.2M")))
+    plain.record(2, "ls", listed("finance/revenue_2022.csv"))
+    listing = plain.review().render()
+    assert "  L1 finance/revenue.csv (step 1)" in listing  # shown, but beside no requirement
+    forms.append(("tab_list", listing, nothing))
+    forms.append(("tab_add", tab.finish_message() or "", nothing))  # no reply of any tool
+    for tool, text, expected in forms:
+        assert read_reply(tool, text) == expected, text
+        assert read_reply(tool, with_status(text, tab.status_line())) == expected, text
+    assert read_reply("tab_resolve", forms[3][1]) == nothing  # a reply is read as its own tool's

@@ -547,7 +547,7 @@ def _run(fixtures: Path, tmp_path: Path) -> Trajectory:
 
 def test_values_frame_by_hand(fixtures: Path, tmp_path: Path) -> None:
     t = _run(fixtures, tmp_path)
-    frame = values_frame([t])
+    frame = values_frame([t], [replay(t)])
     assert list(frame.columns) == VALUE_COLUMNS
     NA = None
     rows = [
@@ -588,20 +588,21 @@ def test_values_frame_by_hand(fixtures: Path, tmp_path: Path) -> None:
 def test_values_frame_replays_and_edge_cases(fixtures: Path, tmp_path: Path) -> None:
     t = _run(fixtures, tmp_path)
     r = replay(t)
-    by_default = values_frame([t])
-    pd.testing.assert_frame_equal(values_frame([t], [r]), by_default)
-    pd.testing.assert_frame_equal(values_frame([t], {t.id: r}), by_default)
+    pd.testing.assert_frame_equal(values_frame([t], {t.id: r}), values_frame([t], [r]))
     with pytest.raises(ValueError, match="not 'fixture:values'"):
         values_frame([t], [replay(Trajectory(id="other", format="codex", source_path="x"))])
+    with pytest.raises(ValueError, match="no replay of 'fixture:values'"):  # never replayed behind one's back
+        values_frame([t], {"other": r})
     bare = Trajectory(id="bare", format="codex", source_path="x")  # no task: no rows
-    empty = values_frame([bare])
+    empty = values_frame([bare], [replay(bare)])
     assert empty.empty and list(empty.columns) == VALUE_COLUMNS
     t.judgement = None
-    assert values_frame([t])["passed"].isna().all()
+    assert values_frame([t], [r])["passed"].isna().all()
 
 
 def test_value_records_are_json(fixtures: Path, tmp_path: Path) -> None:
-    records = value_records(values_frame([_run(fixtures, tmp_path)]))
+    t = _run(fixtures, tmp_path)
+    records = value_records(values_frame([t], [replay(t)]))
     assert records[0] == {
         "trajectory": "fixture:values",
         "rubric_index": 0,
@@ -666,6 +667,7 @@ def test_value_rows_are_the_frame_rows_of_the_replayed_trajectory() -> None:
     from rtlab.ingest import ingest
 
     runs = ingest([ROOT / "data" / "sample"]).trajectories
-    rows = [row for t in runs for row in value_rows(replay(t))]
-    pd.testing.assert_frame_equal(values_table(rows), values_frame(runs))
+    replays = [replay(t) for t in runs]
+    rows = [row for r in replays for row in value_rows(r)]
+    pd.testing.assert_frame_equal(values_table(rows), values_frame(runs, replays))
     assert len(rows) > 0

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from rtlab.analysis import deliverable_text, expected_values, value_summary, values_frame
+from rtlab.environment import replay
 from rtlab.ingest import ingest
 from rtlab.records import Trajectory
 
@@ -27,7 +28,8 @@ def trajectories(runs: Path) -> dict[str, Trajectory]:
 
 @pytest.fixture(scope="module")
 def frame(trajectories: dict[str, Trajectory]) -> pd.DataFrame:
-    return values_frame(list(trajectories.values()))
+    runs = list(trajectories.values())
+    return values_frame(runs, [replay(t) for t in runs])
 
 
 def row(frame: pd.DataFrame, run: str, index: int, value: str) -> pd.Series:
@@ -232,7 +234,8 @@ def test_officeqa_values_come_from_the_answer(real) -> None:
     from rtlab import ingest
     from rtlab.analysis import value_summary, values_frame
 
-    frame = values_frame(ingest([real / "officeqa" / "g2b-gpt-5.4-traces"]).trajectories)
+    runs = ingest([real / "officeqa" / "g2b-gpt-5.4-traces"]).trajectories
+    frame = values_frame(runs, [replay(t) for t in runs])
     assert len(frame) == 32  # every answer of these 32 questions is a single number
     # v2_branch2__oqa-91_s2 answered 19519285 for 19519306: correct within 1% but not the value itself
     row = frame[frame["trajectory"] == "g2b:v2_branch2__oqa-91_s2"].iloc[0]

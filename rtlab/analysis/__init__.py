@@ -10,6 +10,7 @@ from rtlab._lazy import attach
 
 if TYPE_CHECKING:
     from rtlab.analysis._bootstrap import bootstrap_weights as bootstrap_weights
+    from rtlab.analysis._bootstrap import percentile_interval as percentile_interval
     from rtlab.analysis._codebook import CATEGORIES as CATEGORIES
     from rtlab.analysis._codebook import CODEBOOK_FILE as CODEBOOK_FILE
     from rtlab.analysis._codebook import CODEBOOK_VERSION as CODEBOOK_VERSION
@@ -76,8 +77,6 @@ if TYPE_CHECKING:
     from rtlab.analysis._styles import offered_candidates as offered_candidates
     from rtlab.analysis._styles import operating_styles as operating_styles
     from rtlab.analysis._styles import reading_pass as reading_pass
-    from rtlab.analysis._styles import reviewed_candidates as reviewed_candidates
-    from rtlab.analysis._styles import reviewed_entries as reviewed_entries
     from rtlab.analysis._styles import style_record as style_record
     from rtlab.analysis._styles import styles_summary as styles_summary
     from rtlab.analysis._summary import format_step as format_step
@@ -110,7 +109,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._bootstrap": ("bootstrap_weights",),
+        "._bootstrap": ("bootstrap_weights", "percentile_interval"),
         "._codebook": (
             "CODEBOOK_VERSION",
             "CODEBOOK_FILE",
@@ -206,8 +205,6 @@ __getattr__, __dir__, __all__ = attach(
             "offered_candidates",
             "operating_styles",
             "reading_pass",
-            "reviewed_candidates",
-            "reviewed_entries",
             "style_record",
             "styles_summary",
         ),

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
-from rtlab.text import content_id, name_key, tokenize
+from rtlab.text import content_id, file_mentions, fold_text, name_key, tokenize
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,10 +32,6 @@ if TYPE_CHECKING:
 EXCERPT_CHARS = 200
 """Longest excerpt a label cites: the text around a value, or the first characters of an entry or file."""
 _CONTEXT = 80  # characters either side of a located value or quote
-_FILE_MENTION = re.compile(
-    r"[\w\-.()\u3400-\u9fff]+\.(?:xlsx|xlsm|xls|csv|tsv|txt|md|docx|doc|pdf|pptx|ppt|json|html?)\b",
-    re.IGNORECASE,
-)
 _QUOTE = re.compile(r"\"([^\"]{3,}?)\"|\u201c([^\u201d]{3,}?)\u201d|\u300c([^\u300d]{3,}?)\u300d")
 _MIN_NAME_TOKENS = 2  # a source named only by tokens needs at least this many, all present in the item
 MIN_CONTENT_CHARS = 40
@@ -171,7 +166,7 @@ def _stem_tokens(name: str) -> set[str]:
 def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], RefMode]:
     """The sources an item refers to and how (the codebook's "referred files" feature)."""
     named: list[str] = []
-    for mention in _FILE_MENTION.findall(text):
+    for mention in file_mentions(text):
         exact = [s for s in sources if name_key(s) == name_key(mention)]
         mention_tokens = _stem_tokens(mention)
         loose = [s for s in sources if mention_tokens and mention_tokens <= _stem_tokens(s)]
@@ -193,10 +188,6 @@ def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> t
 
 # ---------------------------------------------------------------------------------------------------------
 # Text helpers
-
-
-def _fold(text: str) -> str:
-    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text)).casefold().strip()
 
 
 def _clip(text: str, start: int = 0, end: int | None = None) -> str:
@@ -328,8 +319,8 @@ def run_evidence(
     return RunEvidence(
         rows=_value_rows(values, trajectory.id),
         files=files,
-        shown_text=_fold("\n".join(s.shown or "" for s in trajectory.steps)),
-        delivered_text=_fold("\n".join(t for _, t in files)),
+        shown_text=fold_text("\n".join(s.shown or "" for s in trajectory.steps), compatibility=True),
+        delivered_text=fold_text("\n".join(t for _, t in files), compatibility=True),
     )
 
 
@@ -396,8 +387,8 @@ def item_facts(
         listed=listed,
         values=rows,
         quotes=quotes,
-        quotes_shown=[_fold(q) in seen.shown_text for q in quotes],
-        quotes_delivered=[_fold(q) in seen.delivered_text for q in quotes],
+        quotes_shown=[fold_text(q, compatibility=True) in seen.shown_text for q in quotes],
+        quotes_delivered=[fold_text(q, compatibility=True) in seen.delivered_text for q in quotes],
         format_item=format_item,
         access_item=lex.has("access_words", text) and (mode == "named" or lex.has("source_file_words", text)),
         reasoning_item=lex.has("reasoning_words", text),
@@ -661,25 +652,22 @@ def failed_items(trajectory: Trajectory) -> list[int]:
 
 def diagnose(
     trajectory: Trajectory,
-    replay: Replay | None = None,
+    replay: Replay,
     values: pd.DataFrame | None = None,
     *,
     codebook: Codebook | None = None,
 ) -> list[Label]:
     """One :class:`Label` per failed rubric item (judge ``passed`` false), deterministic, from the evidence.
 
-    ``replay`` defaults to ``rtlab.environment._replay.replay(trajectory)``; ``values`` to the trajectory's
-    :func:`rtlab.analysis._values.values_frame` (pass a frame to reuse one computed for many trajectories). A
-    trajectory without a judgement has no failed items and gets no label.
+    ``replay`` is the trajectory replayed with the default tab (``rtlab.environment.replay(trajectory)``);
+    ``values`` its :func:`rtlab.analysis._values.values_frame` rows, computed from ``replay`` when not given
+    (pass a frame to reuse one computed for many trajectories). A trajectory without a judgement has no
+    failed items and gets no label.
     """
     indices = failed_items(trajectory)
     if not indices:
         return []
     cb = codebook or load_codebook()
-    if replay is None:
-        from rtlab.environment import replay as run_replay
-
-        replay = run_replay(trajectory)
     if values is None:
         from rtlab.analysis._values import values_frame
 
@@ -731,18 +719,14 @@ LABEL_COLUMNS = [
 
 def diagnose_frame(
     trajectories: Iterable[Trajectory],
+    replays: Sequence[Replay],
     *,
-    replays: Sequence[Replay] | None = None,
     values: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """One row per failed rubric item of every trajectory: the label plus the trajectory's grouping columns
-    (task, benchmark, model, method, variant, run) for :func:`breakdown`."""
-
-    from rtlab.environment import replay as run_replay
-
+    (task, benchmark, model, method, variant, run) for :func:`breakdown`. ``replays`` are the trajectories
+    replayed, in the same order; ``values`` their values frame, computed from them when not given."""
     trajectories = list(trajectories)
-    if replays is None:
-        replays = [run_replay(t) for t in trajectories]
     if values is None:
         from rtlab.analysis._values import values_frame
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rtlab.analysis._bootstrap import bootstrap_weights
+from rtlab.analysis._bootstrap import bootstrap_weights, percentile_interval
 from rtlab.ingest.benchmarks import officeqa_scorer, theagentcompany, workspace_bench
 from rtlab.records import Trajectory
 
@@ -204,12 +204,9 @@ def _estimate(
         task_run_sums(ratio.denominator, task, run, shape),
     )
     value = float(mean_over_runs(num.sum(axis=0), den.sum(axis=0)))
-    boot = mean_over_runs(weights @ num, weights @ den)
-    boot = boot[np.isfinite(boot)]
-    if not boot.size:
-        return value, math.nan, math.nan
-    low, high = np.percentile(boot, [50 * (1 - ci), 50 * (1 + ci)])
-    return value, float(low), float(high)
+    interval = percentile_interval(mean_over_runs(weights @ num, weights @ den), ci)
+    low, high = interval if interval is not None else (math.nan, math.nan)
+    return value, low, high
 
 
 def _group_rows(

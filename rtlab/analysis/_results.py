@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rtlab.analysis._bootstrap import bootstrap_weights
+from rtlab.analysis._bootstrap import bootstrap_weights, percentile_interval
 from rtlab.analysis._metrics import (  # aggregate's own arithmetic: a paired CI cannot drift from it
     INPUTS,
     LABELS,
@@ -301,11 +301,8 @@ def paired_difference(
         boot = mean_over_runs(weights @ num_a, weights @ den_a) - mean_over_runs(
             weights @ num_b, weights @ den_b
         )
-        boot = boot[np.isfinite(boot)]
-        if boot.size:
-            low, high = (float(x) for x in np.percentile(boot, [50 * (1 - ci), 50 * (1 + ci)]))
-        else:
-            low = high = math.nan
+        interval = percentile_interval(boot, ci)
+        low, high = interval if interval is not None else (math.nan, math.nan)
         rows.append((m, point, low, high, len(common)))
     return pd.DataFrame(rows, columns=list(PAIRED_COLUMNS))
 

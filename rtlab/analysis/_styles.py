@@ -11,12 +11,12 @@ Decisions:
   "before the finish check" means before the agent's stop (anywhere in the run) and the "after" flags are
   undefined (``<NA>``).
 - **Steps** count only when answered. Tab calls are recognised by :func:`rtlab.environment._environment.is_tab_call` and
-  read through the environment's replies (``Step.output``): a requirement is stated by a ``tab_add`` the
-  environment accepted (``Added Rk: ...``); the review is pulled by any ``tab_list`` call; an entry is
-  reviewed when a ``tab_list`` reply in review form (``[tab] review ...``) showed it beside a requirement (a
-  line ``  Lk path (step n) — ...``; the plain listing of the no-review ablation matches nothing to a
-  requirement, so it reviews nothing); a reviewed entry is cited for done when a later ``tab_resolve`` was
-  accepted as ``Rj done, citing Lk`` (for any requirement).
+  read through the environment's replies (``Step.output``, read back by :func:`rtlab.environment._tab.read_reply`):
+  a requirement is stated by a ``tab_add`` the environment accepted (``Added Rk: ...``); the review is pulled by
+  any ``tab_list`` call; an entry is reviewed when a ``tab_list`` reply in review form (``[tab] review ...``)
+  showed it beside a requirement (a line ``  Lk path (step n) — ...``; the plain listing of the no-review
+  ablation matches nothing to a requirement, so it reviews nothing); a reviewed entry is cited for done when a
+  later ``tab_resolve`` was accepted as ``Rj done, citing Lk`` (for any requirement).
 - **Deliverable edits** are steps of the tools in :data:`DELIVERABLE_TOOLS` (``write PATH`` / ``edit``).
 - **Files read** come from one pass of the environment over the run with the full tab (capture on, whatever
   the variant: this measures what the agent read, not what its tab kept). With ``replays`` given, ``n_files``
@@ -31,11 +31,10 @@ Decisions:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rtlab.environment import FINISH_PREFIX, SEP, STATUS_PREFIX, Environment, is_tab_call, task_text
+from rtlab.environment import FINISH_PREFIX, Environment, is_tab_call, read_reply, task_text
 from rtlab.records import Event, Step, Trajectory
 
 if TYPE_CHECKING:
@@ -61,11 +60,6 @@ AFTER_FINISH = ("tab_after_finish", "edited_after_finish")
 STYLE_COLUMNS = ("trajectory", "task_id", "model", "method", "variant", "run", *FLAGS, "n_files")
 SUMMARY_COLUMNS = ("flag", "statistic", "value", "n_true", "n")
 
-_ADDED = re.compile(r"^Added R\d+:")
-_REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
-_CITED = re.compile(r"^R\d+ done, citing (L\d+) ")
-_UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
-
 
 def finish_check_event(trajectory: Trajectory) -> Event | None:
     """The finish check the environment issued in this run (the first such message), or ``None``."""
@@ -75,26 +69,12 @@ def finish_check_event(trajectory: Trajectory) -> Event | None:
     return None
 
 
-def reviewed_entries(reply: str) -> set[str]:
-    """Read-log ids a ``tab_list`` reply showed beside a requirement (none for the plain, no-review listing)."""
-    if not reply.startswith(f"{STATUS_PREFIX}review"):
-        return set()
-    return set(_REVIEW_ENTRY.findall(reply))
-
-
-def reviewed_candidates(reply: str) -> list[str]:
-    """Paths a ``tab_list`` reply offered as unopened candidates beside a requirement (review form only)."""
-    if not reply.startswith(f"{STATUS_PREFIX}review"):
-        return []
-    return [path for line in _UNOPENED.findall(reply) for path in line.split(SEP)]
-
-
 def offered_candidates(steps: Iterable[Step]) -> dict[str, int]:
     """Each path the review offered as a candidate, with the index of the first ``tab_list`` step offering it."""
     offered: dict[str, int] = {}
     for s in steps:
         if s.answered and s.tool == "tab_list":
-            for path in reviewed_candidates(s.output or ""):
+            for path in read_reply(s.tool, s.output or "").offered:
                 offered.setdefault(path, s.index)
     return offered
 
@@ -113,13 +93,14 @@ def _tab_flags(steps: Sequence[Step], finish_seq: float) -> dict[str, bool]:
             continue
         after_tab |= not before
         show |= s.tool == "tab_show"
+        reply = read_reply(s.tool, output)
         if s.tool == "tab_add":
-            stated |= before and _ADDED.match(output) is not None
+            stated |= before and reply.added
         elif s.tool == "tab_list":
             pulled |= before
-            reviewed |= reviewed_entries(output)
-        elif s.tool == "tab_resolve" and (m := _CITED.match(output)) is not None:
-            cited |= m.group(1) in reviewed
+            reviewed |= reply.reviewed
+        elif s.tool == "tab_resolve" and reply.cited is not None:
+            cited |= reply.cited in reviewed
     return {
         "requirements_before_finish": stated,
         "review_before_finish": pulled,
@@ -253,8 +234,6 @@ __all__ = [
     "offered_candidates",
     "operating_styles",
     "reading_pass",
-    "reviewed_candidates",
-    "reviewed_entries",
     "style_record",
     "styles_summary",
 ]

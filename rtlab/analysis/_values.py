@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from rtlab.records import DeliverableFile, RubricItem, Task, Trajectory
-from rtlab.text import Number, NumberIndex, find_numbers, is_year_like, number_index
+from rtlab.text import FILE_MENTION, Number, NumberIndex, find_numbers, is_year_like, number_index
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,11 +114,6 @@ MIN_SIGNIFICANT = 3
 # ---------------------------------------------------------------------------------------------------------
 # Which values a rubric item expects
 
-_EXTENSIONS = (
-    "xlsx|xlsm|xls|csv|tsv|md|txt|docx|doc|pdf|pptx|ppt|json|jsonl|html|htm|py|xml|png|jpe?g|gif|zip|"
-    "ya?ml|log|sql|js|ts|ipynb|rtf|odt|ods"
-)
-_FILE_NAME = re.compile(rf"[^\s`'\"“”‘’《》「」()\[\],;]*\.(?:{_EXTENSIONS})(?![A-Za-z0-9])", re.IGNORECASE)
 _BACKTICKS = re.compile(r"`[^`\n]*`")
 _QUOTED = re.compile(
     r"\"[^\"\n]{1,300}\"|“[^”\n]{1,300}”|《[^》\n]{1,300}》|「[^」\n]{1,300}」|『[^』\n]{1,300}』"
@@ -176,7 +171,7 @@ _MALFORMED_GROUPS = re.compile(r"(?<![\w.,])\d{4,}(?:,\d{3})+(?:\.\d+)?(?![\w,]|
 
 def _excluded_spans(text: str) -> list[tuple[int, int]]:
     """Spans whose numbers are names, not values: file names, named backtick spans, quoted titles, dates."""
-    spans = [m.span() for m in _FILE_NAME.finditer(text)]
+    spans = [m.span() for m in FILE_MENTION.finditer(text)]
     spans += [m.span() for m in _BACKTICKS.finditer(text) if _NAME_CHARS.search(m.group())]
     spans += [m.span() for m in _QUOTED.finditer(text) if _LETTER.search(m.group())]
     spans += [m.span() for m in _MONTH_DATE.finditer(text)]
@@ -377,13 +372,11 @@ class _Found:
     held: bool = False
 
 
-def _replay_for(t: Trajectory, position: int, replays: Any) -> Replay:
-    from rtlab.environment import replay
-
-    if replays is None:
-        return replay(t)
+def _replay_for(t: Trajectory, position: int, replays: Sequence[Replay] | Mapping[str, Replay]) -> Replay:
     if isinstance(replays, Mapping):
-        return replays[t.id] if t.id in replays else replay(t)
+        if t.id not in replays:
+            raise ValueError(f"no replay of {t.id!r} among the replays given")
+        return replays[t.id]
     r = replays[position]
     if r.trajectory_id != t.id:
         raise ValueError(f"replays[{position}] is of {r.trajectory_id!r}, not {t.id!r}")
@@ -423,12 +416,13 @@ def item_values(task: Task, item: RubricItem) -> list[Number]:
 
 
 def values_frame(
-    trajectories: Iterable[Trajectory], replays: Sequence[Replay] | Mapping[str, Replay] | None = None
+    trajectories: Iterable[Trajectory], replays: Sequence[Replay] | Mapping[str, Replay]
 ) -> pd.DataFrame:
     """One row per (trajectory, rubric item, expected value): shown, delivered and held (columns: VALUE_COLUMNS).
 
-    ``replays`` is a sequence aligned with ``trajectories`` or a mapping by trajectory id; missing ones are
-    replayed with the default tab (``rtlab.environment._replay.replay``).
+    ``replays``, the trajectories replayed (with the default tab for the paper's ``held``:
+    ``rtlab.environment.replay``), is a sequence aligned with ``trajectories`` or a mapping by trajectory id
+    holding every one of them.
     """
     rows: list[dict[str, Any]] = []
     for position, t in enumerate(trajectories):

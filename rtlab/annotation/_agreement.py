@@ -20,8 +20,6 @@ histogram with each item counted as often as it was drawn, so all replicates com
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -31,15 +29,13 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from rtlab.analysis import bootstrap_weights
-from rtlab.errors import ReaderError
-from rtlab.io import read_text
+from rtlab.analysis import bootstrap_weights, percentile_interval
+from rtlab.annotation._labelfile import read_label_file
 
 LABEL_FILE_COLUMNS = ("item", "annotator", "label")
 """The columns a labels frame or file must have; other columns are kept but not used."""
 PAIR_SEP = "|"
 """Separator in pair keys such as ``"A|B"`` (names sorted); annotator names may not contain it."""
-PARQUET_SUFFIXES = (".parquet", ".pq")
 
 _Label = TypeVar("_Label", bound=Hashable)
 """An annotation label (a category name, usually a str)."""
@@ -128,65 +124,19 @@ def check_labels(frame: pd.DataFrame) -> pd.DataFrame:
     return clean
 
 
-def _read_csv(path: Path) -> tuple[pd.DataFrame, list[int]]:
-    """A CSV file's rows as strings, with the 1-based line each row starts on (quoted newlines allowed)."""
-    text = read_text(path).removeprefix("\ufeff")
-    if not text.strip():
-        raise ReaderError(path, "empty file: expected a header with columns item, annotator, label", line=1)
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-        rows: list[list[str]] = []
-        lines: list[int] = []
-        start = reader.line_num + 1
-        for record in reader:
-            if record:
-                if len(record) != len(header):
-                    raise ReaderError(
-                        path,
-                        f"expected {len(header)} fields as in the header, found {len(record)}",
-                        line=start,
-                    )
-                rows.append(record)
-                lines.append(start)
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise ReaderError(path, f"malformed CSV: {exc}", line=reader.line_num) from None
-    if len(set(header)) != len(header):
-        raise ReaderError(path, f"repeated column names in header: {header}", line=1)
-    return pd.DataFrame(rows, columns=header, dtype=object), lines
-
-
-def _read_parquet(path: Path) -> tuple[pd.DataFrame, list[int]]:
-    """A Parquet file's rows, with 1-based row positions standing in for lines."""
-    try:
-        frame = pd.read_parquet(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for unreadable files
-        raise ReaderError(path, f"not a readable Parquet file: {exc}") from None
-    return frame, list(range(1, len(frame) + 1))
-
-
 def load_labels(path: str | Path) -> pd.DataFrame:
     """Read a labels file (CSV, or Parquet by its ``.parquet``/``.pq`` suffix) into a checked labels frame.
 
-    Columns ``item``, ``annotator``, ``label`` are required, others are kept. The rules are those of
-    :func:`check_labels` (empty label = missing, exact repeats dropped); a broken rule raises
-    :class:`ReaderError` naming the line (the row position for Parquet) and the column, and for an
-    (item, annotator) given two labels both lines.
+    Columns ``item``, ``annotator``, ``label`` are required, others are kept. The file is read by
+    :func:`rtlab.annotation._labelfile.read_label_file`; the rules are those of :func:`check_labels` (empty
+    label = missing, exact repeats dropped); a broken rule raises :class:`ReaderError` naming the line (the
+    row position for Parquet) and the column, and for an (item, annotator) given two labels both lines.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ReaderError(path, "no such file")
-    parquet = path.suffix.lower() in PARQUET_SUFFIXES
-    frame, lines = _read_parquet(path) if parquet else _read_csv(path)
-    clean, problem = _normalise(frame)
+    table = read_label_file(path)
+    clean, problem = _normalise(table.frame)
     if problem is None:
         return clean
-    if not problem.rows:  # a missing column: the header's fault (CSV line 1)
-        raise ReaderError(path, problem.message, line=None if parquet else 1, field=problem.field)
-    where = [lines[r] for r in problem.rows]
-    message = problem.message + (f" on lines {where[0]} and {where[1]}" if len(where) > 1 else "")
-    raise ReaderError(path, message, line=where[-1], field=problem.field)
+    raise table.error(problem.message, rows=problem.rows, column=problem.field)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -534,20 +484,12 @@ def _json_float(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def _interval(boot: np.ndarray, ci: float) -> list[float] | None:
-    """The percentile interval of the defined replicates (numpy's linear interpolation), or ``None``."""
-    boot = boot[np.isfinite(boot)]
-    if not boot.size:
-        return None
-    low, high = np.percentile(boot, [50 * (1 - ci), 50 * (1 + ci)])
-    return [float(low), float(high)]
-
-
 def _estimate(
     stat: Stat, n_items: int, weights: np.ndarray | None, ci: float
 ) -> tuple[float | None, list[float] | None]:
     value = _json_float(float(stat(_ones(n_items))[0]))
-    return value, (None if weights is None else _interval(stat(weights), ci))
+    interval = None if weights is None else percentile_interval(stat(weights), ci)
+    return value, (None if interval is None else list(interval))
 
 
 def _reference_block(coded: _Coded, reference: str, weights: np.ndarray | None, ci: float) -> dict[str, Any]:

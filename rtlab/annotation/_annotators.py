@@ -16,7 +16,6 @@ label), ``subreason``, ``codebook_version``, ``rationale``, ``evidence`` (JSON t
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from rtlab.analysis import (
     load_codebook,
     run_evidence,
 )
+from rtlab.annotation._labelfile import read_label_file
 from rtlab.errors import ReaderError
 from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
 from rtlab.records import item_key
@@ -81,16 +81,17 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def rule_labels(
     trajectories: Iterable[Trajectory],
-    replays: Sequence[Replay] | None = None,
+    replays: Sequence[Replay],
     values: pd.DataFrame | None = None,
     *,
     annotator: str = RULE_ANNOTATOR,
 ) -> pd.DataFrame:
-    """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form."""
+    """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form; ``replays``
+    are the trajectories replayed, in the same order."""
     trajectories = list(trajectories)
     rows = []
     for i, t in enumerate(trajectories):
-        for label in diagnose(t, replays[i] if replays is not None else None, values):
+        for label in diagnose(t, replays[i], values):
             rows.append(
                 {
                     "item": item_key(label.trajectory, label.rubric_index),
@@ -231,19 +232,18 @@ def _item_context(
 
 def item_contexts(
     trajectories: Iterable[Trajectory],
-    replays: Sequence[Replay] | None = None,
+    replays: Sequence[Replay],
     *,
     codebook: Codebook | None = None,
 ) -> list[ItemContext]:
-    """One :class:`ItemContext` per failed rubric item of every trajectory (replayed when not given)."""
-    from rtlab.environment import replay as run_replay
-
+    """One :class:`ItemContext` per failed rubric item of every trajectory; ``replays`` are the trajectories
+    replayed, in the same order."""
     out = []
     for i, t in enumerate(trajectories):
         indices = failed_items(t)
         if not indices:
             continue
-        r = replays[i] if replays is not None else run_replay(t)
+        r = replays[i]
         run = _run(t, r, None)
         out += [_item_context(t, k, r, run, codebook=codebook) for k in indices]
     return out
@@ -578,32 +578,6 @@ def _row(annotator: LLMAnnotator, ctx: ItemContext, cb: Codebook) -> dict[str, A
 HUMAN_REQUIRED = ("annotator", "label")
 
 
-def _human_rows(path: Path) -> tuple[list[dict[str, Any]], list[str], str]:
-    """Rows as dicts, the column names, and how rows are numbered (``line``: CSV line; ``row``: Parquet)."""
-    if path.suffix.lower() in (".parquet", ".pq"):
-        import pandas as pd
-
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet
-            raise ReaderError(path, f"cannot read Parquet: {exc}") from None
-        frame = frame.astype(object).where(frame.notna(), None)
-        return frame.to_dict("records"), [str(c) for c in frame.columns], "row"
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ReaderError(path, f"not UTF-8 text (byte {exc.start})") from None
-    reader = csv.DictReader(text.splitlines())
-    if not reader.fieldnames:
-        raise ReaderError(path, "empty file: expected a header line with item, annotator, label", line=1)
-    rows = []
-    for row in reader:
-        if None in row:
-            raise ReaderError(path, "more cells than header columns", line=reader.line_num)
-        rows.append({k: (v if v not in ("",) else None) for k, v in row.items()})
-    return rows, list(reader.fieldnames), "line"
-
-
 def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.DataFrame:
     """Human labels from CSV or Parquet: one row per item and annotator, in long form.
 
@@ -613,24 +587,23 @@ def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.
     from 1) and the column.
     """
     cb = codebook or load_codebook()
-    path = Path(path)
-    rows, columns, unit = _human_rows(path)
+    table = read_label_file(path)
+    frame = table.frame.astype(object)
+    # an empty cell (CSV "", Parquet null or "") is no value
+    rows = frame.where(frame.notna() & (frame != ""), None).to_dict("records")
+    columns = table.columns
     has_item = "item" in columns
     if not has_item and not {"trajectory", "rubric_index"} <= set(columns):
-        raise ReaderError(
-            path, "needs an 'item' column, or 'trajectory' and 'rubric_index'", line=1, field="item"
-        )
+        raise table.error("needs an 'item' column, or 'trajectory' and 'rubric_index'", column="item")
     for col in HUMAN_REQUIRED:
         if col not in columns:
-            raise ReaderError(path, f"missing column {col!r}; columns are {columns}", line=1, field=col)
+            raise table.error(f"missing column {col!r}; columns are {columns}", column=col)
     seen: dict[tuple[str, str], int] = {}
     out = []
-    for n, row in enumerate(rows, start=2 if unit == "line" else 1):
-        where = {"line": n} if unit == "line" else {}
-        prefix = "" if unit == "line" else f"row {n}: "
+    for n, row in enumerate(rows):
 
-        def bad(message: str, col: str, where: dict[str, int] = where, prefix: str = prefix) -> ReaderError:
-            return ReaderError(path, prefix + message, field=col, **where)
+        def bad(message: str, col: str, n: int = n) -> ReaderError:
+            return table.error(message, rows=(n,), column=col)
 
         if has_item:
             item = row.get("item")
@@ -661,7 +634,9 @@ def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.
             )
         key = (item, str(annotator))
         if key in seen:
-            raise bad(f"item {item!r} labelled twice by {annotator!r} (first at {unit} {seen[key]})", "item")
+            raise bad(
+                f"item {item!r} labelled twice by {annotator!r} (first at {table.place(seen[key])})", "item"
+            )
         seen[key] = n
         out.append(
             {

@@ -53,9 +53,9 @@ from rtlab.annotation._annotators import (
     budget_note,
     fit_to_budget,
 )
-from rtlab.environment import Requirement, Review, ReviewItem, Tab, TabConfig, fold_text, replay, task_text
+from rtlab.environment import Requirement, Review, ReviewItem, Tab, TabConfig, replay, task_text
 from rtlab.llm import CallResult, LLMClient, ask_until_valid, parse_json_object
-from rtlab.text import Number, NumberIndex, find_numbers, matches
+from rtlab.text import Number, NumberIndex, find_numbers, fold_text, matches
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -47,13 +47,14 @@ if TYPE_CHECKING:
     from rtlab.environment._tab import EntryMatch as EntryMatch
     from rtlab.environment._tab import ReadEntry as ReadEntry
     from rtlab.environment._tab import Reply as Reply
+    from rtlab.environment._tab import ReplyReading as ReplyReading
     from rtlab.environment._tab import Requirement as Requirement
     from rtlab.environment._tab import RequirementStatus as RequirementStatus
     from rtlab.environment._tab import Review as Review
     from rtlab.environment._tab import ReviewItem as ReviewItem
     from rtlab.environment._tab import Tab as Tab
     from rtlab.environment._tab import TabConfig as TabConfig
-    from rtlab.environment._tab import fold_text as fold_text
+    from rtlab.environment._tab import read_reply as read_reply
     from rtlab.environment._workspace import BINARY_SUFFIXES as BINARY_SUFFIXES
     from rtlab.environment._workspace import COMMON_POSTINGS as COMMON_POSTINGS
     from rtlab.environment._workspace import MIN_INDEXED_LINE as MIN_INDEXED_LINE
@@ -88,11 +89,12 @@ __getattr__, __dir__, __all__ = attach(
             "Candidate",
             "TabConfig",
             "Reply",
+            "ReplyReading",
+            "read_reply",
             "EntryMatch",
             "CandidateMatch",
             "ReviewItem",
             "Review",
-            "fold_text",
             "Tab",
         ),
         "._environment": (

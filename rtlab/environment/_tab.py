@@ -2,7 +2,8 @@
 
 The tab is the paper's ``T_t = (R, L, C)``. The agent fills R (``add``, ``resolve``); the environment alone
 fills L and C (``record``, called by :class:`rtlab.environment._environment.Environment` for every observation). Every
-operation answers with text for the model and never raises on the model's mistakes.
+operation answers with text for the model and never raises on the model's mistakes; :func:`read_reply` reads
+that text back (what a recorded run's tab call did).
 
 Decisions the paper leaves open, made here once:
 
@@ -41,6 +42,7 @@ or C changed. ``record`` and ``status_line`` are linear in what the step brought
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -49,7 +51,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from rtlab.text import BM25, IdfKind, tokenize
+from rtlab.text import BM25, IdfKind, fold_text, tokenize
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
@@ -75,6 +77,7 @@ from rtlab.records import STATUS_PREFIX  # noqa: E402  (the vocabulary: readers 
 """Every line the tab adds to what the model reads starts with this (status line, review, finish check)."""
 FINISH_PREFIX = "[tab] finish check"
 SEP = " · "
+_REVIEW_HEAD = f"{STATUS_PREFIX}review"  # the first line of a review; the plain listing starts otherwise
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -270,7 +273,7 @@ class Review:
 
 
 def _render_review(review: Review) -> str:
-    lines = [f"{STATUS_PREFIX}review{SEP}{len(review.items)} open"]
+    lines = [f"{_REVIEW_HEAD}{SEP}{len(review.items)} open"]
     if not review.requirements:
         lines.append("No requirements yet: state what the task needs with tab_add.")
     for item in review.items:
@@ -309,6 +312,47 @@ def _resolved_label(r: Requirement) -> str:
     return f"{r.id} done ({r.cite})" if r.status == "done" else f"{r.id} unavailable"
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Replies read back: a recorded run keeps only the text of each reply, so the analyses of recorded runs read
+# what a call did from the wording rendered here (``Tab.add``, ``Tab.resolve``, :func:`_render_review`); a
+# test renders every reply form and reads it back.
+
+_ADDED = re.compile(r"^Added R\d+:")
+_CITED = re.compile(r"^R\d+ done, citing (L\d+) ")
+_REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
+_UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ReplyReading:
+    """What a tab call did, read back from its reply's text (:func:`read_reply`)."""
+
+    added: bool = False
+    """A ``tab_add`` the tab accepted (``Added Rk: ...``)."""
+    cited: str | None = None
+    """The read-log entry an accepted ``done`` resolution cites (``Rj done, citing Lk (path).``)."""
+    reviewed: frozenset[str] = frozenset()
+    """Read-log ids a ``tab_list`` review showed beside a requirement; none for the plain listing of the
+    no-review ablation, which matches nothing to a requirement."""
+    offered: tuple[str, ...] = ()
+    """Paths a ``tab_list`` review offered as unopened candidates beside a requirement, in reply order
+    (repeats kept); none for the plain listing."""
+
+
+def read_reply(tool: str, text: str) -> ReplyReading:
+    """What the call of tab tool ``tool`` did, from the text the environment answered (the status line it
+    appends may be there); refusals, other tools and text in no reply form read as nothing done."""
+    if tool == "tab_add":
+        return ReplyReading(added=_ADDED.match(text) is not None)
+    if tool == "tab_resolve":
+        m = _CITED.match(text)
+        return ReplyReading(cited=m.group(1) if m is not None else None)
+    if tool == "tab_list" and text.startswith(_REVIEW_HEAD):
+        offered = tuple(path for line in _UNOPENED.findall(text) for path in line.split(SEP))
+        return ReplyReading(reviewed=frozenset(_REVIEW_ENTRY.findall(text)), offered=offered)
+    return ReplyReading()
+
+
 def _snippet(excerpt: str, terms: Iterable[str], width: int) -> str:
     """About ``width`` characters of the excerpt, whitespace folded, from a little before the first shared term.
 
@@ -336,11 +380,6 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def _norm_id(value: str) -> str:
     return value.strip().upper()
-
-
-def fold_text(text: str) -> str:
-    """A requirement's text with case and white space folded: two requirements are the same when these are."""
-    return " ".join(text.split()).casefold()
 
 
 def _id_range(prefix: str, n: int) -> str:

@@ -1,5 +1,5 @@
-"""Files: atomic writes, UTF-8 and JSON(-lines) reading whose errors name the file, line and field, and a
-memo for files many runs share. Imports nothing of rtlab but its errors."""
+"""Files: atomic writes, the one JSON-lines writer, UTF-8 and JSON(-lines) reading whose errors name the file,
+line and field, and a memo for files many runs share. Imports nothing of rtlab but its errors."""
 
 from __future__ import annotations
 
@@ -10,18 +10,22 @@ from rtlab._lazy import attach
 if TYPE_CHECKING:
     from rtlab.io._files import atomic_open as atomic_open
     from rtlab.io._files import cached_by_file as cached_by_file
+    from rtlab.io._files import dump_json_lines as dump_json_lines
     from rtlab.io._files import field as field
     from rtlab.io._files import first_json_line as first_json_line
     from rtlab.io._files import head_bytes as head_bytes
     from rtlab.io._files import iter_json_lines as iter_json_lines
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import read_text as read_text
+    from rtlab.io._files import write_json_lines as write_json_lines
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._files": (
             "atomic_open",
+            "write_json_lines",
+            "dump_json_lines",
             "cached_by_file",
             "read_text",
             "head_bytes",

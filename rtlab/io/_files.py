@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
@@ -44,6 +44,26 @@ def atomic_open(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def dump_json_lines(rows: Iterable[Any], fh: IO[str]) -> int:
+    """Write each row to an open text stream as one compact JSON line; returns the count.
+
+    The one JSON-lines form rtlab writes: no spaces after separators, non-ASCII kept as is (UTF-8 on disk).
+    """
+    n = 0
+    for row in rows:
+        fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+        fh.write("\n")
+        n += 1
+    return n
+
+
+def write_json_lines(rows: Iterable[Any], path: str | Path, *, private: bool = False) -> int:
+    """Write rows to ``path`` as JSON lines (:func:`dump_json_lines`), atomically (:func:`atomic_open`: a
+    failure leaves any old file intact; ``private``: owner-only); returns the count."""
+    with atomic_open(path, private=private) as fh:
+        return dump_json_lines(rows, fh)
 
 
 def cached_by_file(loader: Callable[[Path], T]) -> Callable[[str | Path], T]:

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from rtlab.text import FILE_MENTION, file_mentions
+
 SIMULATED_MODEL = "rtlab-simulated"
 """The model name to request from the server; answers report ``simulated:<requested>`` unless the name
 already says ``simulated``."""
@@ -77,7 +79,6 @@ def refuse(text: str = "I can't help with that.") -> Scripted:
 # The simulated model
 
 _SECTION = re.compile(r"^## (.+?)\s*$", re.MULTILINE)
-_FILE = re.compile(r"[\w\-.]+\.(?:xlsx|xls|csv|tsv|txt|md|docx|pdf|pptx|json|html?)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?%?")
 _RUBRIC_ERROR = re.compile(r"rubric (?:is )?(?:wrong|incorrect)|rubric incorrectly|incorrectly lists", re.I)
 _MISMATCH = re.compile(r"does not match|doesn't match|inconsistent|incorrect|wrong value|distort", re.I)
@@ -112,10 +113,10 @@ def simulate_label(prompt: str) -> dict[str, Any]:
         return label("S2", "other", "judge_error", "the judge says the rubric is wrong")
     if _MISMATCH.search(judge):
         return label("S3", "dropped_or_distorted", None, "the judge reports a mismatch")
-    files = {f.lower() for f in _FILE.findall(item)}
+    files = {f.lower() for f in file_mentions(item)}
     if any(f in candidates.lower() and f not in read_log.lower() for f in files):
         return label("S4", "discovery", None, "a file the item names was listed but never read")
-    numbers = [n for n in _NUMBER.findall(_FILE.sub(" ", item)) if len(n.strip(",.%")) >= 2]
+    numbers = [n for n in _NUMBER.findall(FILE_MENTION.sub(" ", item)) if len(n.strip(",.%")) >= 2]
     if any(n in read_log and n not in deliverable for n in numbers):
         return label("S5", "shown_but_missing", None, "a value of the item was read but is not delivered")
     return label("S6", "other", "undetermined", "no keyword rule applies")

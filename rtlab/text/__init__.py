@@ -1,5 +1,5 @@
-"""The rules about text that every stage shares, each defined once: the tokeniser, BM25, numbers in text,
-paths and file names, and the POSIX shell lexer and parser."""
+"""The rules about text that every stage shares, each defined once: the tokeniser, BM25, text folding, numbers
+in text, paths and file names (and file names mentioned in prose), and the POSIX shell lexer and parser."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ from rtlab._lazy import attach
 if TYPE_CHECKING:
     from rtlab.text._bm25 import BM25 as BM25
     from rtlab.text._bm25 import IdfKind as IdfKind
+    from rtlab.text._fold import fold_text as fold_text
+    from rtlab.text._mentions import FILE_EXTENSIONS as FILE_EXTENSIONS
+    from rtlab.text._mentions import FILE_MENTION as FILE_MENTION
+    from rtlab.text._mentions import file_mentions as file_mentions
     from rtlab.text._numbers import Number as Number
     from rtlab.text._numbers import NumberIndex as NumberIndex
     from rtlab.text._numbers import find_numbers as find_numbers
@@ -39,6 +43,8 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._tokens": ("STOP_WORDS", "tokenize"),
         "._bm25": ("BM25", "IdfKind"),
+        "._fold": ("fold_text",),
+        "._mentions": ("FILE_EXTENSIONS", "FILE_MENTION", "file_mentions"),
         "._numbers": ("Number", "NumberIndex", "find_numbers", "is_year_like", "matches", "number_index"),
         "._paths": ("normalize_path", "relative_to", "is_under", "name_key", "content_id"),
         "._shell": (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions
-from rtlab.io import atomic_open, head_bytes
+from rtlab.io import head_bytes, write_json_lines
 from rtlab.records import SCHEMA, SCHEMA_VERSION, Trajectory, trajectory_from_dict, trajectory_to_dict
 
 NAME = "rtlab"
@@ -26,7 +26,7 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
-    """Trajectories as written by :func:`rtlab.records._records.write_jsonl`; ``options.clip`` does not apply."""
+    """Trajectories as written by :func:`write_jsonl`; ``options.clip`` does not apply."""
     return read_jsonl(path)
 
 
@@ -35,13 +35,7 @@ def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
 
     The file is readable by its owner only: it holds everything the agents were shown of their workspaces.
     """
-    n = 0
-    with atomic_open(path, private=True) as fh:
-        for t in trajectories:
-            fh.write(json.dumps(trajectory_to_dict(t), ensure_ascii=False, separators=(",", ":")))
-            fh.write("\n")
-            n += 1
-    return n
+    return write_json_lines((trajectory_to_dict(t) for t in trajectories), path, private=True)
 
 
 def iter_jsonl(path: str | Path) -> Iterator[Trajectory]:
