@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rtlab.analysis import BASELINE, TAB_METHOD
 from rtlab.io import atomic_open
 
 if TYPE_CHECKING:
@@ -498,8 +499,8 @@ def plot_reading_volume(
     *,
     title: str,
     metric: str = "pass_rate",
-    method: str = "RunningTab",
-    baseline: str = "DCI",
+    method: str = TAB_METHOD,
+    baseline: str = BASELINE,
 ) -> Figure:
     """``reading.gain_by_tercile``: left, ``metric`` per reading third for the baseline (dashed) and the method
     (solid) per model; right, the method's gain over the baseline per third, with paired 95% CIs."""
