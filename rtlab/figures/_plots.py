@@ -47,6 +47,13 @@ SIMULATED_SUFFIX = "-simulated"
 SIMULATED_NOTE = "SIMULATED data (rtlab.synth): not a measurement of any real model"
 
 
+def simulated_tag(parts: Mapping[str, bool]) -> str:
+    """A title's tag naming the simulated parts of a figure, in the order given: ``{"model": True, "data":
+    True}`` -> ``" (SIMULATED model and data)"``; ``""`` when none is simulated."""
+    kinds = [kind for kind, simulated in parts.items() if simulated]
+    return f" (SIMULATED {' and '.join(kinds)})" if kinds else ""
+
+
 def save_figure(
     fig: Figure, name: str, figures_dir: str | Path = "figures", *, simulated: bool = False
 ) -> list[Path]:
