@@ -472,7 +472,8 @@ class LLMClient:
     """
 
     base_url: str | None = None
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    """Never shown: the client's repr leaves it out."""
     timeout: float = 120.0
     max_attempts: int = 5
     backoff: float = 1.0
