@@ -29,9 +29,13 @@ sys.path.insert(0, str(ROOT))
 
 import rtlab  # noqa: E402
 from rtlab.analysis import (  # noqa: E402  # noqa: E402  # noqa: E402
+    BASELINE,
     CATEGORIES,  # noqa: E402
+    TAB_METHOD,
     breakdown,
     diagnose_frame,
+    main_mask,
+    main_runs,
     tab_stats_frame,
     tab_stats_summary,
     value_summary,
@@ -116,18 +120,13 @@ def per_model(values: dict[str, float], fmt: Callable[[float], str]) -> str:
     return f"{low} ({each})" if low == high else f"{low} – {high} ({each})"
 
 
-def is_main(t: Trajectory, method: str) -> bool:
-    """A run of ``method`` itself, not one of its ablations."""
-    return t.method == method and t.variant is None
-
-
 # ---------------------------------------------------------------------------------------------------------
 # The quantities
 
 
 def tab_rows(trajectories: Sequence[Trajectory]) -> list[Row]:
     """Medians of what the tab holds in RunningTab runs (requirements as the agent stated them)."""
-    runs = [t for t in trajectories if is_main(t, "RunningTab")]
+    runs = main_runs(trajectories, TAB_METHOD)
     stats = tab_stats_frame([replay(t, requirements="trajectory") for t in runs])
     stats["model"] = [t.model for t in runs]
     median = tab_stats_summary(stats, ["model"]).set_index(["statistic", "model"])["median"]
@@ -144,9 +143,9 @@ def tab_rows(trajectories: Sequence[Trajectory]) -> list[Row]:
 
 def loss_rows(labels: pd.DataFrame, truth: pd.DataFrame) -> list[Row]:
     """Share of DCI's lost rubric points per category: the rule labels (and the ground truth, in brackets)."""
-    dci = labels[(labels["method"] == "DCI") & labels["variant"].isna()]
+    dci = labels[main_mask(labels, BASELINE)]
     shares = breakdown(dci, ["model"]).set_index(["category", "model"])["share"]
-    failed = truth[(truth["method"] == "DCI") & truth["variant"].isna() & ~truth["passed"]]
+    failed = truth[main_mask(truth, BASELINE) & ~truth["passed"]]
     true_share = failed.groupby("model")["cause"].value_counts(normalize=True)
     rows = []
     for cat in CATEGORIES:
@@ -188,13 +187,13 @@ def value_rows(dci: Sequence[Trajectory], replays: dict[str, Replay]) -> list[Ro
 
 def pass_rows(scores: pd.DataFrame) -> list[Row]:
     """Pass rate (and nano's TCR@70) of DCI and RunningTab per model."""
-    agg = rtlab.main_results(scores, methods=["DCI", "RunningTab"], n_boot=200)
+    agg = rtlab.main_results(scores, methods=[BASELINE, TAB_METHOD], n_boot=200)
     value = agg.set_index(["model", "method", "metric"])["value"]
     rows = []
     for model in MODELS:
         dci, tab = (
-            value.get((model, "DCI", "pass_rate"), NAN),
-            value.get((model, "RunningTab", "pass_rate"), NAN),
+            value.get((model, BASELINE, "pass_rate"), NAN),
+            value.get((model, TAB_METHOD, "pass_rate"), NAN),
         )
         paper_dci, paper_tab = PASS_PAPER[model]
         rows.append(
@@ -204,7 +203,7 @@ def pass_rows(scores: pd.DataFrame) -> list[Row]:
                 arrow(dci, tab),
             )
         )
-    dci, tab = value.get((NANO, "DCI", "tcr@70"), NAN), value.get((NANO, "RunningTab", "tcr@70"), NAN)
+    dci, tab = value.get((NANO, BASELINE, "tcr@70"), NAN), value.get((NANO, TAB_METHOD, "tcr@70"), NAN)
     rows.append(
         (
             f"TCR@70 DCI → RunningTab (GPT-5.4 nano / {NANO})",
@@ -242,11 +241,11 @@ def reading_rows(
     """DCI's drop from the lightest to the heaviest third of tasks, and RunningTab's gain per third."""
     volume = tab_stats_frame([replays[t.id] for t in trajectories])[["trajectory", "excerpt_chars"]]
     thirds = rtlab.reading_terciles(scores, volume)
-    gains = rtlab.gain_by_tercile(scores, thirds, methods=["DCI", "RunningTab"], n_boot=200)
+    gains = rtlab.gain_by_tercile(scores, thirds, methods=[BASELINE, TAB_METHOD], n_boot=200)
     gains = gains[gains["metric"] == "pass_rate"].set_index(["model", "method", "tercile"])
-    drop = {m: 100 * gains["light_minus_heavy"].get((m, "DCI", 1), NAN) for m in MODELS}
-    light = {m: 100 * gains["gain"].get((m, "RunningTab", 1), NAN) for m in MODELS}
-    heavy = {m: 100 * gains["gain"].get((m, "RunningTab", 3), NAN) for m in MODELS}
+    drop = {m: 100 * gains["light_minus_heavy"].get((m, BASELINE, 1), NAN) for m in MODELS}
+    light = {m: 100 * gains["gain"].get((m, TAB_METHOD, 1), NAN) for m in MODELS}
+    heavy = {m: 100 * gains["gain"].get((m, TAB_METHOD, 3), NAN) for m in MODELS}
     ratio = {m: heavy[m] / light[m] if light[m] > 0 else NAN for m in MODELS}
     two = "{:.2f}".format
     return [
@@ -266,8 +265,8 @@ def sbm_rows(labels: pd.DataFrame, trajectories: Sequence[Trajectory]) -> list[R
             "Success on items DCI lost as Shown but Missing: RunningTab vs DCI (GPT-5.4 nano)",
             "27.0% vs 20.7%",
             "; ".join(
-                f"{SHORT[m]} {pct(success.get((m, 'RunningTab'), NAN))} vs "
-                f"{pct(success.get((m, 'DCI'), NAN))}"
+                f"{SHORT[m]} {pct(success.get((m, TAB_METHOD), NAN))} vs "
+                f"{pct(success.get((m, BASELINE), NAN))}"
                 for m in ORDER
             ),
         )
@@ -276,7 +275,7 @@ def sbm_rows(labels: pd.DataFrame, trajectories: Sequence[Trajectory]) -> list[R
 
 def style_rows(trajectories: Sequence[Trajectory]) -> list[Row]:
     """The operating-style shares the paper gives per LLM, for the profile built to show each style."""
-    runs = [t for t in trajectories if is_main(t, "RunningTab")]
+    runs = main_runs(trajectories, TAB_METHOD)
     summary = rtlab.styles_summary(rtlab.operating_styles(runs), by="model").set_index(["model", "flag"])
     rows = []
     for model, flag, name, paper in STYLE_PAPER:
@@ -333,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = diagnose_frame(trajectories, replays=[replays[t.id] for t in trajectories])
     truth = ground_truth(world)
     scores = rtlab.scores_frame(trajectories)
-    dci = [t for t in trajectories if is_main(t, "DCI")]
+    dci = main_runs(trajectories, BASELINE)
     rows = [
         *tab_rows(trajectories),
         *loss_rows(labels, truth),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import sys
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rtlab.environment import Replay
+    from rtlab.llm import LLMClient
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
@@ -365,22 +367,41 @@ def cmd_agree(args: argparse.Namespace) -> int:
     return 0
 
 
-def _llm_client(args: argparse.Namespace, stack):
-    """The LLM client the options ask for; with ``--simulated`` the local simulated server, started in ``stack``."""
-    from rtlab.llm import DEFAULT_PRICES, LLMClient, load_prices
+def _llm_client(args: argparse.Namespace, stack: contextlib.ExitStack) -> LLMClient:
+    """The LLM client the options ask for (:func:`rtlab.llm.open_llm`), open until ``stack`` closes; the
+    simulated model is announced on stderr as soon as it starts."""
+    from rtlab.llm import open_llm
 
-    base_url = args.base_url
-    if args.simulated:
-        from rtlab.llm import SimulatedServer
-
-        base_url = stack.enter_context(SimulatedServer()).base_url
-        print("rtlab: using the local SIMULATED model (rtlab.llm), not a real LLM", file=sys.stderr)
-    return LLMClient(
-        base_url=base_url,
-        api_key=args.api_key,
-        cache_dir=args.cache_dir,
-        prices=load_prices(args.prices) if args.prices else dict(DEFAULT_PRICES),
+    chosen = stack.enter_context(
+        open_llm(
+            simulated=args.simulated,
+            base_url=args.base_url,
+            api_key=args.api_key,
+            cache_dir=args.cache_dir,
+            prices=args.prices or None,
+            on_notice=lambda notice: print(f"rtlab: {notice}", file=sys.stderr),
+        )
     )
+    return chosen.client
+
+
+class _DeprecatedJobs(argparse.Action):
+    """``--jobs`` on a command that sends requests: the old name of ``--concurrency``, with a notice (elsewhere
+    ``--jobs`` counts worker processes)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"rtlab: {option_string} is deprecated here (it counts worker processes elsewhere); "
+            "use --concurrency N for requests in flight",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
 
 
 def _add_llm_options(p: argparse.ArgumentParser) -> None:
@@ -390,14 +411,22 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
         "--cache-dir", help="where responses are cached (default: RTLAB_CACHE_DIR or ~/.cache/rtlab)"
     )
     p.add_argument("--prices", metavar="FILE", help='JSON {"model": [input $/1M, output $/1M]}')
-    p.add_argument("--jobs", type=int, default=8, help="concurrent requests")
+    p.add_argument(
+        "--concurrency", type=int, default=8, metavar="N", help="requests in flight at once (default 8)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        dest="concurrency",
+        metavar="N",
+        action=_DeprecatedJobs,
+        help="deprecated alias of --concurrency (prints a notice)",
+    )
     p.add_argument("--dry-run", action="store_true", help="print the number of calls and the estimated cost")
     p.add_argument("--simulated", action="store_true", help="use rtlab.llm's local simulated model")
 
 
 def cmd_recover(args: argparse.Namespace) -> int:
-    import contextlib
-
     from rtlab.annotation import (
         CONDITIONS,
         first_recovery_requests,
@@ -416,7 +445,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
         if args.dry_run:
             print(client.dry_run(first_recovery_requests(items, annotators, CONDITIONS)).describe())
             return 0
-        run = recover(items, annotators, client, max_workers=args.jobs, progress=args.progress)
+        run = recover(items, annotators, client, max_workers=args.concurrency, progress=args.progress)
     if args.json:
         for row in run.frame.to_dict(orient="records"):
             print(json.dumps(_json_safe(row), ensure_ascii=False, default=str))
@@ -429,37 +458,28 @@ def cmd_recover(args: argparse.Namespace) -> int:
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:
-    import contextlib
-
-    import pandas as pd
-
-    from rtlab.annotation import (
-        annotate_llm,
-        annotator_grid,
-        first_requests,
-        item_contexts,
-        rule_labels,
-    )
-    from rtlab.environment import replay
+    from rtlab.annotation import annotate, annotator_grid
     from rtlab.io import atomic_open
     from rtlab.llm import usage_summary
 
     result = _ingest(args)
-    trajectories = result.trajectories
-    replays = [replay(t) for t in trajectories]
-    frames = [rule_labels(trajectories, replays)]
-    if args.model:
-        contexts = item_contexts(trajectories, replays)
-        annotators = annotator_grid(args.model, args.prompt or ["p1"], args.samples)
-        with contextlib.ExitStack() as stack:
-            client = _llm_client(args, stack)
-            if args.dry_run:
-                print(client.dry_run(first_requests(contexts, annotators)).describe())
-                return 0
-            run = annotate_llm(contexts, annotators, client, max_workers=args.jobs, progress=args.progress)
-        frames.append(run.labels)
-        print(f"rtlab: {json.dumps(_json_safe(usage_summary(run.calls)))}", file=sys.stderr)
-    labels = pd.concat(frames, ignore_index=True)
+    annotators = annotator_grid(args.model, args.prompt or ["p1"], args.samples)
+    with contextlib.ExitStack() as stack:
+        client = _llm_client(args, stack) if args.model else None  # the rules alone need no endpoint
+        run = annotate(
+            result.trajectories,
+            annotators,
+            client,
+            dry_run=args.dry_run,
+            max_workers=args.concurrency,
+            progress=args.progress,
+        )
+    if run.dry_run is not None:
+        print(run.dry_run.describe())
+        return 0
+    if run.llm is not None:
+        print(f"rtlab: {json.dumps(_json_safe(usage_summary(run.llm.calls)))}", file=sys.stderr)
+    labels = run.labels
     with atomic_open(args.output, private=True) as fh:
         labels.to_csv(fh, index=False)
     print(f"wrote {len(labels)} labels to {args.output}", file=sys.stderr)

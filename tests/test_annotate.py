@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ from rtlab.annotation import (
     LABEL_COLUMNS,
     REFUSED,
     UNPARSABLE,
+    annotate,
     annotate_llm,
     annotator_grid,
     build_messages,
@@ -21,6 +23,7 @@ from rtlab.annotation import (
     parse_answer,
     read_human_labels,
     rule_labels,
+    sample_at_most,
     user_prompt,
 )
 from rtlab.environment import replay
@@ -236,6 +239,46 @@ def test_dry_run_counts_first_requests(srv, tmp_path, contexts):
     plan = client.dry_run(requests)
     assert (plan.n_calls, plan.cost, plan.unpriced) == (6, None, ("gpt-x",))
     assert srv.n_requests == 0
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The pipeline (rtlab annotate, notebook 09): rules, then LLM annotators over the failed items
+
+
+def test_pipeline_without_a_client_is_the_rules_alone(run):
+    t, r = run
+    result = annotate([t], [], None)
+    assert result.llm is None and result.dry_run is None and result.contexts == []
+    pd.testing.assert_frame_equal(result.rules, rule_labels([t], [r]))
+    pd.testing.assert_frame_equal(result.labels, rule_labels([t], [r]))
+    with pytest.raises(ValueError, match="need a client"):
+        annotate([t], annotator_grid([SIMULATED_MODEL]), None)
+
+
+def test_pipeline_is_the_rules_then_others_then_the_llm_annotators(srv, tmp_path, run, contexts):
+    t, r = run
+    others = pd.DataFrame({"item": ["fx:1#0"], "annotator": ["truth"], "label": ["discovery"]})
+    grid = annotator_grid([SIMULATED_MODEL], ["p1", "p2"])
+    result = annotate([t], grid, client_for(srv, tmp_path), others=[others], max_workers=2)
+    assert result.contexts == contexts and srv.n_requests == 6
+    alone = annotate_llm(contexts, grid, client_for(srv, tmp_path))  # the same answers, from the cache
+    assert srv.n_requests == 6
+    pd.testing.assert_frame_equal(result.llm.labels, alone.labels)
+    expected = pd.concat([rule_labels([t], [r]), others, alone.labels], ignore_index=True)
+    pd.testing.assert_frame_equal(result.labels, expected)
+    assert list(result.labels["annotator"].unique()) == ["rules", "truth", *(a.name for a in grid)]
+
+
+def test_pipeline_samples_the_llm_items_and_dry_runs_without_requests(srv, tmp_path, run, contexts):
+    t, _ = run
+    result = annotate([t], annotator_grid([SIMULATED_MODEL]), client_for(srv, tmp_path), max_items=2, seed=3)
+    assert result.contexts == random.Random(3).sample(contexts, 2) == sample_at_most(contexts, 2, seed=3)
+    assert len(result.rules) == 3 and set(result.llm.labels["item"]) == {c.item for c in result.contexts}
+    srv.reset()
+    plan = annotate([t], annotator_grid(["gpt-x", SIMULATED_MODEL]), client_for(srv, tmp_path), dry_run=True)
+    assert plan.llm is None and (plan.dry_run.n_requests, plan.dry_run.unpriced) == (6, ("gpt-x",))
+    assert srv.n_requests == 0
+    assert sample_at_most(contexts, None) == contexts == sample_at_most(contexts, 3)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -210,3 +210,41 @@ def test_recover_with_the_simulated_model(tmp_path: Path, capsys) -> None:
     assert figures["llm:m:r1:s0"]["read_log"]["values"] == 1
     assert main([*args[:-1], "--dry-run"]) == 0
     assert capsys.readouterr().out.startswith("0 calls to make (3 of 3 requests cached)")
+
+
+@pytest.mark.parametrize("command", ["annotate", "recover"])
+def test_llm_commands_count_requests_with_concurrency_and_jobs_is_a_deprecated_alias(
+    command: str, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    import rtlab.annotation
+    from rtlab.cli import build_parser
+
+    base = [command, str(SAMPLE), "--model", "m"] + (
+        ["-o", str(tmp_path / "l.csv")] if command == "annotate" else []
+    )
+    assert build_parser().parse_args(base).concurrency == 8
+    assert build_parser().parse_args([*base, "--concurrency", "3"]).concurrency == 3
+    assert capsys.readouterr().err == ""
+    assert build_parser().parse_args([*base, "--jobs", "2"]).concurrency == 2
+    notice = capsys.readouterr().err.splitlines()
+    assert len(notice) == 1 and "--jobs is deprecated" in notice[0] and "--concurrency" in notice[0]
+
+    help_text = subprocess.run(
+        [sys.executable, "-m", "rtlab", command, "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "--concurrency N" in help_text and "requests in flight" in help_text
+    assert "deprecated alias of --concurrency" in " ".join(help_text.split())
+
+    # the number reaches the requests: the pipeline is asked for that many in flight
+    name = "annotate" if command == "annotate" else "recover"
+    real, seen = getattr(rtlab.annotation, name), {}
+
+    def spy(*args, **kw):
+        seen.update(kw)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(rtlab.annotation, name, spy)
+    assert main([*base, "--simulated", "--cache-dir", str(tmp_path / "c"), "--jobs", "3"]) == 0
+    assert seen["max_workers"] == 3
+    err = capsys.readouterr().err
+    assert err.splitlines()[0].startswith("rtlab: --jobs is deprecated") and "SIMULATED" in err

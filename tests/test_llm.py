@@ -519,3 +519,94 @@ def test_close_and_garbage_collection_stop_the_loop_thread(srv, tmp_path):
     gc.collect()
     thread.join(timeout=5)
     assert not thread.is_alive()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Choosing the model: a configured endpoint or the simulated one (open_llm)
+
+
+def test_open_llm_simulated_announces_itself_and_stops_with_the_block(tmp_path, monkeypatch):
+    import socket
+    from urllib.parse import urlsplit
+
+    from rtlab.llm import SIMULATED_NOTICE, open_llm
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    said: list[str] = []
+    with open_llm(simulated=True, cache_dir=tmp_path, on_notice=said.append) as chosen:
+        assert chosen.simulated and chosen.notice == SIMULATED_NOTICE and said == [SIMULATED_NOTICE]
+        assert chosen.describe() == f"endpoint: {chosen.client.base_url} ({SIMULATED_NOTICE})"
+        result = chosen.client.complete(req("hi"))
+        assert result.ok and "simulated" in (result.response_model or "")
+        assert chosen.client.complete(req("hi")).cached  # cache="all": the CLI's --simulated reruns for free
+        where = urlsplit(chosen.client.base_url)
+    with pytest.raises(OSError):
+        socket.create_connection((where.hostname, where.port), timeout=2).close()
+
+
+def test_open_llm_chooses_the_simulated_model_only_without_an_endpoint(monkeypatch):
+    from rtlab.llm import configured_endpoint, open_llm
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert configured_endpoint() is None
+    with open_llm() as chosen:
+        assert chosen.simulated and chosen.client.base_url.startswith("http://127.0.0.1:")
+    with open_llm(base_url="http://127.0.0.1:9/v1") as chosen:
+        assert not chosen.simulated and chosen.notice is None
+        assert chosen.client.base_url == "http://127.0.0.1:9/v1"
+        assert chosen.describe() == "endpoint: http://127.0.0.1:9/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:8/v1")
+    assert configured_endpoint() == "http://127.0.0.1:8/v1"
+    with open_llm(cache="none") as chosen:
+        assert not chosen.simulated and chosen.client.base_url == "http://127.0.0.1:8/v1"
+    with open_llm(simulated=True) as chosen:  # asked for: the simulated model, whatever is configured
+        assert chosen.simulated
+
+
+def test_open_llm_caches_the_simulated_model_only_when_asked(tmp_path, monkeypatch):
+    from rtlab.llm import open_llm
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    for cache, cached in (("real", False), ("none", False), ("all", True)):
+        folder = tmp_path / cache
+        with open_llm(cache=cache, cache_dir=folder) as chosen:
+            assert chosen.simulated
+            chosen.client.complete(req("same"))
+            assert chosen.client.complete(req("same")).cached is cached
+        assert folder.is_dir() == cached and (not cached or any(folder.rglob("*.json")))
+
+
+def test_open_llm_never_shows_or_caches_the_api_key(tmp_path, monkeypatch):
+    from rtlab.llm import open_llm
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    secret = "sk-test-do-not-show-4c1d"
+    with open_llm(simulated=True, api_key=secret, cache_dir=tmp_path) as chosen:
+        assert chosen.client.api_key == secret  # it is used ...
+        assert chosen.client.complete(req("hi")).ok
+        shown = [repr(chosen), repr(chosen.client), str(chosen.client), chosen.describe()]
+    assert not any(secret in s for s in shown)  # ... and never shown
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert files and not any(secret.encode() in p.read_bytes() for p in files)
+    with open_llm(simulated=False, base_url="http://user:pa55word@127.0.0.1:9/v1", api_key=secret) as chosen:
+        assert chosen.describe() == "endpoint: http://127.0.0.1:9/v1"
+
+
+def test_open_llm_prices_from_a_table_or_a_file(tmp_path, monkeypatch):
+    from rtlab.llm import DEFAULT_PRICES, open_llm
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"m": [1, 2]}', encoding="utf-8")
+    with open_llm(cache="none") as chosen:
+        assert dict(chosen.client.prices) == dict(DEFAULT_PRICES)
+    with open_llm(cache="none", prices=prices) as chosen:
+        assert dict(chosen.client.prices) == {"m": (1.0, 2.0)}
+    with open_llm(cache="none", prices={"n": (3.0, 4.0)}) as chosen:
+        assert dict(chosen.client.prices) == {"n": (3.0, 4.0)}
+    said: list[str] = []
+    prices.write_text('{"m": "free"}', encoding="utf-8")
+    with pytest.raises(LLMError, match="price of 'm'"):
+        with open_llm(simulated=True, prices=prices, on_notice=said.append):
+            pass
+    assert said  # the simulated model was announced before the bad table was read

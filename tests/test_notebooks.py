@@ -11,6 +11,33 @@ from conftest import ROOT
 from rtlab.figures import NotebookFailure, run_notebook
 from rtlab.figures import main as run_all
 
+BY_HAND = (
+    "rtlab.ingest(",  # open_dataset reads the data
+    "SimulatedServer",  # open_llm chooses the endpoint or the simulated model
+    "LLMClient(",
+    "os.environ",
+    "rule_labels(",  # annotate runs the annotation pipeline
+    "annotate_llm(",
+    "random.",  # sample_at_most draws the seeded samples
+    '"DCI"',  # BASELINE / TAB_METHOD name the arms, main_runs picks their runs
+    '"RunningTab"',
+    "t.method ==",
+    "t.variant is None",
+)
+
+
+def test_notebooks_call_the_library_and_store_no_outputs() -> None:
+    books = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
+    assert len(books) == 9
+    for path in books:
+        nb = nbformat.read(path, as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        source = "\n".join(c.source for c in code)
+        assert source.count("open_dataset(DATA, simulated=is_simulated(DATA))") == 1, path.name
+        assert [w for w in BY_HAND if w in source] == [], path.name
+        assert ("client" in source) == ("open_llm(" in source), path.name
+        assert all(c.outputs == [] and c.execution_count is None for c in code), path.name
+
 
 def test_every_notebook_runs_on_the_hand_made_sample(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]

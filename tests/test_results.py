@@ -296,3 +296,26 @@ def test_shown_but_missing_success_by_hand() -> None:
     assert math.isnan(only_dci.loc["method", "success"]) and only_dci.loc["method", "n_outcomes"] == 0
     with pytest.raises(ValueError, match="by must"):
         shown_but_missing_success(labels, item_outcomes(ts), by=["run"])
+
+
+def test_the_arms_are_named_once() -> None:
+    from rtlab.analysis import BASELINE, TAB_METHOD, VARIANT_ORDER, is_main_run, main_mask, main_runs
+
+    assert (BASELINE, TAB_METHOD) == ("DCI", "RunningTab")
+    assert METHOD_ORDER[0] == BASELINE and METHOD_ORDER[-1] == TAB_METHOD and "full" not in VARIANT_ORDER
+    plain = traj("d", BASELINE, "t1", "1", [False])
+    unjudged = Trajectory(id="u", format="hand", source_path="-", method=BASELINE)
+    ablated = traj("r2", TAB_METHOD, "t1", "1", [True])
+    ablated.variant = "no-review"
+    runs = [plain, unjudged, traj("r", TAB_METHOD, "t1", "1", [True]), ablated]
+    assert [t.id for t in main_runs(runs, BASELINE)] == ["d", "u"]
+    assert [t.id for t in main_runs(runs, BASELINE, judged=True)] == ["d"]
+    assert [t.id for t in main_runs(runs, TAB_METHOD)] == ["r"] and not is_main_run(ablated, TAB_METHOD)
+    # the table form picks the same runs
+    scores = frame(
+        wb_row("t1", "1", 3, method=BASELINE), wb_row("t1", "1", 5), wb_row("t1", "1", 4, variant="no-review")
+    )
+    for method in (BASELINE, TAB_METHOD):
+        assert main_mask(scores, method).tolist() == [
+            m == method and pd.isna(v) for m, v in zip(scores["method"], scores["variant"], strict=True)
+        ]

@@ -9,6 +9,13 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.analysis._arms import BASELINE as BASELINE
+    from rtlab.analysis._arms import METHOD_ORDER as METHOD_ORDER
+    from rtlab.analysis._arms import TAB_METHOD as TAB_METHOD
+    from rtlab.analysis._arms import VARIANT_ORDER as VARIANT_ORDER
+    from rtlab.analysis._arms import is_main_run as is_main_run
+    from rtlab.analysis._arms import main_mask as main_mask
+    from rtlab.analysis._arms import main_runs as main_runs
     from rtlab.analysis._bootstrap import bootstrap_weights as bootstrap_weights
     from rtlab.analysis._bootstrap import percentile_interval as percentile_interval
     from rtlab.analysis._codebook import CATEGORIES as CATEGORIES
@@ -54,8 +61,6 @@ if TYPE_CHECKING:
     from rtlab.analysis._metrics import scores_frame as scores_frame
     from rtlab.analysis._results import ABLATION_COLUMNS as ABLATION_COLUMNS
     from rtlab.analysis._results import ITEM_COLUMNS as ITEM_COLUMNS
-    from rtlab.analysis._results import METHOD_ORDER as METHOD_ORDER
-    from rtlab.analysis._results import VARIANT_ORDER as VARIANT_ORDER
     from rtlab.analysis._results import ablation_table as ablation_table
     from rtlab.analysis._results import arm_label as arm_label
     from rtlab.analysis._results import item_outcomes as item_outcomes
@@ -109,6 +114,15 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._arms": (
+            "BASELINE",
+            "TAB_METHOD",
+            "METHOD_ORDER",
+            "VARIANT_ORDER",
+            "is_main_run",
+            "main_mask",
+            "main_runs",
+        ),
         "._bootstrap": ("bootstrap_weights", "percentile_interval"),
         "._codebook": (
             "CODEBOOK_VERSION",
@@ -172,8 +186,6 @@ __getattr__, __dir__, __all__ = attach(
         "._results": (
             "ABLATION_COLUMNS",
             "ITEM_COLUMNS",
-            "METHOD_ORDER",
-            "VARIANT_ORDER",
             "ablation_table",
             "arm_label",
             "item_outcomes",

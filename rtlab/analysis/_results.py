@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rtlab.analysis._arms import BASELINE, METHOD_ORDER, TAB_METHOD, VARIANT_ORDER, main_mask
 from rtlab.analysis._bootstrap import bootstrap_weights, percentile_interval
 from rtlab.analysis._metrics import (  # aggregate's own arithmetic: a paired CI cannot drift from it
     INPUTS,
@@ -39,17 +40,12 @@ from rtlab.analysis._metrics import (  # aggregate's own arithmetic: a paired CI
     metric_ratios,
     task_run_sums,
 )
-from rtlab.environment import ABLATIONS
 from rtlab.ingest.benchmarks.workspace_bench import TCR_P
 from rtlab.records import Trajectory
 
 if TYPE_CHECKING:
     import pandas as pd
 
-METHOD_ORDER: tuple[str, ...] = ("DCI", "TODO", "Self-Refine", "Self-Tracking", "RunningTab")
-"""The paper's order of methods: plain DWI, the model-kept baselines, then RunningTab."""
-VARIANT_ORDER: tuple[str, ...] = tuple(a for a in ABLATIONS if a != "full")
-"""RunningTab's ablations in the paper's order (capture, review, evidence check, finish check)."""
 MAIN_KEYS = ("benchmark", "model", "method", "variant")
 ABLATION_COLUMNS = (
     "benchmark",
@@ -140,10 +136,6 @@ def sort_rows(frame: pd.DataFrame) -> pd.DataFrame:
     keys = list(zip(*(frame[col].map(f) for col, f in rank.items() if col in frame.columns), strict=True))
     order = sorted(range(len(frame)), key=keys.__getitem__)
     return frame.iloc[order].reset_index(drop=True)
-
-
-def _main_mask(scores: pd.DataFrame, method: str) -> pd.Series:
-    return (scores["method"] == method) & scores["variant"].isna()
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -314,8 +306,8 @@ def paired_difference(
 def ablation_table(
     scores: pd.DataFrame,
     *,
-    method: str = "RunningTab",
-    baseline: str = "DCI",
+    method: str = TAB_METHOD,
+    baseline: str = BASELINE,
     n_boot: int = 1000,
     seed: int = 0,
     tcr_p: float = TCR_P,
@@ -335,7 +327,7 @@ def ablation_table(
     known = scores[scores["benchmark"].isin(list(INPUTS))]
     is_method = known["method"] == method
     arms = known[
-        (is_method & known["variant"].notna()) | _main_mask(known, method) | _main_mask(known, baseline)
+        (is_method & known["variant"].notna()) | main_mask(known, method) | main_mask(known, baseline)
     ]
     agg = aggregate(arms, MAIN_KEYS, n_boot=n_boot, seed=seed, tcr_p=tcr_p, ci=ci)
     own = {
@@ -348,7 +340,7 @@ def ablation_table(
         key=lambda kv: _benchmark_rank(kv[0][0]),
     )
     for (benchmark, model), group in groups:
-        full = group[_main_mask(group, method)]
+        full = group[main_mask(group, method)]
         if full.empty:
             continue
         variants = sorted(group.loc[group["method"] == method, "variant"].dropna().unique(), key=variant_rank)
@@ -357,7 +349,7 @@ def ablation_table(
             (str(v), "ablation", method, str(v), group[(group["method"] == method) & (group["variant"] == v)])
             for v in variants
         ]
-        base = group[_main_mask(group, baseline)]
+        base = group[main_mask(group, baseline)]
         if not base.empty and baseline != method:
             members.append((baseline, "baseline", baseline, None, base))
         for arm, role, arm_method, variant, rows in members:
@@ -412,8 +404,8 @@ def shown_but_missing_success(
     labels: pd.DataFrame,
     scores_items: pd.DataFrame,
     *,
-    method: str = "RunningTab",
-    baseline: str = "DCI",
+    method: str = TAB_METHOD,
+    baseline: str = BASELINE,
     by: Sequence[str] = ("benchmark", "model"),
 ) -> pd.DataFrame:
     """Success of ``method`` and ``baseline`` on the rubric items the baseline lost as Shown but Missing.
@@ -433,7 +425,7 @@ def shown_but_missing_success(
     if not set(by) <= set(keys):
         raise ValueError(f"by must name columns of {ITEM_KEYS}, got {by}")
     columns = [*by, *SBM_COLUMNS]
-    sbm = labels[(labels["category"] == SBM_CATEGORY) & _main_mask(labels, baseline)]
+    sbm = labels[(labels["category"] == SBM_CATEGORY) & main_mask(labels, baseline)]
     s = sbm[keys].drop_duplicates()
     if s.empty:
         return pd.DataFrame(columns=columns)
@@ -443,7 +435,7 @@ def shown_but_missing_success(
         group = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         on_s = scores_items.merge(items, on=keys, how="inner")
         for arm, arm_method in arms:
-            rows = on_s[_main_mask(on_s, arm_method)]
+            rows = on_s[main_mask(on_s, arm_method)]
             n, passed = len(rows), int(rows["passed"].sum())
             out.append(
                 {
@@ -462,8 +454,6 @@ def shown_but_missing_success(
 __all__ = [
     "ABLATION_COLUMNS",
     "ITEM_COLUMNS",
-    "METHOD_ORDER",
-    "VARIANT_ORDER",
     "ablation_table",
     "arm_label",
     "item_outcomes",

@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rtlab.analysis._arms import TAB_METHOD
 from rtlab.environment import FINISH_PREFIX, Environment, is_tab_call, read_reply, task_text
 from rtlab.records import Event, Step, Trajectory
 
@@ -165,7 +166,7 @@ def operating_styles(
     trajectories: Iterable[Trajectory],
     replays: Iterable[Replay] | None = None,
     *,
-    method: str = "RunningTab",
+    method: str = TAB_METHOD,
 ) -> pd.DataFrame:
     """One row per ``method`` trajectory (any variant): the operating-style flags (nullable booleans, ``<NA>``
     where undefined) and ``n_files``. ``replays`` (matched by trajectory id) supply ``n_files`` where given.

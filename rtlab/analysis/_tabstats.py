@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from rtlab.analysis._arms import TAB_METHOD
 from rtlab.environment import Replay, RequirementSource, is_tab_call
 from rtlab.records import Trajectory
 
@@ -24,7 +25,7 @@ STAT_COLUMNS = ("n_requirements", "n_entries", "n_files", "excerpt_chars", "n_ca
 def requirement_source(trajectory: Trajectory) -> RequirementSource:
     """Whose requirements a run's tab statistics use: the agent's own for a RunningTab run or any run that called
     the tab (none, if it stated none), as the paper's statistics; else its rubric (an oracle), else none."""
-    if trajectory.method == "RunningTab" or any(is_tab_call(s) for s in trajectory.steps):
+    if trajectory.method == TAB_METHOD or any(is_tab_call(s) for s in trajectory.steps):
         return "trajectory"
     return "rubric" if trajectory.task is not None and trajectory.task.rubric else "none"
 

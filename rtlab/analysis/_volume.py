@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rtlab.analysis._arms import BASELINE, TAB_METHOD, main_mask
 from rtlab.analysis._metrics import aggregate
 from rtlab.analysis._results import method_rank, missing_as_none, paired_difference, sort_rows
 
@@ -80,7 +81,7 @@ def reading_terciles(
     scores: pd.DataFrame,
     volume: pd.DataFrame,
     *,
-    basis: str | None = "DCI",
+    basis: str | None = BASELINE,
     by: Sequence[str] = ("benchmark", "model"),
 ) -> pd.DataFrame:
     """Each task's reading volume and its third (1 lightest - 3 heaviest) within its ``by`` group.
@@ -95,7 +96,7 @@ def reading_terciles(
     columns = [*by, *TERCILE_COLUMNS]
     frame = scores.merge(volume[["trajectory", "excerpt_chars"]], on="trajectory", how="inner")
     if basis is not None:
-        frame = frame[(frame["method"] == basis) & frame["variant"].isna()]
+        frame = frame[main_mask(frame, basis)]
     frame = frame[frame["excerpt_chars"].notna() & frame["task_id"].notna()]
     if frame.empty:
         return pd.DataFrame(columns=columns)
@@ -120,8 +121,8 @@ def gain_by_tercile(
     scores: pd.DataFrame,
     terciles: pd.DataFrame,
     *,
-    method: str = "RunningTab",
-    baseline: str = "DCI",
+    method: str = TAB_METHOD,
+    baseline: str = BASELINE,
     methods: Sequence[str] | None = None,
     by: Sequence[str] = ("benchmark", "model"),
     n_boot: int = 1000,

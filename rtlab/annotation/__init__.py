@@ -1,6 +1,6 @@
-"""Annotators of failed rubric items (rules, LLMs, human label files) in one long-form table, agreement
-between them (Cohen's kappa, Krippendorff's alpha, confusion, bootstrap intervals), and the masked-recovery
-experiment."""
+"""Annotators of failed rubric items (rules, LLMs, human label files) in one long-form table, the pipeline
+that runs them (:func:`annotate`), agreement between them (Cohen's kappa, Krippendorff's alpha, confusion,
+bootstrap intervals), and the masked-recovery experiment."""
 
 from __future__ import annotations
 
@@ -48,6 +48,9 @@ if TYPE_CHECKING:
     from rtlab.annotation._annotators import rule_labels as rule_labels
     from rtlab.annotation._annotators import system_prompt as system_prompt
     from rtlab.annotation._annotators import user_prompt as user_prompt
+    from rtlab.annotation._pipeline import Annotation as Annotation
+    from rtlab.annotation._pipeline import annotate as annotate
+    from rtlab.annotation._pipeline import sample_at_most as sample_at_most
     from rtlab.annotation._recovery import CONDITIONS as CONDITIONS
     from rtlab.annotation._recovery import MASK as MASK
     from rtlab.annotation._recovery import RECOVERY_BUDGET as RECOVERY_BUDGET
@@ -98,6 +101,7 @@ __getattr__, __dir__, __all__ = attach(
             "system_prompt",
             "user_prompt",
         ),
+        "._pipeline": ("Annotation", "annotate", "sample_at_most"),
         "._agreement": (
             "LABEL_FILE_COLUMNS",
             "agreement_report",

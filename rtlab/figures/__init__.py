@@ -1,5 +1,5 @@
-"""Figures: one plotting function per figure in the house style, and the headless notebook runner behind
-``make figures``. Never calls a language model."""
+"""Figures: the dataset a notebook opens (:func:`open_dataset`), one plotting function per figure in the house
+style, and the headless notebook runner behind ``make figures``. Never calls a language model."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.figures._dataset import Dataset as Dataset
+    from rtlab.figures._dataset import open_dataset as open_dataset
     from rtlab.figures._notebooks import ROOT as ROOT
     from rtlab.figures._notebooks import NotebookFailure as NotebookFailure
     from rtlab.figures._notebooks import NotebookSkipped as NotebookSkipped
@@ -40,15 +42,18 @@ if TYPE_CHECKING:
     from rtlab.figures._plots import plot_trajectory_sizes as plot_trajectory_sizes
     from rtlab.figures._plots import plot_value_coverage as plot_value_coverage
     from rtlab.figures._plots import save_figure as save_figure
+    from rtlab.figures._plots import simulated_tag as simulated_tag
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._dataset": ("Dataset", "open_dataset"),
         "._plots": (
             "OKABE_ITO",
             "STYLE",
             "SIMULATED_SUFFIX",
             "SIMULATED_NOTE",
+            "simulated_tag",
             "save_figure",
             "plot_trajectory_sizes",
             "plot_step_sizes",

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rtlab.analysis import BASELINE, TAB_METHOD
 from rtlab.io import atomic_open
 
 if TYPE_CHECKING:
@@ -44,6 +45,13 @@ def _style():
 
 SIMULATED_SUFFIX = "-simulated"
 SIMULATED_NOTE = "SIMULATED data (rtlab.synth): not a measurement of any real model"
+
+
+def simulated_tag(parts: Mapping[str, bool]) -> str:
+    """A title's tag naming the simulated parts of a figure, in the order given: ``{"model": True, "data":
+    True}`` -> ``" (SIMULATED model and data)"``; ``""`` when none is simulated."""
+    kinds = [kind for kind, simulated in parts.items() if simulated]
+    return f" (SIMULATED {' and '.join(kinds)})" if kinds else ""
 
 
 def save_figure(
@@ -498,8 +506,8 @@ def plot_reading_volume(
     *,
     title: str,
     metric: str = "pass_rate",
-    method: str = "RunningTab",
-    baseline: str = "DCI",
+    method: str = TAB_METHOD,
+    baseline: str = BASELINE,
 ) -> Figure:
     """``reading.gain_by_tercile``: left, ``metric`` per reading third for the baseline (dashed) and the method
     (solid) per model; right, the method's gain over the baseline per third, with paired 95% CIs."""

@@ -1,6 +1,7 @@
 """Language models over any OpenAI-compatible endpoint: the client (cache keyed on the normalised request,
-retries, bounded concurrency, usage and cost, structured answers) and the local simulated server that
-stands in for a model in tests and offline notebooks (clearly labelled as simulated)."""
+retries, bounded concurrency, usage and cost, structured answers), the local simulated server that
+stands in for a model in tests and offline notebooks (clearly labelled as simulated), and the one choice
+between them (:func:`open_llm`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.llm._choose import SIMULATED_NOTICE as SIMULATED_NOTICE
+    from rtlab.llm._choose import CacheChoice as CacheChoice
+    from rtlab.llm._choose import ChosenLLM as ChosenLLM
+    from rtlab.llm._choose import configured_endpoint as configured_endpoint
+    from rtlab.llm._choose import open_llm as open_llm
     from rtlab.llm._client import ANSWER_FIELDS as ANSWER_FIELDS
     from rtlab.llm._client import CHARS_PER_TOKEN as CHARS_PER_TOKEN
     from rtlab.llm._client import DEFAULT_PRICES as DEFAULT_PRICES
@@ -45,6 +51,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._choose": ("SIMULATED_NOTICE", "CacheChoice", "ChosenLLM", "configured_endpoint", "open_llm"),
         "._client": (
             "ANSWER_FIELDS",
             "CHARS_PER_TOKEN",

@@ -488,8 +488,8 @@ class LLMClient:
 
     base_url: str | None = None
     """The endpoint's base URL; unset: ``OPENAI_BASE_URL``, else the openai package's default."""
-    api_key: str | None = None
-    """The API key; unset: ``OPENAI_API_KEY`` (a loopback endpoint takes any key)."""
+    api_key: str | None = field(default=None, repr=False)
+    """The API key; unset: ``OPENAI_API_KEY`` (a loopback endpoint takes any key). Left out of the repr."""
     timeout: float = 120.0
     """Seconds one HTTP request may take."""
     max_attempts: int = 5

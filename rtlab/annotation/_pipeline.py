@@ -1,0 +1,100 @@
+"""The annotation pipeline that ``rtlab annotate`` and notebook 09 run: every failed rubric item labelled by
+the rule-based labeler and by LLM annotators (cached by the client), in one long-form label table.
+
+Steps: each run is replayed (default tab); the rules label every failed item (:func:`rule_labels`); each
+failed item's evidence becomes a prompt context (:func:`item_contexts`), all of them or a seeded sample
+(:func:`sample_at_most`); every LLM annotator labels every context (:func:`annotate_llm`). A dry run stops
+before the first request and says what the requests would cost.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from rtlab.annotation._annotators import (
+    ItemContext,
+    LLMAnnotation,
+    LLMAnnotator,
+    annotate_llm,
+    first_requests,
+    item_contexts,
+    rule_labels,
+)
+from rtlab.environment import replay
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rtlab.llm import DryRun, LLMClient
+    from rtlab.records import Trajectory
+
+T = TypeVar("T")
+
+
+@dataclass
+class Annotation:
+    """What :func:`annotate` did."""
+
+    rules: pd.DataFrame
+    """The rule-based labeler's labels of every failed rubric item."""
+    others: list[pd.DataFrame]
+    """Label tables of other annotators that the caller brought (human files, a simulated world's truth)."""
+    contexts: list[ItemContext]
+    """The failed items put to the LLM annotators: every one, or a seeded sample of ``max_items``."""
+    llm: LLMAnnotation | None
+    """The LLM annotators' labels and every call made; ``None`` without a client, and on a dry run."""
+    dry_run: DryRun | None
+    """On a dry run, the first requests' count and estimated cost (no request was made); else ``None``."""
+
+    @property
+    def labels(self) -> pd.DataFrame:
+        """Every label in one long-form table: the rules', the others', then the LLM annotators' rows."""
+        import pandas as pd
+
+        llm = [self.llm.labels] if self.llm is not None else []
+        return pd.concat([self.rules, *self.others, *llm], ignore_index=True)
+
+
+def sample_at_most(items: Sequence[T], n: int | None, *, seed: int = 0) -> list[T]:
+    """``items`` when there are at most ``n`` (or ``n`` is ``None``), else a seeded random sample of ``n``."""
+    if n is None or len(items) <= n:
+        return list(items)
+    return random.Random(seed).sample(list(items), n)
+
+
+def annotate(
+    trajectories: Iterable[Trajectory],
+    annotators: Sequence[LLMAnnotator],
+    client: LLMClient | None,
+    *,
+    others: Sequence[pd.DataFrame] = (),
+    max_items: int | None = None,
+    seed: int = 0,
+    dry_run: bool = False,
+    max_workers: int = 8,
+    progress: bool = False,
+) -> Annotation:
+    """Label every failed rubric item of ``trajectories`` with the rules and with every LLM annotator.
+
+    Without a ``client`` only the rules label (``annotators`` must then be empty).
+    ``others``: label tables placed after the rules' in :attr:`Annotation.labels`. ``max_items`` bounds the
+    items put to the LLM annotators (a sample drawn with ``seed``); the rules label all of them.
+    ``max_workers``: requests in flight at once.
+    """
+    trajectories = list(trajectories)
+    replays = [replay(t) for t in trajectories]
+    rules = rule_labels(trajectories, replays)
+    if client is None:
+        if annotators:
+            raise ValueError("LLM annotators need a client (rtlab.llm.open_llm)")
+        return Annotation(rules, list(others), [], None, None)
+    contexts = sample_at_most(item_contexts(trajectories, replays), max_items, seed=seed)
+    if dry_run:
+        return Annotation(
+            rules, list(others), contexts, None, client.dry_run(first_requests(contexts, annotators))
+        )
+    run = annotate_llm(contexts, annotators, client, max_workers=max_workers, progress=progress)
+    return Annotation(rules, list(others), contexts, run, None)
