@@ -14,7 +14,7 @@ import shlex
 from typing import Any
 
 from rtlab.ingest.readers import _openai_common, g2b, openhands, pi
-from rtlab.ingest.readers._frames import read_reply
+from rtlab.ingest.readers._frames import read_tool_reply
 from rtlab.records import Action, Step
 
 _READ = re.compile(r"^read (?P<path>.+?)(?: (?P<offset>\d+))?(?: (?P<limit>\d+))?$", re.S)
@@ -27,7 +27,7 @@ def typed(step: Step) -> Step:
     if tool in _openai_common.ANY_SHELL_TOOLS:
         _openai_common.type_step(step)
     elif m := _READ.match(command):
-        step.action, step.frames = read_reply(shown, m["path"], clipped=step.clipped)
+        step.action, step.frames = read_tool_reply(shown, m["path"], clipped=step.clipped)
     elif m := _WRITE.match(command):
         step.action = Action(m["op"], path=m["path"])
     elif tool == "run_ipython":

@@ -7,7 +7,7 @@ stderr: / exit_code:`` frame around each of several commands, editors a ``cat -n
 file content. Readers mark it here as :class:`~rtlab.records.Frame` spans of ``Step.shown`` (``clip`` for a
 marker where content was cut, ``frame`` for other words), so that capture sees only what commands printed and
 knows no harness. These rules were in capture before the reader / environment boundary; each reader applies
-them to its own steps (:func:`output_frames`, :func:`read_reply`, :func:`command_parts`).
+them to its own steps (:func:`output_frames`, :func:`read_tool_reply`, :func:`command_parts`).
 """
 
 from __future__ import annotations
@@ -237,7 +237,7 @@ def _output_start(shown: str, frames: list[Frame]) -> int:
     return pos if pos < len(shown) else 0
 
 
-def read_reply(
+def read_tool_reply(
     shown: str, path: str, *, clipped: bool, harness: Harness = "any"
 ) -> tuple[Action, tuple[Frame, ...]]:
     """A read tool's reply: ``read`` of ``path`` with its frames (the wrapper of G2B's ``<reference>``, an

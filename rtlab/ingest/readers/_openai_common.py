@@ -18,7 +18,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import ReadOptions, call_command, compact_json, deliverable_file, read_command
-from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_reply
+from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply
 from rtlab.io import head_bytes
 from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
 
@@ -125,7 +125,7 @@ def type_step(step: Step) -> None:
             step.frames = output_frames(shown, command, clipped=step.clipped)
     elif target is not None:
         path, offset, limit = target
-        step.action, step.frames = read_reply(shown, path, clipped=step.clipped)
+        step.action, step.frames = read_tool_reply(shown, path, clipped=step.clipped)
         if step.action.kind == "read":
             step.action = Action.read(path, _line(offset), _line(limit))
     elif written is not None:

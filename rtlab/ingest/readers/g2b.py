@@ -55,7 +55,7 @@ from rtlab.ingest.readers._base import (
     read_command,
     typed,
 )
-from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_reply, whole
+from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply, whole
 from rtlab.io import field, first_json_line, iter_json_lines
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, EventKind, Frame, Step, Trajectory
 
@@ -507,7 +507,7 @@ def type_step(step: Step) -> None:
             step.action = Action.shell(command)
             step.frames = output_frames(shown, command, clipped=step.clipped, harness="g2b")
     elif tool in ("read_file", "read_reference") and command.startswith("read "):
-        step.action, step.frames = read_reply(
+        step.action, step.frames = read_tool_reply(
             shown, command[len("read ") :], clipped=step.clipped, harness="g2b"
         )
     elif tool == "write_file" and command.startswith("write "):

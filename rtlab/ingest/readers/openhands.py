@@ -25,7 +25,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER, get_policy
 from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command, typed
-from rtlab.ingest.readers._frames import output_frames, read_reply
+from rtlab.ingest.readers._frames import output_frames, read_tool_reply
 from rtlab.io import field, head_bytes, load_json
 from rtlab.records import (
     Action,
@@ -233,11 +233,13 @@ def type_step(step: Step) -> None:
             step.action = Action("script", command=command, language="python")
             step.frames = output_frames(shown, command, clipped=step.clipped, harness="openhands")
         elif editor[0] == "view":
-            step.action, step.frames = read_reply(shown, editor[1], clipped=step.clipped, harness="openhands")
+            step.action, step.frames = read_tool_reply(
+                shown, editor[1], clipped=step.clipped, harness="openhands"
+            )
         else:
             step.action = Action("write", path=editor[1])
     elif tool == "read" and isinstance(path, str):
-        step.action, step.frames = read_reply(shown, path, clipped=step.clipped, harness="openhands")
+        step.action, step.frames = read_tool_reply(shown, path, clipped=step.clipped, harness="openhands")
         if step.action.kind == "read":
             step.action = Action.read(path, *_read_range(args))
     elif tool in ("write", "edit") and isinstance(path, str):

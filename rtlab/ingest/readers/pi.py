@@ -46,7 +46,7 @@ from rtlab.ingest.readers._frames import (
     TRUNCATION_NOTICES,
     NoticeKind,
     output_frames,
-    read_reply,
+    read_tool_reply,
     whole,
 )
 from rtlab.io import field, first_json_line, iter_json_lines
@@ -554,7 +554,7 @@ def type_step(step: Step) -> None:
         step.action = Action.shell(args["command"])
         step.frames = output_frames(shown, step.command, clipped=step.clipped, harness="pi")
     elif tool == "read" and isinstance(path, str):
-        step.action, step.frames = read_reply(shown, path, clipped=step.clipped, harness="pi")
+        step.action, step.frames = read_tool_reply(shown, path, clipped=step.clipped, harness="pi")
         if step.action.kind == "read":
             step.action = Action.read(path, _int(args.get("offset")), _int(args.get("limit")))
     elif tool in ("write", "edit") and isinstance(path, str):
