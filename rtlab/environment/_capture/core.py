@@ -137,7 +137,7 @@ def _read(col: Collector, step: Step, path: str, cwd: str | None) -> list[fr.Reg
 
 
 def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.Region]:
-    """A Python program the harness ran (OpenHands ``run_ipython``): what it wrote, read and printed."""
+    """A Python program the harness ran (a ``script`` action): what it wrote, read and printed."""
     shown = step.shown or ""
     region = fr.regions(step)[0]
     script = py.analyze(code)

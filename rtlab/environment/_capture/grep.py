@@ -1,4 +1,4 @@
-"""Search outputs: ``grep``/``egrep``/``rg``/``ag``/``ack``/``git grep``, Pi's ``grep`` tool and ``semfs grep``.
+"""Search outputs: ``grep``/``egrep``/``rg``/``ag``/``ack``/``git grep``, search actions (``path:N:text`` lines relative to a base) and ``semfs grep``.
 
 ``path:line:text`` (and ``path-line-text`` context lines) is an excerpt of that file: consecutive lines of one
 file form one excerpt, exactly as shown. ``-l``/``-L``/``-c`` and ``Binary file X matches`` only list. A search
@@ -87,7 +87,7 @@ def _valid(path: str, files: list[str], recursive: bool) -> bool:
 def parse_grep(
     col: Collector, shown: str, block: Block, cwd: str | None, spec: GrepSpec, base: str | None = None
 ) -> None:
-    """Attribute a grep-family output. ``base`` resolves the relative paths Pi's grep tool prints."""
+    """Attribute a grep-family output. ``base`` resolves relative paths (a search action's own base)."""
     if spec.quiet:
         return
     if not spec.prefix and not spec.list_files:

@@ -1,5 +1,5 @@
 """Listing outputs: ``ls`` (long, recursive, classified), ``find`` (``-type``, ``-ls``, ``-printf``), ``tree``,
-``fd``, ``du``, ``wc``, ``file``, ``stat``, ``realpath`` and Pi's ``ls``/``find`` tools. Every path they show
+``fd``, ``du``, ``wc``, ``file``, ``stat``, ``realpath`` and list actions. Every path they show
 is *listed*; folders are dropped where the output says so (``ls -l`` mode ``d``, a trailing ``/``, ``tree``'s
 nesting, ``file``'s ``directory``); elsewhere :func:`rtlab.environment._capture.collect.has_extension` decides.
 """
@@ -210,7 +210,7 @@ def parse_fd(col: Collector, shown: str, block: Block, cwd: str | None, words: l
 
 
 def parse_paths(col: Collector, shown: str, block: Block, cwd: str | None, base: str | None = None) -> None:
-    """One path per line (``realpath``, ``locate``, Pi's ``find``/``ls`` tools relative to ``base``)."""
+    """One path per line (``realpath``, ``locate``, list actions: relative to ``base``)."""
     for line in lines(shown, block):
         text = line.text.rstrip("\r")
         if line.partial or not text.strip() or error_line(text) or text.startswith("["):
