@@ -25,6 +25,7 @@ install: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check rtlab tests bench
 
+# Every test, none timed: the suite gives the same verdict on a loaded machine (speed is measured by `make bench`).
 test: lint
 	$(BIN)/python -m pytest -q
 
