@@ -519,26 +519,28 @@ def test_cancelled_batch_keeps_finished_calls_cached(srv, tmp_path):
     assert srv.n_requests == 4 + 6
 
 
-def test_batch_cancelled_while_its_workers_start_leaves_none_running(srv, tmp_path):
+def test_batch_cancelled_while_its_workers_start_leaves_none_running(tmp_path):
     # Workers start one loop turn apart; a cancellation that lands while they are still being started must
     # stop those already running (none may go on sending in the background)
     requests = [req(f"starting {i}") for i in range(200)]
-    srv.script(*[slow(HELD)] * 200)  # every call is held: a worker left running would still be waiting on one
-    client = make(srv, tmp_path, cache=False)
+    # a server of its own: requests the cancellation caught on the wire may still arrive, late, and would be
+    # counted (and take scripted answers) in the tests after this one
+    with SimulatedServer() as srv:
+        srv.script(*[slow(HELD)] * 200)  # every call held: a worker left running would still wait on one
+        client = make(srv, tmp_path, cache=False)
 
-    async def cancel_at_the_first_requests() -> None:
-        task = asyncio.create_task(client.abatch(requests, max_workers=200))
-        assert await asyncio.to_thread(srv.wait_for_requests, 1)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        async def cancel_at_the_first_requests() -> None:
+            task = asyncio.create_task(client.abatch(requests, max_workers=200))
+            assert await asyncio.to_thread(srv.wait_for_requests, 1)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
 
-    asyncio.run(cancel_at_the_first_requests())
-    assert wound_down(client)  # every worker started was stopped: none is left waiting on its call
-    srv.reset()  # the held calls answered, the rest of the script dropped
-    assert all(r.ok for r in client.batch(requests[:4], max_workers=4))  # the client still works
-    assert srv.n_requests == 4
-    client.close()
+        asyncio.run(cancel_at_the_first_requests())
+        assert wound_down(client)  # every worker started was stopped: none is left waiting on its call
+        srv.reset()  # the held calls answered, the rest of the script dropped
+        assert all(r.ok for r in client.batch(requests[:4], max_workers=4))  # the client still works
+        client.close()
 
 
 def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path):
