@@ -543,7 +543,16 @@ def test_batch_cancelled_while_its_workers_start_leaves_none_running(tmp_path):
         client.close()
 
 
-def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path):
+@pytest.fixture
+def ctrl_c():
+    """SIGINT raises KeyboardInterrupt, as in an interactive Python, even where the suite was started with SIGINT
+    ignored (a shell without job control starts background commands so, and Python then keeps SIG_IGN)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path, ctrl_c):
     requests = [req(f"interrupt {i}") for i in range(8)]
     srv.script(Scripted(), Scripted(), slow(HELD), slow(HELD))  # two calls answered, the next two held
     client = make(srv, tmp_path)
