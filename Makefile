@@ -28,6 +28,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Every test, none timed: the suite gives the same verdict on a loaded machine (speed is measured by `make bench`).
 test: lint typecheck
 	$(BIN)/python -m pytest -q
 

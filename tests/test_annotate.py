@@ -96,7 +96,8 @@ def contexts(run):
 
 
 def client_for(srv, tmp_path) -> LLMClient:
-    return LLMClient(base_url=srv.base_url, api_key="x", timeout=5, backoff=0.01, cache_dir=tmp_path / "c")
+    # timeout: a safety net only (a call that timed out would be retried and counted twice in n_requests)
+    return LLMClient(base_url=srv.base_url, api_key="x", timeout=30, backoff=0.01, cache_dir=tmp_path / "c")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -1,4 +1,10 @@
-"""LLMClient against the local simulated server with the real openai client: retries, cache, batches, cost."""
+"""LLMClient against the local simulated server with the real openai client: retries, cache, batches, cost.
+
+No verdict here depends on how fast the machine is: a test that needs calls in flight holds them at the server
+(``slow(HELD)``) and waits for their arrival (``wait_for_requests``) before it acts, then releases them; a
+timeout under test is one the held call cannot beat; a wait under test (Retry-After) is checked from below
+only. Speed is measured in ``bench/annotate.py``.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -20,6 +27,7 @@ from rtlab.llm import (
     CallResult,
     LLMClient,
     LLMError,
+    Scripted,
     SimulatedServer,
     call_cost,
     http_error,
@@ -33,11 +41,61 @@ from rtlab.llm import (
     usage_summary,
 )
 
+HELD = 60.0
+"""A scripted delay that holds a call in flight until the test releases it (``srv.release()``, or the next
+``reset``); if nothing does, it ends after this long, so a test that hangs fails instead."""
+SAFETY = 30.0
+"""Client timeout where the timeout is not under test: only a hang reaches it."""
+TIMEOUT = 2.0
+"""Client timeout where it is under test: a held call cannot beat it, and an answered one on a loaded
+machine (milliseconds) does not come near it."""
+GRACE = 0.25
+"""How long held calls stay held once the expected number is in flight, so that a client breaking its
+concurrency bound shows it (one call too many arrives). A client that keeps its bound passes however long
+or short this is: load can only hide a broken bound, never fail a sound one."""
+
 
 def make(srv, tmp_path, **kw) -> LLMClient:
     kw.setdefault("backoff", 0.01)
-    kw.setdefault("timeout", 5)
+    kw.setdefault("timeout", SAFETY)
     return LLMClient(base_url=srv.base_url, api_key="x", cache_dir=tmp_path / "cache", seed=0, **kw)
+
+
+def release_when(srv, n: int) -> Callable[[], bool]:
+    """Start a thread that releases the held calls once ``n`` requests have arrived (or after the server's safety
+    timeout), and :data:`GRACE` after that; the function returned joins it and says whether they did arrive."""
+    reached: list[bool] = []
+
+    def run() -> None:
+        try:
+            reached.append(srv.wait_for_requests(n))
+            if reached[0]:
+                srv.wait_for_requests(n + 1, timeout=GRACE)  # one more would be one too many in flight
+        finally:
+            srv.release()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+
+    def joined() -> bool:
+        thread.join()
+        return reached == [True]
+
+    return joined
+
+
+def wound_down(client: LLMClient) -> bool:
+    """Wait until nothing is left running on the client's event loop (a cancelled batch's workers have
+    stopped); ``False`` if something still runs after the safety timeout."""
+
+    async def others_end() -> bool:
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        if not left:
+            return True
+        _, pending = await asyncio.wait(left, timeout=SAFETY)
+        return not pending
+
+    return client._runner.submit(others_end()).result()
 
 
 def req(text: str = "hello", model: str = SIMULATED_MODEL, **params) -> dict:
@@ -91,10 +149,8 @@ def test_500_then_success(srv, tmp_path):
 
 
 def test_timeout_then_success(srv, tmp_path):
-    srv.script(slow(1.0))
-    client = make(srv, tmp_path)
-    client.timeout = 0.3
-    r = client.complete(req())
+    srv.script(slow(HELD))  # the first attempt is held past the client's timeout; the second is answered
+    r = make(srv, tmp_path, timeout=TIMEOUT).complete(req())
     assert r.ok and r.attempts == 2 and srv.n_requests == 2
 
 
@@ -134,14 +190,14 @@ def test_bad_request_raises_at_once(srv, tmp_path):
 
 def test_concurrent_batch_keeps_input_order(tmp_path):
     texts = [f"item {i}" for i in range(16)]
-    with SimulatedServer(latency=0.2) as srv:
-        client = make(srv, tmp_path)
-        start = time.monotonic()
-        results = client.batch([req(t) for t in texts], max_workers=8, progress=True)
-        elapsed = time.monotonic() - start
+    with SimulatedServer() as srv:  # a server of its own: max_in_flight counts only this batch
+        srv.script(*[slow(HELD)] * 8)  # the first 8 calls are held until all 8 are in flight at once
+        released = release_when(srv, 8)
+        results = make(srv, tmp_path).batch([req(t) for t in texts], max_workers=8, progress=True)
+        assert released()  # 8 calls were in flight together: the batch is concurrent
+        assert srv.n_requests == 16 and srv.max_in_flight == 8
     assert [r.content for r in results] == [f"[simulated] {t}" for t in texts]
-    assert elapsed < 2.0  # 16 calls of 0.2 s on 8 workers: about 0.4 s; one at a time: 3.2 s
-    assert srv.n_requests == 16
+    assert [r.attempts for r in results] == [1] * 16
 
 
 def test_batch_dedupes_identical_requests(srv, tmp_path):
@@ -360,8 +416,10 @@ def test_batch_retries_429_and_500_on_the_event_loop(srv, tmp_path):
 
 
 def test_batch_retries_a_timeout(srv, tmp_path, transport):
-    srv.script(slow(1.0))
-    [r] = make(srv, tmp_path, cache=False, transport=transport, timeout=0.3).batch([req("timed out once")])
+    srv.script(slow(HELD))
+    [r] = make(srv, tmp_path, cache=False, transport=transport, timeout=TIMEOUT).batch(
+        [req("timed out once")]
+    )
     assert r.ok and r.attempts == 2 and srv.n_requests == 2
 
 
@@ -381,27 +439,41 @@ def test_batch_backoff_is_shared_and_does_not_block_the_loop(srv, tmp_path):
     # while one call waits for Retry-After, the other worker goes on: the wait is asyncio.sleep
     srv.reset()
     srv.script(http_error(429, retry_after=0.4))
-    results = make(srv, tmp_path, cache=False).batch([req(f"w{i}") for i in range(6)], max_workers=2)
+    told: list[float] = []
+
+    async def until_the_others_are_made(seconds: float) -> None:
+        told.append(seconds)
+        # returns once the 429 and the five other calls have reached the server: if waiting held the other
+        # worker back, they never would, and this fails after the safety timeout
+        assert await asyncio.to_thread(srv.wait_for_requests, 6, timeout=SAFETY)
+
+    client = make(srv, tmp_path, cache=False, async_sleep=until_the_others_are_made)
+    results = client.batch([req(f"w{i}") for i in range(6)], max_workers=2)
     assert all(r.ok for r in results) and sorted(r.attempts for r in results) == [1, 1, 1, 1, 1, 2]
-    times = srv.request_times
-    assert len(times) == 7 and times[-1] - times[0] >= 0.4  # the retry, after Retry-After
-    assert all(t - times[0] < 0.3 for t in times[1:6])  # the five other calls did not wait for it
+    assert told == [0.4]  # Retry-After, not the backoff
+    log = srv.requests
+    assert len(log) == 7 and log[-1] == log[0]  # the retry went last, after the five others
+    assert sorted(m["messages"][0]["content"] for m in log[1:]) == [f"w{i}" for i in range(6)]
 
 
 @pytest.fixture(scope="module")
-def slow_server():
-    """A server of its own with 80 ms latency, so calls overlap and ``max_in_flight`` counts only this module's."""
-    with SimulatedServer(latency=0.08) as server:
+def own_server():
+    """A server of its own, so that ``max_in_flight`` counts only this module's calls."""
+    with SimulatedServer() as server:
         yield server
 
 
-def test_concurrency_bound_is_respected(slow_server, tmp_path, transport):
-    client = make(slow_server, tmp_path, cache=False, transport=transport)
+def test_concurrency_bound_is_respected(own_server, tmp_path, transport):
+    srv = own_server
+    client = make(srv, tmp_path, cache=False, transport=transport)
     for workers in (1, 5):
-        slow_server.reset()
+        srv.reset()
+        srv.script(*[slow(HELD)] * workers)  # the first wave is held until it is all in flight, then answered
+        released = release_when(srv, workers)
         results = client.batch([req(f"c{workers}-{i}") for i in range(2 * workers)], max_workers=workers)
-        assert all(r.ok for r in results) and slow_server.n_requests == 2 * workers
-        assert slow_server.max_in_flight == workers  # bounded, and the bound is used
+        assert released()  # the bound is used: `workers` calls were in flight together
+        assert all(r.ok for r in results) and srv.n_requests == 2 * workers
+        assert srv.max_in_flight == workers  # and never more, while the first wave was held
     client.close()
 
 
@@ -424,78 +496,86 @@ def test_batch_works_inside_a_running_event_loop(srv, tmp_path):
 
 def test_cancelled_batch_keeps_finished_calls_cached(srv, tmp_path):
     requests = [req(f"cancel {i}") for i in range(8)]
-    srv.latency = 0.1
-    try:
-        client = make(srv, tmp_path)
+    srv.script(Scripted(), Scripted(), slow(HELD), slow(HELD))  # two calls answered, the next two held
+    client = make(srv, tmp_path)
 
-        async def cancel_midway() -> None:
-            task = asyncio.create_task(client.abatch(requests, max_workers=2))
-            await asyncio.sleep(0.25)  # two rounds of two calls done, two in flight
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+    async def cancel_midway() -> None:
+        task = asyncio.create_task(client.abatch(requests, max_workers=2))
+        # the 3rd and 4th requests come from the two workers once their first calls are answered and cached
+        assert await asyncio.to_thread(srv.wait_for_requests, 4)
+        task.cancel()  # while two calls are in flight
+        with pytest.raises(asyncio.CancelledError):
+            await task
 
-        asyncio.run(cancel_midway())
-        time.sleep(0.2)
-        made = srv.n_requests  # calls cancelled in flight are not retried in the background
-        assert made < 8 and srv.n_requests == made
-        cached = [client.cached(r) is not None for r in requests]
-        assert sum(cached) >= 2 and not any(cached[made:])  # what finished is cached, in order
-        assert not list((tmp_path / "cache").rglob("*.tmp"))
-        results = make(srv, tmp_path).batch(requests, max_workers=4)
-        assert all(r.ok for r in results) and [r.cached for r in results] == cached
-        assert srv.n_requests == made + 8 - sum(cached)
-    finally:
-        srv.latency = 0.0
+    asyncio.run(cancel_midway())
+    assert wound_down(client)  # the calls cancelled in flight are not retried in the background
+    srv.release()
+    assert srv.n_requests == 4
+    cached = [client.cached(r) is not None for r in requests]
+    assert sum(cached) == 2 and not any(cached[4:])  # what finished is cached, nothing else
+    assert not list((tmp_path / "cache").rglob("*.tmp"))
+    results = make(srv, tmp_path).batch(requests, max_workers=4)
+    assert all(r.ok for r in results) and [r.cached for r in results] == cached
+    assert srv.n_requests == 4 + 6
 
 
-def test_batch_cancelled_while_its_workers_start_leaves_none_running(srv, tmp_path):
+def test_batch_cancelled_while_its_workers_start_leaves_none_running(tmp_path):
     # Workers start one loop turn apart; a cancellation that lands while they are still being started must
     # stop those already running (none may go on sending in the background)
     requests = [req(f"starting {i}") for i in range(200)]
-    srv.latency = 0.2
-    try:
+    # a server of its own: requests the cancellation caught on the wire may still arrive, late, and would be
+    # counted (and take scripted answers) in the tests after this one
+    with SimulatedServer() as srv:
+        srv.script(*[slow(HELD)] * 200)  # every call held: a worker left running would still wait on one
         client = make(srv, tmp_path, cache=False)
 
         async def cancel_at_the_first_requests() -> None:
             task = asyncio.create_task(client.abatch(requests, max_workers=200))
-            while srv.n_requests < 1:
-                await asyncio.sleep(0.001)
+            assert await asyncio.to_thread(srv.wait_for_requests, 1)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
 
         asyncio.run(cancel_at_the_first_requests())
-        time.sleep(0.3)  # requests already on the wire when the batch was cancelled still arrive
-        made = srv.n_requests
-        time.sleep(0.6)  # a worker left running would send two or three more each in this time
-        assert srv.n_requests == made
+        assert wound_down(client)  # every worker started was stopped: none is left waiting on its call
+        srv.reset()  # the held calls answered, the rest of the script dropped
         assert all(r.ok for r in client.batch(requests[:4], max_workers=4))  # the client still works
         client.close()
-    finally:
-        srv.latency = 0.0
 
 
-def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path):
+@pytest.fixture
+def ctrl_c():
+    """SIGINT raises KeyboardInterrupt, as in an interactive Python, even where the suite was started with SIGINT
+    ignored (a shell without job control starts background commands so, and Python then keeps SIG_IGN)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_keyboard_interrupt_cancels_a_batch_and_keeps_finished_calls(srv, tmp_path, ctrl_c):
     requests = [req(f"interrupt {i}") for i in range(8)]
-    srv.latency = 0.1
-    try:
-        client = make(srv, tmp_path)
-        timer = threading.Timer(0.25, os.kill, (os.getpid(), signal.SIGINT))  # Ctrl-C while batch waits
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                client.batch(requests, max_workers=2)
-        finally:
-            timer.cancel()
-        made = srv.n_requests
-        time.sleep(0.2)
-        assert srv.n_requests == made < 8  # nothing goes on after the interrupt
-        cached = [client.cached(r) is not None for r in requests]
-        assert sum(cached) >= 2 and not any(cached[made:])
-        assert [r.cached for r in client.batch(requests, max_workers=4)] == cached
-    finally:
-        srv.latency = 0.0
+    srv.script(Scripted(), Scripted(), slow(HELD), slow(HELD))  # two calls answered, the next two held
+    client = make(srv, tmp_path)
+    sent: list[bool] = []
+
+    def ctrl_c_once_two_calls_are_held() -> None:
+        sent.append(srv.wait_for_requests(4))
+        if sent[0]:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while batch waits
+
+    interrupter = threading.Thread(target=ctrl_c_once_two_calls_are_held, daemon=True)
+    interrupter.start()
+    with pytest.raises(KeyboardInterrupt):
+        client.batch(requests, max_workers=2)
+    interrupter.join()
+    assert sent == [True]
+    assert wound_down(client)  # nothing goes on after the interrupt: batch returned once its calls stopped
+    srv.release()
+    assert srv.n_requests == 4
+    cached = [client.cached(r) is not None for r in requests]
+    assert sum(cached) == 2 and not any(cached[4:])
+    assert [r.cached for r in client.batch(requests, max_workers=4)] == cached
+    assert srv.n_requests == 4 + 6
 
 
 def test_invalid_request_in_a_batch_raises(srv, tmp_path):
@@ -517,7 +597,7 @@ def test_close_and_garbage_collection_stop_the_loop_thread(srv, tmp_path):
     thread = client._runner._thread
     del client
     gc.collect()
-    thread.join(timeout=5)
+    thread.join(timeout=SAFETY)  # the safety timeout only; the thread stops at once
     assert not thread.is_alive()
 
 

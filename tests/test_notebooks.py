@@ -126,6 +126,15 @@ def test_a_run_leaves_no_kernel_behind(tmp_path: Path, monkeypatch: pytest.Monke
     assert list(temp.iterdir()) == []
 
 
+WAIT_FOR_02 = """import os, time
+deadline = time.monotonic() + 120
+while not os.path.exists(FIGURES + '/02.txt'):
+    if time.monotonic() > deadline:
+        raise TimeoutError('02 never ran beside 01')
+    time.sleep(0.05)
+"""
+
+
 def _books(tmp_path: Path, bodies: dict[str, str]) -> Path:
     """A folder of two-cell notebooks: the parameters cell, then ``bodies[name]``."""
     books = tmp_path / "books"
@@ -159,11 +168,13 @@ def test_notebooks_run_in_parallel_and_report_in_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # --jobs 2: notebooks run two at a time, each in a process of its own; outcomes are printed in notebook
-    # order whatever finishes first, and a failure is reported with its notebook and cell and ends the run
+    # order whatever finishes first, and a failure is reported with its notebook and cell and ends the run.
+    # 01 ends only once 02 has written its file: 02 finishes first, and 01 fails if the two do not run at once
+    # (the deadline only turns a hang into a failure)
     books = _books(
         tmp_path,
         {
-            "01_slow.ipynb": "import time\ntime.sleep(2)\nopen(FIGURES + '/01.txt', 'w').write('x')",
+            "01_slow.ipynb": WAIT_FOR_02 + "open(FIGURES + '/01.txt', 'w').write('x')",
             "02_fast.ipynb": "open(FIGURES + '/02.txt', 'w').write('x')",
             "03_skips.ipynb": "from rtlab.figures._notebooks import skip_unless\nskip_unless(False, 'nothing to draw')",
             "04_fails.ipynb": "raise ValueError('boom')",

@@ -1,10 +1,10 @@
-"""The number parser and the matching rule: formats, things that are not numbers, rounding, near misses, speed."""
+"""The number parser and the matching rule: formats, things that are not numbers, rounding, near misses, megabytes
+(their speed: bench/large_inputs.py)."""
 
 from __future__ import annotations
 
 import csv
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -298,18 +298,16 @@ def test_index_percent_fraction_and_scale_readings() -> None:
     assert NumberIndex("").find(one("120")) is None
 
 
-def test_speed_megabytes() -> None:
+def test_megabytes_of_output() -> None:
+    # how fast: bench/large_inputs.py (find_numbers over these 4 MB, against a bare digit scan)
     line = "(None, datetime.datetime(2021, 5, 1, 0, 0), 'Expense', 'Project 5', 1,234.50, 'Alipay', 12.3%)\n"
     text = line * (4_000_000 // len(line))  # 4 MB of tool output, 8 numbers a line
-    start = time.perf_counter()
     numbers = find_numbers(text)
-    elapsed = time.perf_counter() - start
     assert len(numbers) == 8 * (4_000_000 // len(line))
-    assert elapsed < 3.0, f"find_numbers took {elapsed:.2f} s for 4 MB"
+    assert [n.value for n in numbers[:8]] == [n.value for n in find_numbers(line)]
+    assert [n.value for n in numbers[-8:]] == [n.value for n in find_numbers(line)]
     plain = "word " * 800_000  # 4 MB without a digit: the cheap first test rejects every position
-    start = time.perf_counter()
     assert find_numbers(plain) == []
-    assert time.perf_counter() - start < 1.0
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -99,8 +99,9 @@ def items():
 
 
 def client_for(srv, tmp_path, **kw) -> LLMClient:
+    # timeout: a safety net only (a call that timed out would be retried and counted twice in n_requests)
     return LLMClient(
-        base_url=srv.base_url, api_key="x", timeout=5, backoff=0.01, cache_dir=tmp_path / "c", **kw
+        base_url=srv.base_url, api_key="x", timeout=30, backoff=0.01, cache_dir=tmp_path / "c", **kw
     )
 
 

@@ -1,8 +1,13 @@
-"""The simulated OpenAI-compatible server, driven by the real openai client."""
+"""The simulated OpenAI-compatible server, driven by the real openai client.
+
+Waits are checked from below (load only lengthens them) or by what the server was asked to wait, never
+against a wall-clock ceiling that a loaded machine could pass.
+"""
 
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import openai
@@ -38,10 +43,14 @@ def srv():
         yield server
 
 
+SAFETY = 30.0
+"""Client timeout where the timeout is not under test: only a hang reaches it."""
+
+
 @pytest.fixture
 def client(srv):
     srv.reset()
-    return openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0, timeout=5)
+    return openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0, timeout=SAFETY)
 
 
 def ask(client, text: str = PROMPT, **kw):
@@ -118,40 +127,68 @@ def test_429_carries_retry_after(client, srv):
 
 def test_delay_beyond_client_timeout(srv):
     srv.reset()
-    srv.script(slow(1.0))
+    srv.script(slow(60))  # held far beyond the client's timeout (released at the end)
     quick = openai.OpenAI(base_url=srv.base_url, api_key="x", max_retries=0, timeout=0.3)
     start = time.monotonic()
     with pytest.raises(openai.APITimeoutError):
         ask(quick)
-    assert time.monotonic() - start < 0.9
+    assert time.monotonic() - start < 30  # the client gave up; it did not wait for the answer
+    assert srv.n_requests == 1
+    srv.release()
+
+
+def test_release_answers_held_requests_at_once(client, srv):
+    srv.script(slow(60), slow(60))
+    answers: list[str] = []
+    asking = threading.Thread(target=lambda: answers.append(ask(client, "held").choices[0].message.content))
+    asking.start()
+    assert srv.wait_for_requests(1, timeout=SAFETY)  # the request is in, its answer held
+    assert answers == []
+    srv.release()
+    asking.join(timeout=SAFETY)  # the safety timeout only: the answer comes at once
+    assert answers == [f"{SIMULATED_TAG} held"]
+    assert not srv.wait_for_requests(2, timeout=0)  # nothing else arrived
+    srv.reset()  # the second scripted delay never used: dropped
+    assert ask(client, "not held").choices[0].message.content == f"{SIMULATED_TAG} not held"
 
 
 def test_latency_applies_to_every_answer():
     with SimulatedServer(latency=0.2) as server:
-        c = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0, timeout=5)
-        start = time.monotonic()
-        ask(c)
-        assert time.monotonic() - start >= 0.2
+        c = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0, timeout=SAFETY)
+        for _ in range(2):
+            start = time.monotonic()
+            ask(c)
+            assert time.monotonic() - start >= 0.2
 
 
 def test_latency_includes_the_time_to_compute_the_answer(monkeypatch):
-    # The answer is computed before the wait: a simulation taking 0.5 s inside a 0.5 s latency leaves the
-    # answer at ~0.5 s after arrival, not 0.5 + 0.5 = 1.0 s (what sleeping first, then computing, gave)
+    # The answer is computed before the wait, and the wait is what is left of the latency: a simulation taking
+    # 0.3 s inside a 0.5 s latency leaves at most 0.2 s to wait (less if the machine is slow), not 0.5 s (what
+    # sleeping first, then computing, gave, and what computing, then sleeping the whole latency, would give)
     import rtlab.llm._simulated as testing
 
-    real = testing._completion
+    real_completion, real_pause = testing._completion, testing._pause
+    events: list[str | float] = []  # "computed", and the seconds of each wait, in order
 
     def slow_completion(*args, **kwargs):
-        time.sleep(0.5)
-        return real(*args, **kwargs)
+        time.sleep(0.3)
+        events.append("computed")
+        return real_completion(*args, **kwargs)
+
+    def pause(seconds, released):
+        events.append(seconds)
+        real_pause(seconds, released)
 
     monkeypatch.setattr(testing, "_completion", slow_completion)
+    monkeypatch.setattr(testing, "_pause", pause)
     with SimulatedServer(latency=0.5) as server:
-        c = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0, timeout=5)
+        c = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0, timeout=SAFETY)
         start = time.monotonic()
         ask(c)
         elapsed = time.monotonic() - start
-    assert 0.5 <= elapsed < 0.9
+    computed, wait = events
+    assert computed == "computed" and isinstance(wait, float) and wait <= 0.2 + 1e-6
+    assert elapsed >= 0.5  # the latency still holds from arrival (checked from below: load only adds)
 
 
 def test_base_url_needs_a_started_server():

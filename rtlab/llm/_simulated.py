@@ -12,6 +12,11 @@ with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``lat
 every answer that many seconds after its request arrived, the simulation's own work included;
 :attr:`SimulatedServer.requests` logs every request body received and :attr:`SimulatedServer.max_in_flight` is
 the most chat-completion requests it was answering at once.
+
+So that tests synchronise on events rather than on the clock, a test can wait until the server has received
+so many requests (:meth:`SimulatedServer.wait_for_requests`), and hold answers with a long scripted delay
+(``slow(60)``) that it ends when it chooses (:meth:`SimulatedServer.release`, also done by ``reset`` and
+``stop``): "these calls are in flight now" is then a fact, not a guess about how fast the machine is.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ class Scripted:
     headers: dict[str, str] = field(default_factory=dict)
     """HTTP headers to add to the answer (``Retry-After``)."""
     delay: float = 0.0
-    """Seconds to wait before answering."""
+    """Seconds to wait before answering; :meth:`SimulatedServer.release` ends the wait early."""
     finish_reason: str = "stop"
     """The completion's ``finish_reason``."""
 
@@ -66,7 +71,9 @@ def http_error(status: int, *, retry_after: float | None = None) -> Scripted:
 
 
 def slow(seconds: float) -> Scripted:
-    """Answer the simulated answer after ``seconds`` (longer than the client's timeout: a timeout)."""
+    """Answer the simulated answer after ``seconds`` (longer than the client's timeout: a timeout), or when
+    :meth:`SimulatedServer.release` is called, whichever comes first (a test holds a call in flight with a
+    long delay, and ends it when it has seen what it needs)."""
     return Scripted(delay=seconds)
 
 
@@ -188,6 +195,10 @@ class SimulatedServer:
         self.latency = latency
         self._host, self._port = host, port
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        """Notified at each request's arrival (:meth:`wait_for_requests`)."""
+        self._released = threading.Event()
+        """Set by :meth:`release` to end the scripted delays of requests already received (then replaced)."""
         self._script: deque[Scripted] = deque()
         self._log: list[dict[str, Any]] = []
         self._times: list[float] = []
@@ -207,7 +218,8 @@ class SimulatedServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket."""
+        """Stop serving and close the socket (answers held by a scripted delay are released first)."""
+        self.release()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -255,26 +267,43 @@ class SimulatedServer:
 
     @property
     def max_in_flight(self) -> int:
-        """The most chat-completion requests answered at once (received, not yet answered) since the last
-        :meth:`reset`: what a client's concurrency bound is checked against."""
+        """The most chat-completion requests answered at once (received, their answer not yet ready to go) since
+        the last :meth:`reset`: what a client's concurrency bound is checked against."""
         with self._lock:
             return self._max_in_flight
 
+    def wait_for_requests(self, n: int, *, timeout: float = 60.0) -> bool:
+        """Block until at least ``n`` chat-completion requests have arrived since the last :meth:`reset`; ``False``
+        if ``timeout`` seconds pass first. For tests: wait for "the client has sent its calls" on the event
+        itself; the timeout only turns a hang into a failure."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: len(self._log) >= n, timeout=timeout)
+
+    def release(self) -> None:
+        """Answer now every request received so far that a scripted delay (:func:`slow`) still holds; requests
+        arriving later wait their own delay."""
+        with self._lock:
+            released, self._released = self._released, threading.Event()
+        released.set()
+
     def reset(self) -> None:
-        """Forget the log, the most requests in flight and any scripted responses left."""
+        """Forget the log, the most requests in flight and any scripted responses left; release held answers."""
+        self.release()
         with self._lock:
             self._log.clear()
             self._times.clear()
             self._script.clear()
             self._max_in_flight = self._in_flight
 
-    def _next(self, body: dict[str, Any]) -> Scripted | None:
+    def _next(self, body: dict[str, Any]) -> tuple[Scripted | None, threading.Event]:
+        """Log an arrived request: what the script says it gets, and the event that releases its delay."""
         with self._lock:
             self._log.append(body)
             self._times.append(time.monotonic())
             self._in_flight += 1
             self._max_in_flight = max(self._max_in_flight, self._in_flight)
-            return self._script.popleft() if self._script else None
+            self._arrived.notify_all()
+            return (self._script.popleft() if self._script else None), self._released
 
     def _answered(self) -> None:
         with self._lock:
@@ -337,7 +366,8 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         srv = self.server_obj
-        scripted = srv._next(body) or Scripted()
+        next_, released = srv._next(body)
+        scripted = next_ or Scripted()
         try:
             if scripted.status != 200:
                 status = scripted.status
@@ -348,10 +378,24 @@ class _Handler(BaseHTTPRequestHandler):
                 status, payload = 200, _completion(body, messages, scripted)
             # The answer is ready before the wait, so it goes out `latency` after arrival however many
             # answers are due at once (computing them after the wait would queue them on this process's GIL)
-            time.sleep(max(0.0, arrived + srv.latency + scripted.delay - time.monotonic()))
-            self._send(status, payload, scripted.headers)
+            _pause(
+                arrived + srv.latency + scripted.delay - time.monotonic(),
+                released if scripted.delay else None,
+            )
         finally:
+            # no longer in flight once its answer is ready to go: counted after the write, the next request of a
+            # client that got this answer could arrive first and count as one more in flight
             srv._answered()
+        self._send(status, payload, scripted.headers)
+
+
+def _pause(seconds: float, released: threading.Event | None) -> None:
+    """Wait ``seconds`` before an answer goes out; a scripted delay (``released`` given) ends early when the server
+    releases it. The latency alone is a plain sleep."""
+    if released is None:
+        time.sleep(max(0.0, seconds))
+    elif seconds > 0:
+        released.wait(seconds)
 
 
 def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: Scripted) -> dict[str, Any]:
