@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.analysis._codebook import CATEGORIES, CODEBOOK_VERSION, Codebook, load_codebook
+from rtlab.analysis._codebook import CATEGORIES, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
 from rtlab.text import content_id, file_mentions, fold_text, name_key, tokenize
 
@@ -828,22 +828,3 @@ def breakdown(
                 }
             )
     return pd.DataFrame(rows, columns=[*by, level, "lost", "share", "group_lost"])
-
-
-__all__ = [
-    "CODEBOOK_VERSION",
-    "ItemFacts",
-    "Label",
-    "breakdown",
-    "decide",
-    "deliverable_files",
-    "diagnose",
-    "diagnose_frame",
-    "failed_items",
-    "item_facts",
-    "label_to_dict",
-    "locate_value",
-    "referred_files",
-    "same_file",
-    "task_sources",
-]

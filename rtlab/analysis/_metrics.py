@@ -292,15 +292,3 @@ def _json_value(value: Any) -> Any:
 def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """A frame's rows as JSON-ready dicts: NaN/NA become ``None``, numpy scalars become Python ones."""
     return [{k: _json_value(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
-
-
-__all__ = [
-    "AGGREGATE_COLUMNS",
-    "SCORE_COLUMNS",
-    "aggregate",
-    "bootstrap_weights",
-    "officeqa_prediction",
-    "records",
-    "score_record",
-    "scores_frame",
-]

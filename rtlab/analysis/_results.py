@@ -449,21 +449,3 @@ def shown_but_missing_success(
                 }
             )
     return records_frame(out, columns)
-
-
-__all__ = [
-    "ABLATION_COLUMNS",
-    "ITEM_COLUMNS",
-    "ablation_table",
-    "arm_label",
-    "item_outcomes",
-    "main_results",
-    "method_rank",
-    "missing_as_none",
-    "paired_difference",
-    "records_frame",
-    "results_table",
-    "shown_but_missing_success",
-    "sort_rows",
-    "variant_rank",
-]

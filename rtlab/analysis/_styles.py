@@ -223,18 +223,3 @@ def styles_summary(frame: pd.DataFrame, by: str | Sequence[str] = "model") -> pd
         )
     out = pd.DataFrame(rows, columns=[*keys, *SUMMARY_COLUMNS])
     return out.astype({"value": float, "n_true": "Int64", "n": int})
-
-
-__all__ = [
-    "AFTER_FINISH",
-    "DELIVERABLE_TOOLS",
-    "FLAGS",
-    "STYLE_COLUMNS",
-    "SUMMARY_COLUMNS",
-    "finish_check_event",
-    "offered_candidates",
-    "operating_styles",
-    "reading_pass",
-    "style_record",
-    "styles_summary",
-]

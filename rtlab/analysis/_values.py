@@ -82,17 +82,6 @@ if TYPE_CHECKING:
 
     from rtlab.environment import Replay
 
-__all__ = [
-    "VALUE_COLUMNS",
-    "deliverable_text",
-    "expected_values",
-    "file_text",
-    "value_records",
-    "value_rows",
-    "value_summary",
-    "values_frame",
-    "values_table",
-]
 
 VALUE_COLUMNS = [
     "trajectory",

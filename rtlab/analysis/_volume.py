@@ -189,13 +189,3 @@ def _light_minus_heavy(frame: pd.DataFrame, keys: list[str]) -> list[float]:
         by_third = values[tuple(rec[k] for k in keys)]
         out.append(by_third.get(1, math.nan) - by_third.get(3, math.nan))
     return out
-
-
-__all__ = [
-    "GAIN_COLUMNS",
-    "TERCILE_COLUMNS",
-    "TERCILE_NAMES",
-    "gain_by_tercile",
-    "reading_terciles",
-    "tercile_sizes",
-]

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from rtlab.annotation._annotators import annotate_llm as annotate_llm
     from rtlab.annotation._annotators import annotator_grid as annotator_grid
     from rtlab.annotation._annotators import build_messages as build_messages
-    from rtlab.annotation._annotators import corrective_message as corrective_message
     from rtlab.annotation._annotators import first_requests as first_requests
     from rtlab.annotation._annotators import item_context as item_context
     from rtlab.annotation._annotators import item_contexts as item_contexts
@@ -91,7 +90,6 @@ __getattr__, __dir__, __all__ = attach(
             "annotate_llm",
             "annotator_grid",
             "build_messages",
-            "corrective_message",
             "first_requests",
             "item_context",
             "item_contexts",

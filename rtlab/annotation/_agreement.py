@@ -567,21 +567,3 @@ def agreement_report(
     if reference is not None:
         report.update(_reference_block(coded, reference, weights, ci))
     return report
-
-
-__all__ = [
-    "LABEL_FILE_COLUMNS",
-    "agreement_report",
-    "category_scores",
-    "check_labels",
-    "cohen_kappa_score",
-    "coincidence_matrix",
-    "confusion_matrix",
-    "kappa_against",
-    "krippendorff_alpha",
-    "load_labels",
-    "pair_key",
-    "pairwise_kappa",
-    "percent_agreement",
-    "reliability_data",
-]

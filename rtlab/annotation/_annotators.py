@@ -34,7 +34,7 @@ from rtlab.analysis import (
 )
 from rtlab.annotation._labelfile import read_label_file
 from rtlab.errors import ReaderError
-from rtlab.llm import CallResult, LLMClient, ask_until_valid, corrective_message, parse_json_object
+from rtlab.llm import CallResult, LLMClient, ask_until_valid, parse_json_object
 from rtlab.records import item_key
 from rtlab.text import tokenize
 
@@ -519,7 +519,7 @@ def annotate_llm(
     """Label every item with every annotator; rows in annotator order, then item order.
 
     Rounds: all first requests run as one concurrent batch; answers that fail :func:`parse_answer` are
-    asked again (previous answer + :func:`rtlab.llm._client.corrective_message`) up to ``max_fixes`` times, then labelled
+    asked again (previous answer + :func:`rtlab.llm.corrective_message`) up to ``max_fixes`` times, then labelled
     :data:`UNPARSABLE` with the last raw answer.
     """
     cb = codebook or load_codebook()
@@ -651,31 +651,3 @@ def read_human_labels(path: str | Path, codebook: Codebook | None = None) -> pd.
             }
         )
     return _frame(out)
-
-
-__all__ = [
-    "DEFAULT_BUDGET",
-    "FAILED",
-    "LABEL_COLUMNS",
-    "NON_LABELS",
-    "PROMPT_VERSIONS",
-    "REFUSED",
-    "RULE_ANNOTATOR",
-    "UNPARSABLE",
-    "Answer",
-    "ItemContext",
-    "LLMAnnotation",
-    "LLMAnnotator",
-    "annotate_llm",
-    "annotator_grid",
-    "build_messages",
-    "corrective_message",
-    "first_requests",
-    "item_context",
-    "item_contexts",
-    "parse_answer",
-    "read_human_labels",
-    "rule_labels",
-    "system_prompt",
-    "user_prompt",
-]

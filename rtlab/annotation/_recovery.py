@@ -26,7 +26,7 @@ Decisions:
   (one per excerpt) are cut first to one common length (:func:`rtlab.annotation._annotators.fit_to_budget`) and the prompt says
   what was cut. ``context_holds`` says whether the value survived in the context actually sent.
 - **Answers.** JSON ``{"value": "..."}`` (a string or a number; ``null`` when the model cannot tell).
-  Anything else is asked again with the reason (:func:`rtlab.llm._client.corrective_message`, via :func:`rtlab.llm._client.ask_until_valid`), at most
+  Anything else is asked again with the reason (:func:`rtlab.llm.corrective_message`, via :func:`rtlab.llm.ask_until_valid`), at most
   ``max_fixes`` times, then recorded as :data:`~rtlab.annotation._annotators.UNPARSABLE`.
 - **Scoring** uses the first number the answer writes (so hedging with several numbers earns nothing
   extra). ``recovered_exact``: the same value and the same percent-ness (formatting, currency and scale
@@ -530,25 +530,3 @@ def recovery_figures(frame: pd.DataFrame) -> dict[str, Any]:
             "failed": int(row["failed"]) + int(row["refused"]),
         }
     return out
-
-
-__all__ = [
-    "CONDITIONS",
-    "RECOVERY_COLUMNS",
-    "RECOVERY_BUDGET",
-    "MASK",
-    "RECOVERY_PROMPT",
-    "Recovery",
-    "RecoveryItem",
-    "Prompt",
-    "build_prompt",
-    "first_recovery_requests",
-    "mask_value",
-    "parse_value",
-    "recover",
-    "recovery_annotators",
-    "recovery_figures",
-    "recovery_items",
-    "recovery_summary",
-    "score",
-]

@@ -908,26 +908,6 @@ def usage_summary(results: Sequence[CallResult]) -> dict[str, Any]:
     }
 
 
-__all__ = [
-    "ANSWER_FIELDS",
-    "CHARS_PER_TOKEN",
-    "DEFAULT_PRICES",
-    "TRANSPORTS",
-    "CallResult",
-    "DiskCache",
-    "DryRun",
-    "LLMClient",
-    "LLMError",
-    "call_cost",
-    "default_cache_dir",
-    "load_prices",
-    "normalize_request",
-    "request_key",
-    "results_frame",
-    "usage_summary",
-]
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Structured answers: ask, validate, ask again
 

@@ -421,19 +421,3 @@ def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: 
         },
         "system_fingerprint": "rtlab-simulated",
     }
-
-
-__all__ = [
-    "SIMULATED_MODEL",
-    "SIMULATED_TAG",
-    "Scripted",
-    "SimulatedServer",
-    "http_error",
-    "refuse",
-    "reply",
-    "sections",
-    "simulate_answer",
-    "simulate_label",
-    "simulate_recovery",
-    "slow",
-]

@@ -53,8 +53,6 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["BM25", "IdfKind"]
-
 IdfKind = Literal["okapi", "lucene"]
 
 

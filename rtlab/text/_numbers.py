@@ -88,8 +88,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-__all__ = ["Number", "NumberIndex", "find_numbers", "is_year_like", "matches", "number_index"]
-
 YEAR_RANGE = (1900, 2100)
 """Inclusive bounds of a year-like integer."""
 MIN_SIGNIFICANT_FOR_ROUNDING = 3

@@ -43,8 +43,6 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-__all__ = ["STOP_WORDS", "tokenize"]
-
 STOP_WORDS: frozenset[str] = frozenset(
     """
     a about above after again against all am an and any are as at be because been before being below
