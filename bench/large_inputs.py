@@ -32,7 +32,7 @@ from _timing import best  # noqa: E402
 
 from rtlab.environment import capture_step  # noqa: E402
 from rtlab.ingest.benchmarks.officeqa_scorer import score_answer  # noqa: E402
-from rtlab.records import Step  # noqa: E402
+from rtlab.records import Action, Step  # noqa: E402
 from rtlab.text import find_numbers  # noqa: E402
 
 AGENT_ROOT = "/home/agent/ws"
@@ -57,7 +57,9 @@ def scan(text: str) -> int:
 
 
 def capture(command: str, shown: str) -> object:
-    step = Step(index=0, tool="shell", command=command, output=shown, shown=shown)
+    step = Step(
+        index=0, tool="shell", command=command, output=shown, shown=shown, action=Action.shell(command)
+    )
     return capture_step(step, cwd=AGENT_ROOT, root=AGENT_ROOT)
 
 

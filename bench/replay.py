@@ -29,7 +29,7 @@ from _timing import best  # noqa: E402
 
 from rtlab.environment import replay, replay_summary  # noqa: E402
 from rtlab.ingest import ingest  # noqa: E402
-from rtlab.records import Step, Trajectory, trajectory_from_dict, trajectory_to_dict  # noqa: E402
+from rtlab.records import Action, Step, Trajectory, trajectory_from_dict, trajectory_to_dict  # noqa: E402
 from rtlab.runner import replay_paths  # noqa: E402
 
 
@@ -122,7 +122,15 @@ def synthetic(n_steps: int = 20, n_paths: int = 0, obs_bytes: int = 0, seed: int
     if n_paths:
         listing = "".join(f"./{p}\n" for p in paths[:n_paths])
         steps.append(
-            Step(index=0, tool="shell", command="find . -type f", output=listing, shown=listing, exit_code=0)
+            Step(
+                index=0,
+                tool="shell",
+                command="find . -type f",
+                output=listing,
+                shown=listing,
+                exit_code=0,
+                action=Action.shell("find . -type f"),
+            )  # fmt: skip
         )
     if obs_bytes:
         line = "row,amount,2024-01-15,Office rent 12000 Cloud hosting 8450.50\n"
@@ -135,13 +143,17 @@ def synthetic(n_steps: int = 20, n_paths: int = 0, obs_bytes: int = 0, seed: int
                 output=body,
                 shown=body,
                 exit_code=0,
+                action=Action.shell(f"cat {paths[0]}"),
             )
         )
     while len(steps) < n_steps:
         k = len(steps)
         p = paths[k % len(paths)]
         text = f"# {p}\nvalue {k}: {rng.randrange(10**6)}\n" * 3
-        steps.append(Step(index=k, tool="shell", command=f"cat {p}", output=text, shown=text, exit_code=0))
+        steps.append(
+            Step(index=k, tool="shell", command=f"cat {p}", output=text, shown=text, exit_code=0,
+                 action=Action.shell(f"cat {p}"))
+        )  # fmt: skip
     return Trajectory(
         id=f"synthetic:{n_steps}-{n_paths}-{obs_bytes}",
         format="synthetic",
