@@ -60,7 +60,9 @@ def capture(command: str, shown: str) -> object:
     step = Step(
         index=0, tool="shell", command=command, output=shown, shown=shown, action=Action.shell(command)
     )
-    return capture_step(step, cwd=AGENT_ROOT, root=AGENT_ROOT)
+    found = capture_step(step, cwd=AGENT_ROOT, root=AGENT_ROOT)
+    assert found.reads or found.listed, f"{command}: capture found nothing, so nothing would be timed"
+    return found
 
 
 def goal(seconds: float, budget: float) -> str:
