@@ -192,7 +192,8 @@ class Step:
     action: Action | None = None
     """What the call did, in harness-neutral terms (set by the reader); ``None``: nothing is captured from it."""
     frames: tuple[Frame, ...] = ()
-    """Spans of ``shown`` that the harness wrote (headers, notices, clip markers), in order, not overlapping."""
+    """Spans of ``shown`` that the harness wrote (headers, notices, clip markers), in order, not overlapping; set
+    by the reader from ``shown``, so a ``shown`` changed by hand needs its frames found again."""
 
     @property
     def answered(self) -> bool:
