@@ -8,27 +8,37 @@ the layout and :mod:`rtlab.synth.agents` for how the agents behave.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-_LAZY = {
-    **dict.fromkeys(("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"), "rtlab.synth.profiles"),
-    **dict.fromkeys(
-        ("SynthConfig", "generate", "ground_truth", "load_config", "load_world", "truth_labels"),
-        "rtlab.synth.dataset",
-    ),
-    **dict.fromkeys(
-        ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"), "rtlab.synth.world"
-    ),
-}
+from rtlab._lazy import attach
 
+if TYPE_CHECKING:
+    from rtlab.synth.dataset import SynthConfig as SynthConfig
+    from rtlab.synth.dataset import generate as generate
+    from rtlab.synth.dataset import ground_truth as ground_truth
+    from rtlab.synth.dataset import load_config as load_config
+    from rtlab.synth.dataset import load_world as load_world
+    from rtlab.synth.dataset import truth_labels as truth_labels
+    from rtlab.synth.profiles import ABLATIONS as ABLATIONS
+    from rtlab.synth.profiles import ARMS as ARMS
+    from rtlab.synth.profiles import METHODS as METHODS
+    from rtlab.synth.profiles import PROFILES as PROFILES
+    from rtlab.synth.profiles import Arm as Arm
+    from rtlab.synth.profiles import Profile as Profile
+    from rtlab.synth.world import Fact as Fact
+    from rtlab.synth.world import Item as Item
+    from rtlab.synth.world import Role as Role
+    from rtlab.synth.world import SynthTask as SynthTask
+    from rtlab.synth.world import WorkspaceFile as WorkspaceFile
+    from rtlab.synth.world import World as World
+    from rtlab.synth.world import is_simulated as is_simulated
 
-def __getattr__(name: str) -> Any:
-    """Load a name's module on first use (the generator needs openpyxl; the agents do not)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'rtlab.synth' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-__all__ = sorted(_LAZY)
+# the generator needs openpyxl, the agents do not: each name is imported on first use
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".profiles": ("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"),
+        ".dataset": ("SynthConfig", "generate", "ground_truth", "load_config", "load_world", "truth_labels"),
+        ".world": ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"),
+    },
+)
