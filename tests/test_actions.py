@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from rtlab.environment import capture_step
 from rtlab.ingest import ingest, read_jsonl, write_jsonl
 from rtlab.records import Action, Frame, Step, Trajectory, trajectory_from_dict, trajectory_to_dict
@@ -105,10 +103,28 @@ def test_a_version_1_file_is_typed_by_the_reader_of_its_format(tmp_path: Path) -
     assert [r.excerpt for r in capture_step(step).reads] == ["head", "tail\n"]
 
 
-@pytest.mark.parametrize("version", [2])
-def test_a_version_2_file_keeps_what_it_says(tmp_path: Path, version: int) -> None:
-    record = {"schema": "rtlab.trajectory", "version": version, "id": "x", "format": "codex", "source_path": "p",
+def test_a_version_2_file_keeps_what_it_says(tmp_path: Path) -> None:
+    record = {"schema": "rtlab.trajectory", "version": 2, "id": "x", "format": "codex", "source_path": "p",
               "steps": [{"index": 0, "tool": "command_execution", "command": "cat r.md"}]}  # fmt: skip
     path = tmp_path / "new.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")
     assert read_jsonl(path)[0].steps[0].action is None
+
+
+def test_status_start_finds_the_status_line_the_environment_appends() -> None:
+    import random
+
+    from rtlab.records import STATUS_PREFIX, status_start
+
+    def by_partition(text: str) -> int:  # the definition: the last line, after a blank line, is a status line
+        if text.startswith(STATUS_PREFIX) and "\n" not in text:
+            return 0
+        head, sep, last = text.rpartition("\n\n")
+        return len(head) if sep and last.startswith(STATUS_PREFIX) and "\n" not in last else len(text)
+
+    rng = random.Random(5)
+    pieces = ["a", "\n", "\n\n", STATUS_PREFIX, "[tab]", " 2 open", "x\n"]
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 8)))
+        assert status_start(text) == by_partition(text), repr(text)
+    assert status_start(f"out\n\n{STATUS_PREFIX}1 open") == 3

@@ -31,11 +31,6 @@ HEADER = "| package | owns | may import |"
 LAZY = "rtlab._lazy"
 """The module every package may import (the lazy faces), besides itself."""
 
-# Edges allowed against the table, each with its reason, keyed by (file, imported) so that line moves do not
-# matter; test_known_exceptions_are_still_needed fails as soon as one is gone, so the list cannot go stale.
-# (Empty since capture stopped importing harness rules from ingest: readers now mark frames themselves.)
-KNOWN_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
-
 
 # --- the rules, from the doc -------------------------------------------------------------------------------
 
@@ -337,13 +332,7 @@ def test_malformed_table_is_refused() -> None:
 
 
 def test_imports_follow_the_table() -> None:
-    found = [str(v) for v in check(ROOT, doc_rules()) if v.key not in KNOWN_EXCEPTIONS]
-    assert found == []
-
-
-def test_known_exceptions_are_still_needed() -> None:
-    present = {v.key for v in check(ROOT, doc_rules())}
-    assert sorted(KNOWN_EXCEPTIONS - present) == [], "fixed: remove these from KNOWN_EXCEPTIONS"
+    assert [str(v) for v in check(ROOT, doc_rules())] == []
 
 
 def _append(path: Path, text: str) -> int:

@@ -26,8 +26,6 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "rtlab"
 
-RESERVED: frozenset[str] = frozenset()
-"""``module.Class.field`` (or ``module.Class`` for a class docstring) the check passes over for now."""
 
 _RECORD_BASES = {"NamedTuple", "TypedDict"}
 
@@ -147,12 +145,7 @@ def check(records: Iterable[tuple[str, ast.ClassDef]], *, skip: frozenset[str] =
 
 
 def test_every_public_record_field_has_a_docstring() -> None:
-    check(public_records().values(), skip=RESERVED)
-
-
-def test_reserved_entries_are_still_missing() -> None:
-    missing = {m for module, node in public_records().values() for m in undocumented(module, node)}
-    assert sorted(RESERVED - missing) == [], "documented now: delete these from RESERVED"
+    check(public_records().values())
 
 
 def test_records_are_found_through_faces_and_public_modules() -> None:

@@ -19,7 +19,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Any, Protocol
 
-from rtlab.environment._tab import FINISH_PREFIX, STATUS_PREFIX, Tab, TabConfig
+from rtlab.environment._tab import FINISH_PREFIX, Tab, TabConfig
 from rtlab.records import STATUS_SEPARATOR, Step, Trajectory, status_start
 
 if TYPE_CHECKING:
@@ -164,9 +164,9 @@ class Environment:
         reads (replay keeps only the status line)."""
         self._next_step = max(self._next_step, step.index + 1)
         if self.config.capture and step.answered:
-            shown = step.shown
-            if shown and shown.startswith(STATUS_PREFIX, shown.rfind("\n") + 1):  # a recorded tab run's
-                kept = status_start(shown)  # last line: what the model read of the tab, not output
+            shown = step.shown or ""
+            kept = status_start(shown)  # a recorded tab run's last line: what the model read of the tab
+            if kept < len(shown):
                 frames = tuple(f for f in step.frames if f.end <= kept)
                 step = dataclasses.replace(step, shown=shown[:kept], frames=frames)
             captured = self._capture_fn()(

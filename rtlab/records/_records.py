@@ -62,9 +62,10 @@ def status_start(text: str) -> int:
     ``len(text)``: the status line is the last line, after a blank line (or the whole text)."""
     if text.startswith(STATUS_PREFIX) and "\n" not in text:
         return 0
-    head, sep, last = text.rpartition(STATUS_SEPARATOR)
-    if sep and last.startswith(STATUS_PREFIX) and "\n" not in last:
-        return len(head)
+    sep = text.rfind(STATUS_SEPARATOR)  # no copy of the text: this runs on every step a reader frames
+    last = sep + len(STATUS_SEPARATOR)
+    if sep >= 0 and text.startswith(STATUS_PREFIX, last) and text.find("\n", last) < 0:
+        return sep
     return len(text)
 
 
