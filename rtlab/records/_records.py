@@ -347,7 +347,7 @@ class Trajectory:
     harness: str | None = None
     """The harness that wrote the log (``codex``, ``pi``, ...); OpenAI logs name none (``run.json`` may)."""
     harness_version: str | None = None
-    """The harness's version; no reader fills it yet (Codex logs carry none)."""
+    """The harness's version, where the log records it (Codex exec streams carry none)."""
     benchmark: str | None = None
     """Name of the benchmark adapter that attached ``task`` and ``judgement``."""
     method: str | None = None
@@ -372,6 +372,10 @@ class Trajectory:
     """The judge's results for this run, once an adapter found them."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Format-specific facts worth keeping (ids, flags, counts)."""
+    parent_id: str | None = None
+    """For a sub-agent's or side chain's run: the ``id`` of the trajectory that started it; ``None`` for a top run."""
+    parent_call_id: str | None = None
+    """For a sub-agent's run: the ``call_id`` of the parent's step that started it (its ``Task`` call), when known."""
 
     @property
     def answered_steps(self) -> list[Step]:
