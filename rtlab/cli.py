@@ -16,6 +16,43 @@ if TYPE_CHECKING:
 
 EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
+EXIT_NOTHING = 4
+"""Exit status when the paths given held no trajectory that could be read."""
+_EXAMPLES = 3
+"""Files named per reason in the summary of a scan's unread files (``--list-unread`` names them all)."""
+
+
+class _NothingRead(Exception):
+    """The paths held no trajectory that could be read: the command stops with :data:`EXIT_NOTHING`."""
+
+
+def _report_scan(unclaimed: Sequence[Any], renamed: Sequence[Any], *, full: bool) -> None:
+    """On stderr: the files the scan found that no reader claimed (a count per reason and the first few names,
+    or every one with ``full``), and the trajectories renamed because their id was taken."""
+    by_reason: dict[str, list[Any]] = {}
+    for u in unclaimed:
+        by_reason.setdefault(u.reason, []).append(u)
+    if unclaimed:
+        print(f"rtlab: {len(unclaimed)} files found were not read (no reader claims them):", file=sys.stderr)
+    for reason, files in sorted(by_reason.items(), key=lambda kv: (kv[0] == "not JSON", -len(kv[1]), kv[0])):
+        shown = files if full else files[:_EXAMPLES]
+        print(f"  {len(files)} {reason}:", file=sys.stderr)
+        for u in shown:
+            print(f"    {u.path}" + (f" ({u.detail})" if u.detail else ""), file=sys.stderr)
+        if len(files) > len(shown):
+            print(
+                f"    ... and {len(files) - len(shown)} more (--list-unread names them all)", file=sys.stderr
+            )
+    for r in renamed:
+        print(
+            f"rtlab: trajectory id {r.old!r} of {r.path} was already taken (by {r.first_path}): renamed {r.new!r}",
+            file=sys.stderr,
+        )
+
+
+def _nothing_read(args: argparse.Namespace, n_read: int) -> None:
+    if n_read == 0:
+        raise _NothingRead(f"no trajectory could be read from {', '.join(args.paths)}")
 
 
 def _add_input_options(p: argparse.ArgumentParser) -> None:
@@ -34,6 +71,9 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strict", action="store_true", help="stop at the first unit that fails to read")
     p.add_argument("--no-join", action="store_true", help="do not look for benchmark tasks and judge files")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
+    p.add_argument(
+        "--list-unread", action="store_true", help="name every file found that no reader claims, with why"
+    )
 
 
 def _add_tab_options(p: argparse.ArgumentParser) -> None:
@@ -72,6 +112,8 @@ def _ingest(args: argparse.Namespace):
     )
     for f in result.failures:
         print(f"rtlab: skipped {f.path} ({f.format}): {f.error}", file=sys.stderr)
+    _report_scan(result.unclaimed, result.renamed, full=args.list_unread)
+    _nothing_read(args, len(result.trajectories))
     return result
 
 
@@ -148,11 +190,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not args.out:
         each = functools.partial(_summary_json, redact=args.redact) if args.json else replay_summary
     replays, failures = [], []
+    unclaimed: list[Any] = []
+    renamed: list[Any] = []
+    n_read = 0
     for done, failed in replay_paths(
-        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=each
+        args.paths,
+        options,
+        jobs=args.jobs,
+        progress=args.progress,
+        strict=args.strict,
+        each=each,
+        unclaimed=unclaimed,
+        renamed=renamed,
     ):
         _report_skipped(failed)
         failures.extend(failed)
+        n_read += len(done) + sum(1 for f in failed if f.trajectory is not None)
         if args.out:
             replays.extend(done)
             if args.json:
@@ -169,6 +222,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     f"{len(s['requirements'])} requirements"
                     + (f", finish check: {s['finish_check'].splitlines()[0]}" if s["finish_check"] else "")
                 )
+    _report_scan(unclaimed, renamed, full=args.list_unread)
+    _nothing_read(args, n_read)
     if args.out:
         for path in export_parquet(replays, args.out, redact=args.redact):
             print(f"wrote {path}", file=sys.stderr)
@@ -306,13 +361,26 @@ def _rows_per_run(
     rows: list[dict[str, Any]] = []
     failed = False
     options = ReplayOptions(format=args.format, clip=args.clip, join=not args.no_join)
+    unclaimed: list[Any] = []
+    renamed: list[Any] = []
+    n_read = 0
     for done, failures in replay_paths(
-        args.paths, options, jobs=args.jobs, progress=args.progress, strict=args.strict, each=each
+        args.paths,
+        options,
+        jobs=args.jobs,
+        progress=args.progress,
+        strict=args.strict,
+        each=each,
+        unclaimed=unclaimed,
+        renamed=renamed,
     ):
         _report_skipped(failures)
         failed = failed or bool(failures)
+        n_read += len(done) + sum(1 for f in failures if f.trajectory is not None)
         for unit_rows in done:
             rows += unit_rows
+    _report_scan(unclaimed, renamed, full=args.list_unread)
+    _nothing_read(args, n_read)
     return rows, failed
 
 
@@ -679,6 +747,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (RtlabError, FileNotFoundError, ValueError) as exc:
         print(f"rtlab: error: {exc}", file=sys.stderr)
         return 2
+    except _NothingRead as exc:
+        print(f"rtlab: {exc}", file=sys.stderr)
+        return EXIT_NOTHING
     except BrokenPipeError:
         return 0
 

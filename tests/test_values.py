@@ -566,10 +566,12 @@ def test_values_frame_by_hand(fixtures: Path, tmp_path: Path) -> None:
         tuple(None if (not isinstance(v, str) and pd.isna(v)) else v for v in row[1:])
         for row in frame.itertuples(index=False)
     ]
-    assert got == rows
+    assert [g[1:] for g in got] == rows
+    assert {g[0] for g in got} == {t.source_path}  # every table carries where the run came from
     assert set(frame["trajectory"]) == {"fixture:values"}
     assert frame.dtypes.astype(str).to_dict() == {
         "trajectory": "string",
+        "source_path": "string",
         "rubric_index": "int64",
         "passed": "boolean",
         "value": "string",
@@ -605,6 +607,7 @@ def test_value_records_are_json(fixtures: Path, tmp_path: Path) -> None:
     records = value_records(values_frame([t], [replay(t)]))
     assert records[0] == {
         "trajectory": "fixture:values",
+        "source_path": t.source_path,
         "rubric_index": 0,
         "passed": True,
         "value": "20,450.50",

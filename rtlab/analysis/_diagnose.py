@@ -699,6 +699,7 @@ def label_to_dict(label: Label) -> dict[str, Any]:
 
 LABEL_COLUMNS = [
     "trajectory",
+    "source_path",
     "task_id",
     "benchmark",
     "model",
@@ -745,6 +746,7 @@ def _label_rows(t: Trajectory, labels: list[Label]) -> list[dict[str, Any]]:
     return [
         {
             **label_to_dict(label),
+            "source_path": t.source_path,
             "task_id": t.task_id,
             "benchmark": t.benchmark,
             "model": t.model,

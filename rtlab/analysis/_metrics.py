@@ -32,7 +32,7 @@ INPUTS = {
     TAC: ("result", "total", "score", "success"),
     OQA: ("correct@0", "correct@1", "prediction", "answer_source", "scorer_version"),
 }
-SCORE_COLUMNS = ("trajectory", *LABELS, *(c for cols in INPUTS.values() for c in cols))
+SCORE_COLUMNS = ("trajectory", "source_path", *LABELS, *(c for cols in INPUTS.values() for c in cols))
 DEFAULT_BY = ("benchmark", "model", "method", "variant")
 AGGREGATE_COLUMNS = (
     "metric",
@@ -116,7 +116,11 @@ _INPUTS_OF = {WB: _workspace_bench_inputs, TAC: _theagentcompany_inputs, OQA: _o
 
 def score_record(t: Trajectory) -> dict[str, Any]:
     """One row of :func:`scores_frame`: labels, then the benchmark's inputs (missing ones absent)."""
-    record: dict[str, Any] = {"trajectory": t.id, **{label: getattr(t, label) for label in LABELS}}
+    record: dict[str, Any] = {
+        "trajectory": t.id,
+        "source_path": t.source_path,
+        **{label: getattr(t, label) for label in LABELS},
+    }
     compute = _INPUTS_OF.get(t.benchmark or "")
     if compute is not None:
         record.update(compute(t))

@@ -58,7 +58,17 @@ FLAGS = (
 """Per-attempt flags, in the order of the paper's discussion."""
 AFTER_FINISH = ("tab_after_finish", "edited_after_finish")
 """Flags defined only for attempts that got a finish check."""
-STYLE_COLUMNS = ("trajectory", "task_id", "model", "method", "variant", "run", *FLAGS, "n_files")
+STYLE_COLUMNS = (
+    "trajectory",
+    "source_path",
+    "task_id",
+    "model",
+    "method",
+    "variant",
+    "run",
+    *FLAGS,
+    "n_files",
+)
 SUMMARY_COLUMNS = ("flag", "statistic", "value", "n_true", "n")
 
 
@@ -150,6 +160,7 @@ def style_record(trajectory: Trajectory, replay: Replay | None = None) -> dict[s
         n_files = replay.tab.files_read
     return {
         "trajectory": trajectory.id,
+        "source_path": trajectory.source_path,
         "task_id": trajectory.task_id,
         "model": trajectory.model,
         "method": trajectory.method,

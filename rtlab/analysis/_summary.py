@@ -67,6 +67,7 @@ def steps_frame(t: Trajectory) -> pd.DataFrame:
         [
             {
                 "trajectory": t.id,
+                "source_path": t.source_path,
                 "index": s.index,
                 "tool": s.tool,
                 "command": s.command,
@@ -82,6 +83,7 @@ def steps_frame(t: Trajectory) -> pd.DataFrame:
         ],
         columns=[
             "trajectory",
+            "source_path",
             "index",
             "tool",
             "command",

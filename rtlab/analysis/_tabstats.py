@@ -39,12 +39,13 @@ def review_coverage(r: Replay) -> float:
 
 
 def tab_stats_frame(replays: Iterable[Replay]):
-    """One row per replayed trajectory: what its final tab holds (columns ``trajectory`` + :data:`STAT_COLUMNS`)."""
+    """One row per replayed trajectory: what its final tab holds (columns ``trajectory``, ``source_path`` + :data:`STAT_COLUMNS`)."""
     import pandas as pd
 
     rows = [
         {
             "trajectory": r.trajectory_id,
+            "source_path": r.source_path,
             "n_requirements": len(r.tab.requirements),
             "n_entries": len(r.tab.read_log),
             "n_files": r.tab.files_read,
@@ -54,7 +55,7 @@ def tab_stats_frame(replays: Iterable[Replay]):
         }
         for r in replays
     ]
-    return pd.DataFrame(rows, columns=["trajectory", *STAT_COLUMNS])
+    return pd.DataFrame(rows, columns=["trajectory", "source_path", *STAT_COLUMNS])
 
 
 def tab_stats_summary(frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:

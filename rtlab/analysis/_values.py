@@ -85,6 +85,7 @@ if TYPE_CHECKING:
 
 VALUE_COLUMNS = [
     "trajectory",
+    "source_path",
     "rubric_index",
     "passed",
     "value",
@@ -442,6 +443,7 @@ def _rows(t: Trajectory, r: Replay) -> list[dict[str, Any]]:
     return [
         {
             "trajectory": t.id,
+            "source_path": t.source_path,
             "rubric_index": item.index,
             "passed": verdicts.get(item.index, pd.NA),
             "value": value.text,
@@ -464,6 +466,7 @@ def values_table(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame.astype(
         {
             "trajectory": "string",
+            "source_path": "string",
             "rubric_index": "int64",
             "passed": "boolean",
             "value": "string",

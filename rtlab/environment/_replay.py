@@ -78,6 +78,8 @@ class Replay:
     """The agent's own plan / todo-list updates (e.g. Codex ``todo_list``), reported beside the tab."""
     trajectory: Trajectory | None = field(default=None, repr=False, compare=False)
     """The trajectory replayed (for analyses that need both); not kept when a replay is pickled."""
+    source_path: str = ""
+    """The replayed trajectory's ``source_path`` (every table of a replay carries it beside the id)."""
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "trajectory": None}  # a worker sends back the tab, not the whole run again
@@ -115,7 +117,14 @@ def replay(
         for item in trajectory.task.rubric:
             env.tab.add(item.text)  # oracle requirements: stated by no step of the agent
 
-    result = Replay(trajectory.id, requirements, config, env.tab, trajectory=trajectory)
+    result = Replay(
+        trajectory.id,
+        requirements,
+        config,
+        env.tab,
+        trajectory=trajectory,
+        source_path=trajectory.source_path,
+    )
     for step in trajectory.steps:
         if until is not None and step.index > until:
             break
@@ -208,6 +217,7 @@ def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
     rows = [
         {
             "trajectory": r.trajectory_id,
+            "source_path": r.source_path,
             "id": e.id,
             "step": e.step,
             "path": e.path,
@@ -218,7 +228,9 @@ def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
         for r in replays
         for e in r.tab.read_log
     ]
-    return pd.DataFrame(rows, columns=["trajectory", "id", "step", "path", "command", "chars", "excerpt"])
+    return pd.DataFrame(
+        rows, columns=["trajectory", "source_path", "id", "step", "path", "command", "chars", "excerpt"]
+    )
 
 
 def candidates_frame(replays: Iterable[Replay]):
@@ -228,6 +240,7 @@ def candidates_frame(replays: Iterable[Replay]):
     rows = [
         {
             "trajectory": r.trajectory_id,
+            "source_path": r.source_path,
             "rank": k,
             "path": c.path,
             "score": c.score,
@@ -236,7 +249,7 @@ def candidates_frame(replays: Iterable[Replay]):
         for r in replays
         for k, c in enumerate(r.tab.candidates_ranked(), 1)
     ]
-    return pd.DataFrame(rows, columns=["trajectory", "rank", "path", "score", "step_listed"])
+    return pd.DataFrame(rows, columns=["trajectory", "source_path", "rank", "path", "score", "step_listed"])
 
 
 def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
@@ -246,6 +259,7 @@ def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
     rows = [
         {
             "trajectory": r.trajectory_id,
+            "source_path": r.source_path,
             "id": q.id,
             "text": redact_text(q.text) if redact else q.text,
             "status": q.status,
@@ -257,7 +271,17 @@ def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
         for r in replays
         for q in r.tab.requirements
     ]
-    cols = ["trajectory", "id", "text", "status", "cite", "reason", "step_added", "step_resolved"]
+    cols = [
+        "trajectory",
+        "source_path",
+        "id",
+        "text",
+        "status",
+        "cite",
+        "reason",
+        "step_added",
+        "step_resolved",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -267,6 +291,7 @@ def steps_tab_frame(replays: Iterable[Replay]):
 
     cols = [
         "trajectory",
+        "source_path",
         "step",
         "tool",
         "kind",
@@ -281,6 +306,7 @@ def steps_tab_frame(replays: Iterable[Replay]):
     rows = [
         {
             "trajectory": r.trajectory_id,
+            "source_path": r.source_path,
             "step": s.step,
             "tool": s.tool,
             "kind": s.kind,

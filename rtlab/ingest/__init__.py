@@ -12,9 +12,11 @@ from rtlab._lazy import attach
 if TYPE_CHECKING:
     from rtlab.ingest._batch import IngestFailure as IngestFailure
     from rtlab.ingest._batch import IngestResult as IngestResult
+    from rtlab.ingest._batch import RenamedId as RenamedId
     from rtlab.ingest._batch import ingest as ingest
     from rtlab.ingest._batch import iter_units as iter_units
     from rtlab.ingest._batch import read_unit as read_unit
+    from rtlab.ingest._batch import unique_ids as unique_ids
     from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER as OPENHANDS_TRUNCATION_MARKER
     from rtlab.ingest._clipping import POLICIES as POLICIES
     from rtlab.ingest._clipping import ClipPolicy as ClipPolicy
@@ -32,9 +34,11 @@ if TYPE_CHECKING:
     from rtlab.ingest.benchmarks import get_benchmark as get_benchmark
     from rtlab.ingest.readers import FORMATS as FORMATS
     from rtlab.ingest.readers import ReadOptions as ReadOptions
+    from rtlab.ingest.readers import Unclaimed as Unclaimed
     from rtlab.ingest.readers import describe_formats as describe_formats
     from rtlab.ingest.readers import detect as detect
     from rtlab.ingest.readers import discover as discover
+    from rtlab.ingest.readers import explain as explain
     from rtlab.ingest.readers import get_reader as get_reader
     from rtlab.ingest.readers.canonical import iter_jsonl as iter_jsonl
     from rtlab.ingest.readers.canonical import read_jsonl as read_jsonl
@@ -43,7 +47,15 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._batch": ("IngestFailure", "IngestResult", "ingest", "iter_units", "read_unit"),
+        "._batch": (
+            "IngestFailure",
+            "IngestResult",
+            "RenamedId",
+            "ingest",
+            "iter_units",
+            "read_unit",
+            "unique_ids",
+        ),
         "._clipping": (
             "NoClip",
             "OPENHANDS_TRUNCATION_MARKER",
@@ -55,7 +67,16 @@ __getattr__, __dir__, __all__ = attach(
             "get_policy",
         ),
         "._labels": ("apply_run_labels", "load_run_labels", "run_labels_path"),
-        ".readers": ("FORMATS", "ReadOptions", "describe_formats", "detect", "discover", "get_reader"),
+        ".readers": (
+            "FORMATS",
+            "ReadOptions",
+            "Unclaimed",
+            "describe_formats",
+            "detect",
+            "discover",
+            "explain",
+            "get_reader",
+        ),
         ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
         ".benchmarks": ("BENCHMARKS", "BenchmarkName", "attach_benchmark", "get_benchmark"),
     },

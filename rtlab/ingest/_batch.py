@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rtlab.errors import RtlabError
 from rtlab.ingest._labels import apply_run_labels
-from rtlab.ingest.readers import ReadOptions, discover, get_reader
+from rtlab.ingest.readers import ReadOptions, Unclaimed, discover, get_reader
 from rtlab.records import Trajectory
 
 
@@ -24,20 +24,57 @@ class IngestFailure:
     """The error's message, prefixed by its type unless it is an rtlab or OS error."""
 
 
+@dataclass(frozen=True)
+class RenamedId:
+    """A trajectory whose id another trajectory read earlier already had, and the id it was given instead."""
+
+    path: str
+    """The file or run folder of the renamed trajectory."""
+    old: str
+    """The id its reader gave it."""
+    new: str
+    """The id it carries now: ``<old>~<n>``, ``n`` from 2, the first free one."""
+    first_path: str
+    """The source of the trajectory that kept ``old``."""
+
+
 @dataclass
 class IngestResult:
-    """What :func:`ingest` read: every trajectory, and every unit that failed."""
+    """What :func:`ingest` read: every trajectory, every unit that failed, every file no reader claimed."""
 
     trajectories: list[Trajectory] = field(default_factory=list)
     """The trajectories read, unit by unit in the units' order."""
     failures: list[IngestFailure] = field(default_factory=list)
     """The units that failed, in the same order."""
+    unclaimed: list[Unclaimed] = field(default_factory=list)
+    """Files met in the folders scanned that no reader claimed, each with what it holds."""
+    renamed: list[RenamedId] = field(default_factory=list)
+    """Trajectories whose id was already taken, and the unique id each was given."""
 
 
-def iter_units(paths: Iterable[str | Path], *, format: str | None = None) -> Iterator[tuple[Path, str]]:
-    """Every ``(unit, format)`` under ``paths``, in a stable order."""
+def iter_units(
+    paths: Iterable[str | Path], *, format: str | None = None, unclaimed: list[Unclaimed] | None = None
+) -> Iterator[tuple[Path, str]]:
+    """Every ``(unit, format)`` under ``paths``, in a stable order; files no reader claims go to ``unclaimed``."""
     for p in paths:
-        yield from discover(p, format=format)
+        yield from discover(p, format=format, unclaimed=unclaimed)
+
+
+def unique_ids(trajectories: Iterable[Trajectory], taken: dict[str, str]) -> list[RenamedId]:
+    """Give every trajectory an id no earlier one has, in order; ``taken`` maps the ids seen so far to their
+    sources and is updated. A repeated id becomes ``<id>~2`` (``~3``, ... when that is taken too): the first
+    keeps its id, so a batch's ids do not depend on what follows."""
+    renamed = []
+    for t in trajectories:
+        if t.id in taken:
+            n = 2
+            while f"{t.id}~{n}" in taken:
+                n += 1
+            new = f"{t.id}~{n}"
+            renamed.append(RenamedId(t.source_path, t.id, new, taken[t.id]))
+            t.id = new
+        taken[t.id] = t.source_path
+    return renamed
 
 
 def read_unit(unit: Path, fmt: str, *, clip: str | None = None, join: bool = True) -> list[Trajectory]:
@@ -68,9 +105,12 @@ def ingest(
 
     A unit that fails is recorded in ``failures`` and the rest go on; with ``strict`` the first failure raises.
     Paths given that do not exist or are not recognised always raise: that is a mistake in the call, not data.
+    Files met in folders that no reader claims are listed in ``unclaimed``; a trajectory whose id was taken
+    by an earlier one is given a unique id (``renamed``).
     """
-    units = list(iter_units(paths, format=format))
     result = IngestResult()
+    units = list(iter_units(paths, format=format, unclaimed=result.unclaimed))
+    taken: dict[str, str] = {}
     iterator: Iterable[tuple[Path, str]] = units
     if progress:
         from tqdm.auto import tqdm
@@ -78,7 +118,9 @@ def ingest(
         iterator = tqdm(units, desc="ingest", unit="run")
     for unit, fmt in iterator:
         try:
-            result.trajectories.extend(read_unit(unit, fmt, clip=clip, join=join))
+            found = read_unit(unit, fmt, clip=clip, join=join)
+            result.renamed += unique_ids(found, taken)
+            result.trajectories.extend(found)
         except Exception as exc:  # one bad run must not stop a batch of thousands
             if strict:
                 raise

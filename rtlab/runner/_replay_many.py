@@ -20,6 +20,7 @@ from rtlab.records import Trajectory
 
 if TYPE_CHECKING:
     from rtlab.environment import Workspace
+    from rtlab.ingest import RenamedId, Unclaimed
 
 T = TypeVar("T")
 
@@ -83,17 +84,34 @@ def workspace_for(trajectory: Trajectory, folder: str | None, agent_root: str | 
     return _open_workspace(str(Path(folder).resolve())).rebased(root)
 
 
+@dataclass
+class _UnitDone:
+    """What replaying one unit gives back to the process that asked."""
+
+    done: list[Any]
+    failed: list[ReplayFailure]
+    ids: list[str]
+    """The ids of the trajectories read, as replayed."""
+    renamed: list[RenamedId]
+
+
 def _replay_unit(
-    unit: str, fmt: str, options: ReplayOptions, each: Callable[[Replay], Any] | None = None
-) -> tuple[list[Any], list[ReplayFailure]]:
+    unit: str,
+    fmt: str,
+    options: ReplayOptions,
+    each: Callable[[Replay], Any] | None = None,
+    taken: dict[str, str] | None = None,
+) -> _UnitDone:
     """Read one unit and replay each of its trajectories (then ``each`` of every replay, when given); failures
-    are returned, not raised."""
-    from rtlab.ingest import read_unit
+    are returned, not raised. With ``taken`` (ids seen so far, updated), a trajectory whose id is taken is given
+    a unique one (:func:`rtlab.ingest.unique_ids`) before it is replayed."""
+    from rtlab.ingest import read_unit, unique_ids
 
     try:
         trajectories = read_unit(Path(unit), fmt, clip=options.clip, join=options.join)
     except Exception as exc:  # reported, and the batch goes on
-        return [], [ReplayFailure(unit, None, _describe(exc))]
+        return _UnitDone([], [ReplayFailure(unit, None, _describe(exc))], [], [])
+    renamed = unique_ids(trajectories, taken) if taken is not None else []
     done: list[Any] = []
     failed: list[ReplayFailure] = []
     for t in trajectories:
@@ -104,7 +122,7 @@ def _replay_unit(
             done.append(r if each is None else each(r))
         except Exception as exc:
             failed.append(ReplayFailure(unit, t.id, _describe(exc)))
-    return done, failed
+    return _UnitDone(done, failed, [t.id for t in trajectories], renamed)
 
 
 def _describe(exc: BaseException) -> str:
@@ -122,6 +140,8 @@ def replay_paths(
     progress: bool = False,
     strict: bool = False,
     each: None = None,
+    unclaimed: list[Unclaimed] | None = None,
+    renamed: list[RenamedId] | None = None,
 ) -> Iterator[tuple[list[Replay], list[ReplayFailure]]]: ...
 
 
@@ -134,6 +154,8 @@ def replay_paths(
     progress: bool = False,
     strict: bool = False,
     each: Callable[[Replay], T],
+    unclaimed: list[Unclaimed] | None = None,
+    renamed: list[RenamedId] | None = None,
 ) -> Iterator[tuple[list[T], list[ReplayFailure]]]: ...
 
 
@@ -145,6 +167,8 @@ def replay_paths(
     progress: bool = False,
     strict: bool = False,
     each: Callable[[Replay], Any] | None = None,
+    unclaimed: list[Unclaimed] | None = None,
+    renamed: list[RenamedId] | None = None,
 ) -> Iterator[tuple[list[Any], list[ReplayFailure]]]:
     """Replay every trajectory under ``paths``, unit by unit, in ``jobs`` worker processes.
 
@@ -152,12 +176,16 @@ def replay_paths(
     function, e.g. :func:`replay_summary`) is applied to every replay in the worker, and its results are
     yielded instead: what comes back to this process is then only what the caller keeps. Workers start on the
     first units while the rest are still being found. With ``strict`` the first failure raises
-    ``RuntimeError`` naming it.
+    ``RuntimeError`` naming it. Files no reader claims are added to ``unclaimed``; a trajectory whose id an
+    earlier one has is given a unique id before it is replayed (as :func:`rtlab.ingest.ingest` does; workers
+    replay with the ids their unit gives, and a unit found to repeat an id is replayed again here, renamed),
+    recorded in ``renamed``.
     """
     from rtlab.ingest import iter_units
 
     options = options or ReplayOptions()
-    units = ((str(u), f) for u, f in iter_units(paths, format=options.format))
+    units = ((str(u), f) for u, f in iter_units(paths, format=options.format, unclaimed=unclaimed))
+    taken: dict[str, str] = {}
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -169,13 +197,13 @@ def replay_paths(
             bar.total = len(found)
             bar.refresh()
 
-    def results() -> Iterator[tuple[list[Any], list[ReplayFailure]]]:
+    def results() -> Iterator[_UnitDone]:
         head = list(itertools.islice(units, 2))
         if jobs <= 1 or len(head) < 2:  # no pool for one unit
             found = head + list(units)
             counted(found)
             for u, f in found:
-                yield _replay_unit(u, f, options, each)
+                yield _replay_unit(u, f, options, each, taken)
             return
         from concurrent.futures import ProcessPoolExecutor
 
@@ -185,17 +213,24 @@ def replay_paths(
                 found.append((u, f))
                 futures.append(pool.submit(_replay_unit, u, f, options, each))
             counted(found)
-            for fut in futures:
-                yield fut.result()
+            for (u, f), fut in zip(found, futures, strict=True):
+                result = fut.result()
+                if any(i in taken for i in result.ids) or len(set(result.ids)) < len(result.ids):
+                    result = _replay_unit(u, f, options, each, taken)  # rare: replayed again, renamed
+                else:
+                    taken.update(dict.fromkeys(result.ids, u))
+                yield result
 
     try:
-        for done, failed in results():
+        for result in results():
             if bar is not None:
                 bar.update(1)
-            if strict and failed:
-                first = failed[0]
+            if renamed is not None:
+                renamed.extend(result.renamed)
+            if strict and result.failed:
+                first = result.failed[0]
                 raise RuntimeError(f"{first.path} ({first.trajectory or 'unit'}): {first.error}")
-            yield done, failed
+            yield result.done, result.failed
     finally:
         if bar is not None:
             bar.close()

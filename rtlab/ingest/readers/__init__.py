@@ -13,6 +13,7 @@ from pathlib import Path
 
 from rtlab.errors import UnknownFormatError
 from rtlab.ingest.readers._base import ReaderModule, ReadOptions
+from rtlab.ingest.readers._unclaimed import Unclaimed, explain
 
 # Detection order: run folders and specific formats before generic ones.
 _MODULES: dict[str, str] = {
@@ -53,12 +54,15 @@ def describe_formats() -> str:
     return "\n".join(f"  {name}: {get_reader(name).LOOKS_FOR}" for name in FORMATS)
 
 
-def discover(path: str | Path, *, format: str | None = None) -> Iterator[tuple[Path, str]]:
+def discover(
+    path: str | Path, *, format: str | None = None, unclaimed: list[Unclaimed] | None = None
+) -> Iterator[tuple[Path, str]]:
     """Yield ``(unit, format)`` for every trajectory unit at or under ``path``.
 
     A folder a reader claims (a run folder) is one unit and is not descended into; other folders are walked
-    in sorted order. A file given directly that no reader claims raises :class:`UnknownFormatError`; files
-    met while walking that no reader claims are passed over.
+    in sorted order. A file given directly that no reader claims raises :class:`UnknownFormatError` saying what
+    it holds; files met while walking that no reader claims, and folders that cannot be listed, are added to
+    ``unclaimed`` (with :func:`explain`'s reason) when a list is given: a scan never passes over a file unsaid.
     """
     path = Path(path)
     if not path.exists():
@@ -76,8 +80,11 @@ def discover(path: str | Path, *, format: str | None = None) -> Iterator[tuple[P
         found = claim(path)
         if found is None:
             wanted = f"format {format!r}" if format else "any known format"
+            why = explain(path)
+            held = why.reason + (f"; {why.detail}" if why.detail else "")
             raise UnknownFormatError(
-                f"{path}: not recognised as {wanted}. Known formats and what each looks for:\n{describe_formats()}"
+                f"{path}: not recognised as {wanted} ({held}). Known formats and what each looks for:\n"
+                f"{describe_formats()}"
             )
         yield path, found
         return
@@ -91,7 +98,11 @@ def discover(path: str | Path, *, format: str | None = None) -> Iterator[tuple[P
             continue
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
-        except OSError:
+        except OSError as exc:
+            if unclaimed is not None:
+                unclaimed.append(
+                    Unclaimed(str(d), "a folder that could not be listed", exc.strerror or str(exc))
+                )
             continue
         subdirs = []
         for e in entries:
@@ -103,7 +114,18 @@ def discover(path: str | Path, *, format: str | None = None) -> Iterator[tuple[P
                 n = claim(f)
                 if n is not None:
                     yield f, n
+                elif unclaimed is not None:
+                    unclaimed.append(explain(f))
         stack.extend(reversed(subdirs))
 
 
-__all__ = ["FORMATS", "ReadOptions", "describe_formats", "detect", "discover", "get_reader"]
+__all__ = [
+    "FORMATS",
+    "ReadOptions",
+    "Unclaimed",
+    "describe_formats",
+    "detect",
+    "discover",
+    "explain",
+    "get_reader",
+]
