@@ -2,14 +2,16 @@
 
     python bench/ingest.py [PATH ...]        (default: data/sample and ../shared/real when present)
 
-For every unit (run folder or log file) the baseline parses each of its JSON / JSONL files with ``json.loads``
-and nothing else, the floor for any reader. rtlab's time is ``read_unit`` (reader only; benchmark join shown
+For every unit (run folder or log file) the baseline parses each of its JSON files (JSON, JSON lines or records
+one after another, whatever the name; zip members decompressed by the bare codec) with ``json.loads`` and
+nothing else, the floor for any reader. rtlab's time is ``read_unit`` (reader only; benchmark join shown
 separately). Best of ``--repeat`` runs each; ratio = rtlab time / baseline time (1.0 would be free parsing).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections import defaultdict
@@ -24,18 +26,74 @@ from rtlab.ingest import iter_units, read_unit  # noqa: E402
 
 
 def raw_files(unit: Path) -> list[Path]:
+    """The unit's files that hold JSON: by content, as the readers detect them (a stream saved as ``.md`` counts,
+    a deliverable ``.md`` does not), and zip archives (Inspect ``.eval``)."""
     files = [unit] if unit.is_file() else sorted(p for p in unit.rglob("*") if p.is_file())
-    return [p for p in files if p.suffix in (".json", ".jsonl")]
+    kept = []
+    for p in files:
+        with open(p, "rb") as fh:
+            head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+        if p.suffix in (".json", ".jsonl") or head[:1] in (b"{", b"[") or head.startswith(b"PK\x03\x04"):
+            kept.append(p)
+    return kept
+
+
+def _zip_members(data: bytes) -> list[bytes]:
+    """Every member of a zip, decompressed with the bare codec (stored, deflate, zstd), nothing else."""
+    import struct
+    import zipfile
+    import zlib
+
+    import zstandard
+
+    out = []
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            name_len, extra_len = struct.unpack(
+                "<HH", data[info.header_offset + 26 : info.header_offset + 30]
+            )
+            start = info.header_offset + 30 + name_len + extra_len
+            raw = data[start : start + info.compress_size]
+            if info.compress_type == zipfile.ZIP_STORED:
+                out.append(raw)
+            elif info.compress_type == zipfile.ZIP_DEFLATED:
+                out.append(zlib.decompress(raw, -15))
+            else:  # 93: zstd
+                out.append(zstandard.ZstdDecompressor().decompressobj().decompress(raw))
+    return out
+
+
+def _parse_text(data: bytes) -> None:
+    text = data.decode("utf-8-sig")
+    try:
+        json.loads(text)
+        return
+    except json.JSONDecodeError:
+        pass
+    decoder = json.JSONDecoder()
+    i, n = 0, len(text)
+    while i < n:  # JSON lines, or records one after another
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i < n:
+            try:
+                _, i = decoder.raw_decode(text, i)
+            except (
+                json.JSONDecodeError
+            ):  # text that only starts like JSON (a "[INFO]" log): no reader's either
+                return
 
 
 def parse_bare(blobs: list[tuple[str, bytes]]) -> None:
-    for suffix, data in blobs:
-        if suffix == ".jsonl":
-            for line in data.split(b"\n"):
-                if line.strip():
-                    json.loads(line)
-        else:
-            json.loads(data)
+    for _suffix, data in blobs:
+        if data.startswith(b"PK\x03\x04"):
+            for member in _zip_members(data):
+                if member.lstrip()[:1] in (b"{", b"["):
+                    json.loads(member)
+        elif data.strip():
+            _parse_text(data)
 
 
 def main() -> int:
