@@ -10,7 +10,7 @@ import pytest
 from rtlab.errors import ReaderError, UnknownFormatError
 from rtlab.ingest import FORMATS, detect, discover, ingest, write_jsonl
 from rtlab.ingest.readers._base import parse_arguments
-from rtlab.io import iter_json_lines, read_text
+from rtlab.io import first_json_line, first_json_value, iter_json_lines, iter_json_values, read_text
 from rtlab.records import Trajectory, trajectory_to_dict
 
 
@@ -80,6 +80,32 @@ def test_iter_json_lines_tolerates_only_a_cut_off_last_line(tmp_path: Path) -> N
     with pytest.raises(ReaderError) as err:
         list(iter_json_lines(p, []))
     assert err.value.line == 2
+
+
+def test_json_lines_readers_pass_over_a_byte_order_mark_and_leading_blank_lines(tmp_path: Path) -> None:
+    p = tmp_path / "x.md"
+    p.write_bytes(b'\xef\xbb\xbf\n  \n{"a": 1}\n{"b": 2}\n')
+    assert first_json_line(p) == {"a": 1} == first_json_value(p)
+    assert list(iter_json_lines(p)) == [(3, {"a": 1}), (4, {"b": 2})] == list(iter_json_values(p))
+    p.write_text("# notes\n{}\n", encoding="utf-8")
+    assert first_json_line(p) is None and first_json_value(p) is None
+
+
+def test_iter_json_values_reads_documents_that_span_lines(tmp_path: Path) -> None:
+    p = tmp_path / "x.json"
+    p.write_text('{\n  "a": 1,\n  "b": [\n    2\n  ]\n}\n{"c": 3}\n\n{\n  "d": "cut', encoding="utf-8")
+    warnings: list[str] = []
+    assert list(iter_json_values(p, warnings)) == [(1, {"a": 1, "b": [2]}), (7, {"c": 3})]
+    assert first_json_value(p) == {"a": 1, "b": [2]} and first_json_line(p) is None
+    assert len(warnings) == 1 and ":9:" in warnings[0]
+    with pytest.raises(ReaderError) as err:
+        list(iter_json_values(p))  # without a warnings list the cut value is an error
+    assert err.value.line == 9
+    p.write_text('{\n  "a": 1\n  "b": 2\n}\n{"c": 3}\n', encoding="utf-8")  # a fault before the last line
+    with pytest.raises(ReaderError, match="line 3, column 3") as err:
+        list(iter_json_values(p, []))
+    assert err.value.line == 1
+    assert first_json_value(p) is None
 
 
 @pytest.mark.parametrize(

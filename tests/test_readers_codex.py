@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.errors import ReaderError
+from rtlab.cli import main
+from rtlab.errors import ReaderError, UnknownFormatError
 from rtlab.ingest import CodexTruncation
-from rtlab.ingest.readers import ReadOptions, codex
+from rtlab.ingest.readers import ReadOptions, codex, detect, discover
 from rtlab.records import TokenUsage, trajectory_from_dict, trajectory_to_dict
 
 RUN = "runs/7_plain"
@@ -336,10 +337,10 @@ def test_unanswered_call_is_kept(tmp_path: Path) -> None:
 
 
 def test_unwrap_keeps_non_shell_commands() -> None:
-    assert codex._unwrap_shell("/bin/bash -lc 'echo \"$HOME\"'") == 'echo "$HOME"'
-    assert codex._unwrap_shell("/usr/bin/zsh -c 'ls -la'") == "ls -la"
-    assert codex._unwrap_shell("python3 run.py") == "python3 run.py"
-    assert codex._unwrap_shell("/bin/bash -lc 'unterminated") == "/bin/bash -lc 'unterminated"
+    assert codex.unwrap_shell("/bin/bash -lc 'echo \"$HOME\"'") == 'echo "$HOME"'
+    assert codex.unwrap_shell("/usr/bin/zsh -c 'ls -la'") == "ls -la"
+    assert codex.unwrap_shell("python3 run.py") == "python3 run.py"
+    assert codex.unwrap_shell("/bin/bash -lc 'unterminated") == "/bin/bash -lc 'unterminated"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -441,3 +442,62 @@ def test_split_shell_words_rejects_unterminated(raw: str) -> None:
 
     with pytest.raises(ValueError):
         split_shell_words(raw)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Streams saved under any name (CI systems keep them as agent_log.md, agent_log_raw.txt, ...)
+
+
+@pytest.mark.parametrize("name", ["agent_log.md", "agent_log_raw.txt", "stream", "out.json"])
+def test_stream_is_detected_by_content_under_any_name(tmp_path: Path, name: str) -> None:
+    done = command("completed", "item_0", "/bin/bash -lc ls", aggregated_output="a\n", exit_code=0)
+    path = write_stream(tmp_path / name, START, done)
+    assert detect(path) == "codex"
+    assert [(p.name, f) for p, f in discover(path, format="codex")] == [(name, "codex")]
+    assert read_one(path).n_steps == 1
+
+
+def test_leading_blank_lines_and_a_byte_order_mark_are_passed_over(tmp_path: Path) -> None:
+    done = command("completed", "item_0", "/bin/bash -lc ls", aggregated_output="a\n", exit_code=0)
+    body = "".join(json.dumps(e) + "\n" for e in (START, done))
+    path = tmp_path / "agent_log.md"
+    path.write_bytes(b"\xef\xbb\xbf\n\r\n" + body.encode())
+    assert codex.sniff(path)
+    t = read_one(path)
+    assert (t.n_steps, t.meta["thread_id"], t.steps[0].line) == (1, "t1", 4)
+
+
+def test_a_markdown_file_that_is_not_a_stream_is_refused(tmp_path: Path) -> None:
+    notes = tmp_path / "agent_log.md"
+    notes.write_text('# Agent log\n\n{"type": "thread.started"}\n', encoding="utf-8")
+    assert not codex.sniff(notes)
+    with pytest.raises(UnknownFormatError, match="not recognised as format 'codex'"):
+        list(discover(notes, format="codex"))
+
+
+def _completed_commands(path: Path) -> int:
+    """``command_execution`` items that completed, counted from the raw events (the README's number)."""
+    events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return sum(
+        1 for e in events if e["type"] == "item.completed" and e["item"].get("type") == "command_execution"
+    )
+
+
+WILD_EXEC = {
+    "tielec__pr-436__analyze__agent_log.md": 12,
+    "tielec__pr-451__analyze__agent_log.md": 25,
+    "tielec__pr-464__analyze__agent_log.md": 22,
+}
+"""Completed command executions per real stream (the README gives 12 and 25; 22 counted by hand for pr-464)."""
+
+
+@pytest.mark.parametrize("name", sorted(WILD_EXEC))
+def test_wild_exec_streams_saved_as_markdown(real: Path, name: str) -> None:
+    path = real / "wild" / "codex-exec" / name
+    assert detect(path) == "codex"
+    t = read_one(path)
+    assert t.n_steps == _completed_commands(path) == WILD_EXEC[name]
+    assert len(t.steps) == t.n_steps and all(s.tool == "command_execution" for s in t.steps)
+    assert t.id == f"codex:{t.meta['thread_id']}" and t.deliverable.final_message
+    assert all(s.action is not None and s.action.kind == "shell" for s in t.steps)
+    assert main(["replay", str(path), "--no-join"]) == 0

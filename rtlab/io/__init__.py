@@ -13,8 +13,10 @@ if TYPE_CHECKING:
     from rtlab.io._files import dump_json_lines as dump_json_lines
     from rtlab.io._files import field as field
     from rtlab.io._files import first_json_line as first_json_line
+    from rtlab.io._files import first_json_value as first_json_value
     from rtlab.io._files import head_bytes as head_bytes
     from rtlab.io._files import iter_json_lines as iter_json_lines
+    from rtlab.io._files import iter_json_values as iter_json_values
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import read_text as read_text
     from rtlab.io._files import write_json_lines as write_json_lines
@@ -30,7 +32,9 @@ __getattr__, __dir__, __all__ = attach(
             "read_text",
             "head_bytes",
             "first_json_line",
+            "first_json_value",
             "iter_json_lines",
+            "iter_json_values",
             "load_json",
             "field",
         ),

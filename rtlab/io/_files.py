@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -104,9 +105,16 @@ def head_bytes(path: Path, n: int = 4096) -> bytes:
         return b""
 
 
+_BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark some tools put at the start of a text file; never content."""
+
+
 def first_json_line(path: Path, n: int = 65536) -> Any:
-    """The first line of a file parsed as JSON, or ``None`` (for sniffing JSONL formats)."""
-    head = head_bytes(path, n)
+    """The first non-blank line of a file parsed as JSON, or ``None`` (for sniffing JSONL formats).
+
+    A UTF-8 byte-order mark and blank lines before it are passed over, as :func:`iter_json_lines` passes them.
+    """
+    head = head_bytes(path, n).removeprefix(_BOM).lstrip()
     line = head.split(b"\n", 1)[0].strip()
     if not line:
         return None
@@ -116,13 +124,25 @@ def first_json_line(path: Path, n: int = 65536) -> Any:
         return None
 
 
+def first_json_value(path: Path, n: int = 65536) -> Any:
+    """The first JSON value of a file, whether it sits on one line or spans several (a pretty-printed
+    document), or ``None`` when the first ``n`` bytes hold no whole value (for sniffing)."""
+    text = head_bytes(path, n).removeprefix(_BOM).decode("utf-8", errors="ignore").lstrip()
+    if not text:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text)[0]
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
 def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, value)`` for each non-blank line of a JSONL file.
+    """Yield ``(line_number, value)`` for each non-blank line of a JSONL file (a leading UTF-8 BOM is dropped).
 
     A line that is not JSON raises :class:`ReaderError` naming it, except an unterminated last line (a log
     cut off mid-write): that one is skipped and reported in ``warnings`` when a list is given.
     """
-    text = read_text(path)
+    text = read_text(path).removeprefix("\ufeff")
     lines = text.split("\n")
     last = len(lines)
     for lineno, line in enumerate(lines, 1):
@@ -135,6 +155,38 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
                 warnings.append(f"{path}:{lineno}: last line is not complete JSON (log cut off?); skipped")
                 continue
             raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+
+
+_NOT_SPACE = re.compile(r"\S")
+
+
+def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each JSON value of a file holding values one after another: JSON
+    lines, or documents that span several lines each (pretty-printed records), separated by whitespace.
+
+    ``line_number`` is the line a value starts on. A value that is not JSON raises :class:`ReaderError` naming
+    the line it starts on and the line and column of the fault; a last value cut off by the end of the file (a
+    log cut off mid-write: its fault is on the last non-blank line) is skipped and reported in ``warnings`` when
+    a list is given.
+    """
+    text = read_text(path).removeprefix("\ufeff")
+    decoder = json.JSONDecoder()
+    line, counted = 1, 0  # the line number of offset ``counted``
+    match = _NOT_SPACE.search(text)
+    while match is not None:
+        start = match.start()
+        line += text.count("\n", counted, start)
+        counted = start
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as exc:
+            at = f"line {exc.lineno}, column {exc.colno}"
+            if "\n" not in text[exc.pos :].rstrip() and warnings is not None:  # the fault is on the last line
+                warnings.append(f"{path}:{line}: last value is not complete JSON (log cut off?); skipped")
+                return
+            raise ReaderError(path, f"invalid JSON: {exc.msg} ({at})", line=line) from None
+        yield line, value
+        match = _NOT_SPACE.search(text, end)
 
 
 def load_json(path: Path) -> Any:

@@ -16,6 +16,7 @@ named ``<task>_<arm>`` gives the task id and the method.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +40,8 @@ from rtlab.text import split_shell_words
 
 NAME = "codex"
 LOOKS_FOR = (
-    "a .jsonl stream whose first event is {'type': 'thread.started'} (codex exec --json), or a run folder "
-    "holding raw/codex_stdout.jsonl or output/raw/codex_stdout.jsonl"
+    "a stream (any file name: .jsonl, .md, .txt, ...) whose first event is {'type': 'thread.started'} "
+    "(codex exec --json), or a run folder holding raw/codex_stdout.jsonl or output/raw/codex_stdout.jsonl"
 )
 DEFAULT_CLIP = "codex-0.133"
 STREAM_NAME = "codex_stdout.jsonl"
@@ -73,7 +74,10 @@ def _is_start(first: Any) -> bool:
 
 
 def sniff(path: Path) -> bool:
-    """A stream file whose first event is ``thread.started``, or a folder holding ``codex_stdout.jsonl``."""
+    """A stream file whose first event is ``thread.started``, or a folder holding ``codex_stdout.jsonl``.
+
+    Files are judged by their content alone: CI systems save the stream as ``agent_log.md`` or
+    ``agent_log_raw.txt``. A UTF-8 byte-order mark and blank lines before the first event are passed over."""
     try:
         if path.is_dir():
             stream = _stream_in(path)
@@ -82,7 +86,7 @@ def sniff(path: Path) -> bool:
             first = first_json_line(stream)
             # an empty or unreadable stream in a run folder is still a Codex run: claim it so reading reports it
             return first is None or _is_start(first)
-        return path.suffix == ".jsonl" and path.is_file() and _is_start(first_json_line(path))
+        return path.is_file() and _is_start(first_json_line(path))
     except OSError:
         return False
 
@@ -116,15 +120,20 @@ def _layout(path: Path) -> _Layout:
 # The event stream
 
 
-def _unwrap_shell(raw: str) -> str:
-    """The inner command of ``/bin/bash -lc "..."`` (as Codex logs shell calls); other commands unchanged."""
-    try:
-        argv = split_shell_words(raw)
-    except ValueError:
-        return raw
+def unwrap_shell(raw: str | list[str]) -> str:
+    """The inner command of ``/bin/bash -lc "..."`` (as Codex logs shell calls) or of the argv
+    ``["bash", "-lc", "..."]`` (as its ``shell`` tool takes them); other commands unchanged (an argv joined
+    with ``shlex.join``)."""
+    if isinstance(raw, list):
+        argv = raw
+    else:
+        try:
+            argv = split_shell_words(raw)
+        except ValueError:
+            return raw
     if len(argv) == 3 and Path(argv[0]).name in _SHELLS and argv[1] in ("-c", "-lc"):
         return argv[2]
-    return raw
+    return raw if isinstance(raw, str) else shlex.join(raw)
 
 
 def _optional(
@@ -268,7 +277,7 @@ class _Stream:
         path = self.path
         if itype == "command_execution":
             raw = get_field(item, "command", str, path, line, "item")
-            return itype, _unwrap_shell(raw), {"command": raw}, None
+            return itype, unwrap_shell(raw), {"command": raw}, None
         if itype == "mcp_tool_call":
             server = get_field(item, "server", str, path, line, "item")
             name = get_field(item, "tool", str, path, line, "item")
