@@ -256,8 +256,14 @@ class ClipPolicy(Protocol):
     def apply(self, text: str) -> str: ...
 
 
+CODEX_ROLLOUT = NoClip(name="codex-rollout")
+"""A Codex session rollout holds each tool result as Codex sent it to the model, already cut by Codex's own
+truncation for that version and model (the 256-line policy, ``TruncationPolicy`` budgets, the unified exec
+tools' ``max_output_tokens``): nothing more is cut (``rtlab.ingest.readers.codex_rollout``)."""
+
 POLICIES: dict[str, ClipPolicy] = {
     "none": NoClip(),
+    "codex-rollout": CODEX_ROLLOUT,
     "openhands-v0": OpenHandsClip(),
     "codex-0.133": CodexTruncation(),
     "codex-0.133-bytes": CodexTruncation(name="codex-0.133-bytes", mode="bytes", limit=10_000),

@@ -19,6 +19,7 @@ from rtlab.ingest.readers._unclaimed import Unclaimed, explain
 _MODULES: dict[str, str] = {
     "rtlab": "canonical",
     "codex": "codex",
+    "codex-rollout": "codex_rollout",
     "g2b": "g2b",
     "dci": "dci",
     "pi": "pi",

@@ -212,6 +212,52 @@ def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness =
     return tuple(found)
 
 
+# ---------------------------------------------------------------------------------------------------------
+# Codex's tool results as its session rollouts record them (what the model was sent)
+
+_CODEX_RESULT_HEADER = re.compile(
+    r"(?:(?:Chunk ID: [^\n]*|Wall time: [^\n]*|Exit code: -?\d+|Process exited with code -?\d+"
+    r"|Process running with (?:session|command) ID [^\n]*|Original token count: \d+|Total output lines: \d+)\n)+"
+    r"Output:\n"
+)
+"""The lines Codex puts in front of a command's output: ``format_exec_output_for_model_freeform``
+(``Exit code``, ``Wall time``, ``Total output lines``, codex-rs/core/src/tools/mod.rs) and the unified exec
+tools' ``format_response`` (``Chunk ID``, ``Wall time``, ``Process exited with code`` or ``Process running
+with session ID``, ``Original token count``, core/src/tools/handlers/unified_exec.rs), each ending in
+``Output:``."""
+_CODEX_TIMEOUT = re.compile(r"command timed out after \d+ milliseconds\n")
+"""``build_content_with_timeout`` (core/src/tools/mod.rs): the notice before a timed-out command's output."""
+_CODEX_BODY_HEADER = re.compile(
+    r"(?:Warning: truncated output \(original token count: \d+\)\n)?Total output lines: \d+\n\n?"
+)
+"""``formatted_truncate_text`` (codex-rs/utils/output-truncation; older ``format_exec_output_str`` and the
+256-line policy): the header of an output Codex cut, before its head."""
+
+
+def codex_result_frames(shown: str) -> tuple[Frame, ...]:
+    """The frames of a tool result Codex sent the model, as its session rollout records it: the header lines
+    in front (exit code, wall time, chunk and session ids, token count, ``Output:``), a timeout notice, the
+    ``Total output lines`` header of a cut output and the markers where it was cut (``…N tokens
+    truncated…``, ``[... omitted K of N lines ...]``, ...), and a recorded tab run's status line. The cut
+    output's header is a frame only where a marker shows the output was cut (Codex writes it only then)."""
+    status = status_start(shown)
+    found: list[Frame] = []
+    pos = 0
+    if m := _CODEX_RESULT_HEADER.match(shown, 0, status):
+        found.append(Frame(0, m.end(), "frame"))
+        pos = m.end()
+    if m := _CODEX_TIMEOUT.match(shown, pos, status):
+        found.append(Frame(pos, m.end(), "frame"))
+        pos = m.end()
+    markers = _markers(shown, pos, status)
+    if markers and (m := _CODEX_BODY_HEADER.match(shown, pos, status)) and m.end() <= markers[0].start:
+        found.append(Frame(pos, m.end(), "frame"))
+    found += markers
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return tuple(found)
+
+
 def whole(shown: str) -> tuple[Frame, ...]:
     """All of ``shown`` is the harness's words (an empty-result message): nothing was printed."""
     return (Frame(0, len(shown), "frame"),) if shown else ()

@@ -239,6 +239,10 @@ class Timeline:
     steps: list[Step] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    now: str | None = None
+    """The timestamp of the record being read, for logs whose records carry one (``None`` otherwise): a call
+    appended now starts then (``Step.started_at``), a result recorded now ends then (``Step.ended_at``), and
+    an event appended now is stamped with it."""
     _pending: dict[str, list[Step]] = field(default_factory=dict)
     _seen: set[str] = field(default_factory=set)
 
@@ -249,7 +253,9 @@ class Timeline:
         self, kind: EventKind, text: str, line: int | None, role: str | None = None, **data: Any
     ) -> Event:
         """Append an event at the next position of the timeline."""
-        ev = Event(kind=kind, text=text, role=role, seq=self._next_seq(), line=line, data=data)
+        ev = Event(
+            kind=kind, text=text, role=role, seq=self._next_seq(), timestamp=self.now, line=line, data=data
+        )
         self.events.append(ev)
         return ev
 
@@ -260,7 +266,7 @@ class Timeline:
         command = extra.pop("command", None) or step_command(tool, args)
         step = Step(
             index=len(self.steps), tool=tool, command=command, args=args, call_id=call_id, seq=self._next_seq(),
-            line=line, **extra,
+            line=line, started_at=self.now, **extra,
         )  # fmt: skip
         self.steps.append(step)
         if call_id is not None:
@@ -271,6 +277,12 @@ class Timeline:
             self._pending.setdefault(call_id, []).append(step)
             self._seen.add(call_id)
         return step
+
+    def open_call(self, call_id: str) -> Step | None:
+        """The earliest call with ``call_id`` still awaiting its result (the one :meth:`answer` would give it
+        to), or ``None``."""
+        open_calls = self._pending.get(call_id)
+        return open_calls[0] if open_calls else None
 
     def answer(self, call_id: str, output: str, line: int | None, name: str, **extra: Any) -> Step:
         """Give the earliest open call with ``call_id`` its result; an id with no open call raises."""
@@ -291,6 +303,8 @@ class Timeline:
         step.output = output
         step.shown = None if output is None else self.policy.apply(output)
         step.clipped = output is not None and step.shown != output
+        if self.now is not None:
+            step.ended_at = self.now
         for key, value in extra.items():
             setattr(step, key, value)
 

@@ -152,6 +152,7 @@ def _program(st: ItemState, item: dict[str, Any], line: int | None, where: str) 
 def answer(
     st: ItemState, item: dict[str, Any], line: int | None, where: str, text: str, **extra: Any
 ) -> None:
+    """Give the open call named by the item's ``call_id`` its result ``text`` (``extra``: more step fields)."""
     call_id = need(item, "call_id", str, st, line, where)
     st.tl.answer(call_id, text, line, join_field(where, "call_id"), **extra)
 
@@ -230,6 +231,7 @@ def _program_output(st: ItemState, item: dict[str, Any], line: int | None, where
 def hosted(
     st: ItemState, item: dict[str, Any], line: int | None, tool: str, args: dict[str, Any], result: str
 ) -> None:
+    """A hosted tool's call, answered by ``result`` at once unless its ``status`` says it is still running."""
     call_id = item.get("id") if isinstance(item.get("id"), str) else None
     step = st.tl.call(tool, args, line, call_id=call_id)
     status = item.get("status")
@@ -291,6 +293,8 @@ def _mcp_call(st: ItemState, item: dict[str, Any], line: int | None, where: str)
 
 
 def event_handler(kind: EventKind) -> Handler:
+    """A handler that keeps an item as an event of ``kind`` with no text (its ``type`` in the data)."""
+
     def handle(st: ItemState, item: dict[str, Any], line: int | None, where: str) -> None:
         st.tl.event(kind, "", line, type=item.get("type"))
 
