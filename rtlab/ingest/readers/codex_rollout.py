@@ -307,6 +307,7 @@ _PATCH_KINDS: dict[str, Literal["add", "update", "delete"]] = {
     "Delete": "delete",
 }
 _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$")
+_HEREDOC_OPEN = re.compile(r"^\s*<<-?\s*(['\"]?)(\w+)\1\s*$")
 _PATCH_HEREDOC = re.compile(
     r"^\s*(?:cd\s+(?P<dir>'[^']*'|\"[^\"]*\"|[^\s&;|]+)\s*&&\s*)?(?:apply_patch|applypatch)\s*<<-?\s*"
     r"(?P<q>['\"]?)(?P<tag>\w+)(?P=q)[ \t]*\n(?P<body>.*?)\n(?P=tag)[ \t]*\n?\s*$",
@@ -321,6 +322,8 @@ def parse_patch(text: str, base: str | None = None) -> list[PatchFile] | None:
     ``+`` lines, ``*** Update File:`` with an optional ``*** Move to:``, ``*** Delete File:``, ``*** End
     Patch``); ``None`` when ``text`` is not one. Paths are joined to ``base`` unless absolute."""
     lines = text.replace("\r\n", "\n").strip().split("\n")
+    if len(lines) > 2 and (m := _HEREDOC_OPEN.match(lines[0])) and lines[-1].strip() == m.group(2):
+        lines = lines[1:-1]  # the here-document wrapper Codex's lenient parser takes off (apply-patch/src)
     if not lines or lines[0].strip() != "*** Begin Patch":
         return None
 
@@ -515,7 +518,9 @@ def _shape_call(st: _Rollout, step: Step, line: int | None) -> None:
     workdir = args.get("workdir")
     step.cwd = workdir if isinstance(workdir, str) and workdir else step.cwd or st.cwd
     argv = args.get("command")
-    if step.tool in _ARGV_TOOLS and isinstance(argv, list) and all(isinstance(a, str) for a in argv) and argv:
+    if step.tool in _ARGV_TOOLS and (
+        isinstance(argv, str) or isinstance(argv, list) and argv and all(isinstance(a, str) for a in argv)
+    ):
         step.command = unwrap_shell(argv)
     elif step.tool == "write_stdin":
         command = st.sessions.get(str(args.get("session_id")))
