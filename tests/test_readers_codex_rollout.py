@@ -304,7 +304,7 @@ def test_bare_layout_of_the_first_rollouts(fixtures: Path) -> None:
     )
     assert (ls.exit_code, ls.is_error) == (2, True)
     assert t.deliverable.final_message == "Two items are left: buy milk, file taxes."
-    assert t.meta["records"] == "bare+record-type" and t.meta["git"]["branch"] == "main"
+    assert t.meta["records"] == "bare" and t.meta["git"]["branch"] == "main"
 
 
 def test_record_type_layout(tmp_path: Path) -> None:

@@ -185,6 +185,9 @@ class _Record:
     where: str
     """The field path of the payload, for errors (``payload``; ``""`` for a bare item; ``msg`` for an old
     event)."""
+    stamped: bool = True
+    """The record is an envelope or a ``record_type`` line, not a bare item or the bare layout's session
+    meta."""
 
 
 def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
@@ -203,11 +206,11 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
         record = _normalise(path, line, value, first=i == 0, warnings=warnings)
         if record is not None:
             records.append(record)
-        if isinstance(value, dict):
             kinds.add(
-                "envelope" if "payload" in value else "record-type" if "record_type" in value else "bare"
+                "envelope" if record.where == "payload" else "record-type" if record.stamped else "bare"
             )
-    record_layout = "envelope" if kinds == {"envelope"} else "+".join(sorted(kinds))
+    # the bare layout's ``{"record_type": "state"}`` lines are its own, not the record_type layout's
+    record_layout = "bare" if "bare" in kinds else "+".join(sorted(kinds))
     return records, layout, record_layout
 
 
@@ -240,9 +243,9 @@ def _normalise(path: Path, line: int, value: Any, *, first: bool, warnings: list
             return _Record(line, "event_msg", get_field(value, "msg", dict, path, line), stamp, "msg")
         return _Record(line, _TAGGED[tag], rest, stamp, "")
     if first and _is_bare_meta(value):  # its timestamp is the session's start (meta), not a record's
-        return _Record(line, "session_meta", value, None, "")
+        return _Record(line, "session_meta", value, None, "", stamped=False)
     if isinstance(value.get("type"), str):
-        return _Record(line, "response_item", value, None, "")
+        return _Record(line, "response_item", value, None, "", stamped=False)
     raise ReaderError(
         path,
         "expected a rollout record ({timestamp, type, payload}), a record_type line or a bare item with 'type'",
