@@ -500,4 +500,4 @@ def test_wild_exec_streams_saved_as_markdown(real: Path, name: str) -> None:
     assert len(t.steps) == t.n_steps and all(s.tool == "command_execution" for s in t.steps)
     assert t.id == f"codex:{t.meta['thread_id']}" and t.deliverable.final_message
     assert all(s.action is not None and s.action.kind == "shell" for s in t.steps)
-    assert main(["replay", str(path), "--no-join"]) == 0
+    assert main(["replay", str(path)]) == 0

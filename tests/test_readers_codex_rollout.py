@@ -93,9 +93,24 @@ def test_sniff_claims_every_layout_under_any_name(fixtures: Path, tmp_path: Path
     old = tmp_path / "old.jsonl"
     old.write_text(json.dumps({"record_type": "session_meta", "id": "s", "timestamp": "t"}) + "\n")
     assert codex_rollout.sniff(old)
-    # a first record too long for the sniffing head is judged by its opening
-    big = rec("session_meta", {"id": "s", "base_instructions": {"text": "x" * 400_000}})
+    # a first record too long for the sniffing head is judged by its opening, in Codex's key order
+    long = "x" * 400_000
+    big = rec("session_meta", {"id": "s", "base_instructions": {"text": long}})
     assert codex_rollout.sniff(write_rollout(tmp_path / "big.jsonl", big))
+    bare = {
+        "id": "s",
+        "timestamp": "t",
+        "cwd": "/w",
+        "originator": "o",
+        "cli_version": "0.2",
+        "instructions": long,
+    }
+    assert codex_rollout.sniff(write_rollout(tmp_path / "bare.jsonl", bare))
+    tagged = {"timestamp": "t", "record_type": "session_meta", "id": "s", "instructions": long}
+    assert codex_rollout.sniff(write_rollout(tmp_path / "tagged.jsonl", tagged))
+    assert not codex_rollout.sniff(
+        write_rollout(tmp_path / "other.jsonl", {"id": "s", "timestamp": "t", "text": long})
+    )
 
 
 def test_sniff_claims_no_other_format(fixtures: Path, tmp_path: Path) -> None:
@@ -589,7 +604,7 @@ def test_wild_rollouts(real: Path, name: str) -> None:
     assert all(s.action is not None for s in t.steps)
     assert "warnings" not in t.meta
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
-    assert main(["replay", str(path), "--no-join"]) == 0
+    assert main(["replay", str(path)]) == 0
 
 
 def test_wild_0_58_run_facts(real: Path) -> None:

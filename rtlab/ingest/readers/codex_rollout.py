@@ -114,14 +114,21 @@ _TAGGED: dict[str, str] = {
 }
 """``record_type`` tags of the rollouts before the envelope, and the record kind each stands for."""
 
-_SNIFF_HEAD = 256 * 1024
-_WRAPPED_OPENING = re.compile(
-    r'\s*\{\s*"timestamp"\s*:\s*"[^"\\]*"\s*,\s*"type"\s*:\s*"(?:'
-    + "|".join(sorted(_ROLLOUT_TYPES))
-    + r')"\s*,\s*"payload"\s*:\s*\{'
+_SNIFF_HEAD = 65536
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_ENVELOPE_TYPES = "|".join(sorted(_ROLLOUT_TYPES))
+_OPENINGS = re.compile(
+    r"\s*\{\s*(?:"
+    rf'"timestamp"\s*:\s*{_STRING}\s*,\s*"type"\s*:\s*"(?:{_ENVELOPE_TYPES})"\s*,\s*"payload"\s*:\s*\{{'
+    rf'|(?:"timestamp"\s*:\s*{_STRING}\s*,\s*)?"record_type"\s*:\s*"session_meta"\s*,'
+    rf'|"id"\s*:\s*{_STRING}\s*,\s*"timestamp"\s*:\s*{_STRING}\s*,\s*'
+    rf'(?:"cwd"\s*:\s*{_STRING}\s*,\s*"originator"\s*:\s*{_STRING}\s*,\s*'
+    rf'"cli_version"\s*:\s*{_STRING}\s*,\s*)?"instructions"\s*:'
+    r")"
 )
-"""The opening of a rollout record, in the order Codex writes its keys, for a first record too long to parse
-from the head of the file."""
+"""The openings of a rollout's first record, in the order Codex writes its keys (the envelope's
+``timestamp, type, payload``; a (timestamped) ``record_type`` session meta; the bare ``SessionMeta``'s ``id, timestamp,
+[cwd, originator, cli_version,] instructions``), for a first record too long to parse from the head."""
 
 EXEC_TOOLS = frozenset({"shell", "container.exec", "local_shell", "shell_command", "exec_command"})
 """Codex's tools that run a command line (``shell`` and ``container.exec`` take an argv)."""
@@ -163,7 +170,7 @@ def sniff(path: Path) -> bool:
         if first is not None:
             return _is_first_record(first)
         head = head_bytes(path, 4096).decode("utf-8", errors="ignore").lstrip("\ufeff")
-        return bool(_WRAPPED_OPENING.match(head))
+        return bool(_OPENINGS.match(head))
     except OSError:
         return False
 
