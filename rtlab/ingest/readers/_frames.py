@@ -437,14 +437,16 @@ _SWE_EMPTY = re.compile(
     r"search\.|Directory .* not found|Usage: .*|Error: .*|No file open\. Use the `?open`? command first\."
 )
 _SWE_MATCH_COUNT = re.compile(r" \(\d+ matches\)$")
+_SWE_MATCH_LINE = re.compile(r"Line \d+:")
 
 
 def swe_agent_search(shown: str, start: int, end: int) -> tuple[str | None, tuple[Frame, ...]]:
     """The file or folder a SWE-agent search tool reports on (``search_dir``, ``search_file``, ``find_file`` in
     config/commands/search.sh @ v0.7.0 and tools/search/bin/ @ 1.x), and the tool's words in
     ``shown[start:end]``: the ``Found N matches for "TERM" in WHERE:`` and ``End of matches ...`` lines, the
-    empty-result and usage messages, and ``search_dir``'s `` (N matches)`` after each path. What is left is
-    one path a line (``search_dir``, ``find_file``) or ``Line N:text`` lines of one file (``search_file``)."""
+    empty-result and usage messages, ``search_dir``'s `` (N matches)`` after each path and ``search_file``'s
+    ``Line N:`` before each line. What is left is one path a line (``search_dir``, ``find_file``) or the
+    matching lines of one file, each on its own (``search_file``)."""
     where: str | None = None
     frames: list[Frame] = []
     for s, body, stop in _line_spans(shown, start, end):
@@ -457,6 +459,8 @@ def swe_agent_search(shown: str, start: int, end: int) -> tuple[str | None, tupl
             frames.append(Frame(s, stop, "frame"))
         elif (count := _SWE_MATCH_COUNT.search(line)) is not None:
             frames.append(Frame(s + count.start(), body, "frame"))
+        elif (number := _SWE_MATCH_LINE.match(line)) is not None:
+            frames.append(Frame(s, s + number.end(), "frame"))
     return where, merged(frames)
 
 

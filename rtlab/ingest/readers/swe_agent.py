@@ -573,6 +573,12 @@ class _Run:
             for block in asst[1].get("thinking_blocks") or []:
                 if isinstance(block, dict) and isinstance(block.get("thinking"), str) and block["thinking"]:
                     self._event("reasoning", block["thinking"], line, role="assistant")
+        if requeried and not (observation or "").strip():
+            self.meta["n_requeried"] = self.meta.get("n_requeried", 0) + 1
+            self._event(
+                "error", item.get("response") or thought, line, role="assistant", action=action, requeried=True,
+            )  # fmt: skip
+            return
         harness = action.strip() in HARNESS_ACTIONS or (self.modern and not action.strip())
         if harness:
             shown = self._text(*obs) if obs is not None else None
@@ -585,12 +591,6 @@ class _Run:
                 observation=observation,
                 shown=shown,
             )
-            return
-        if requeried and not (observation or "").strip():
-            self.meta["n_requeried"] = self.meta.get("n_requeried", 0) + 1
-            self._event(
-                "error", item.get("response") or thought, line, role="assistant", action=action, requeried=True,
-            )  # fmt: skip
             return
         if thought.strip():
             self._event("message", thought, line, role="assistant")
@@ -658,7 +658,8 @@ class _Run:
 
     def _states_before(self) -> list[dict[str, Any]]:
         """The state each action ran in: 0.7 logs it with the step; 1.x logs the state after, so the previous
-        step's (the first step's working directory from the instance message's ``(Current directory: X)``)."""
+        logged state (the first step's working directory from the instance message's ``(Current directory:
+        X)``)."""
         if not self.modern:
             return [item["state"] for item in self.items]
         first: dict[str, Any] = {}
@@ -668,7 +669,10 @@ class _Run:
                 if found:
                     first = {"working_dir": found.group("dir")}
                 break
-        return [first] + [item["state"] for item in self.items[:-1]]
+        before = [first]
+        for item in self.items[:-1]:
+            before.append(item["state"] or before[-1])  # a requeried output logs no state: nothing ran
+        return before
 
     def _commands(self) -> frozenset[str]:
         """Command names the run's docs list (the system prompt's, 1.x ``tools.command_docs``)."""
