@@ -528,3 +528,20 @@ def test_real_function_calling_demo_hand_checked(runs: dict[str, Any]) -> None:
     # history_processor last_n_observations (n=5): the final query showed the first five outputs elided
     assert t.meta["elided_later"] == [0, 1, 2, 3, 4]
     assert t.steps[6].is_error and not t.steps[7].is_error
+
+
+@pytest.mark.parametrize(
+    ("shown", "observation", "kept"),
+    [
+        ("y\n(Open file: n/a)\n(Current directory: y)\nbash-$", "y", "y"),  # 0.7: first
+        ("OBSERVATION:\nOBS", "OBS", "OBS"),  # 1.x: last, though "OBS" begins the template too
+        ("Observation: a\nb", "a\nb", "a\nb"),
+        ("no such text", "zzz", "no such text"),  # not found: the whole message, no frames
+    ],
+)
+def test_observation_found_in_its_template(shown: str, observation: str, kept: str) -> None:
+    from rtlab.ingest.readers._frames import swe_agent_span
+
+    start, end, frames = swe_agent_span(shown, observation)
+    assert shown[start:end] == kept
+    assert all(f.end <= start or f.start >= end for f in frames)

@@ -375,7 +375,7 @@ def swe_agent_span(shown: str, observation: str | None) -> tuple[int, int, list[
         return 0, len(shown), []
     if not observation.strip():
         return 0, 0, [Frame(0, len(shown), "frame")]
-    pos = shown.find(observation)
+    pos = _observation_at(shown, observation)
     if pos >= 0:
         end = pos + len(observation)
         return pos, end, [Frame(0, pos, "frame"), Frame(end, len(shown), "frame")]
@@ -385,6 +385,17 @@ def swe_agent_span(shown: str, observation: str | None) -> tuple[int, int, list[
             if observation.startswith(shown[start:cut]):
                 return start, cut, [Frame(0, start, "frame"), Frame(cut, len(shown), "clip")]
     return 0, len(shown), []
+
+
+def _observation_at(shown: str, observation: str) -> int:
+    """Where the template put the observation: first (0.7's ``{observation}\n(Open file: ...``) or last (1.x's
+    ``Observation: {{observation}}``) when the text is so shaped, else its first occurrence (a short
+    observation can also occur inside the template's words)."""
+    if shown.startswith(observation) and shown[len(observation) : len(observation) + 1] in ("", "\n"):
+        return 0
+    if shown.endswith(observation):
+        return len(shown) - len(observation)
+    return shown.find(observation)
 
 
 _SWE_HEADER = re.compile(r"\[File: (?P<path>[^\n]*?) \((?P<total>\d+) lines total\)\]")

@@ -25,6 +25,9 @@ A ``.traj`` is one JSON object. What the format's source says (SWE-agent/SWE-age
 - The commands: ``config/commands/defaults.sh``, ``search.sh``, ``edit_linting.sh`` @ v0.7.0; ``tools/windowed``,
   ``tools/search``, ``tools/edit_anthropic`` (``str_replace_editor``), ``tools/windowed_edit_*`` @ 1.x.
 
+Provenance: a step's ``line`` (and its thought's) is its 1-based position in ``trajectory``; the other
+events' is their position in ``history``.
+
 Each ``trajectory[]`` item the model issued is one step; ``shown`` is the history message that carried its
 observation to the model (the observation inside the template, whose words are frames), ``output`` the
 observation as the trajectory holds it. A result that never became a history message (the last ``submit``
@@ -112,6 +115,7 @@ _CAT_N_LINE = re.compile(r"^ *(\d+)\t", re.MULTILINE)
 _LOOKAHEAD = 5
 """Trajectory items looked past for the one whose output a history entry holds (SWE-agent requeries at most
 ``max_requeries``, 3 by default, times)."""
+_SNIFF_SHORT = 8 * 1024
 _SNIFF_HEAD = 256 * 1024
 _TRAJECTORY_KEY = re.compile(r'"trajectory"\s*:\s*\[\s*')
 _STEP_KEYS = (
@@ -133,19 +137,22 @@ _FIRST_STEP_KEY = re.compile(r'\{\s*"(?:' + "|".join(_STEP_KEYS) + r')"\s*:')
 
 def sniff(path: Path) -> bool:
     """A JSON object whose head holds a ``"trajectory"`` list of SWE-agent steps (its first key one of
-    ``TrajectoryStep``'s), or an empty one beside ``"history"`` and ``"info"``; any file name."""
+    ``TrajectoryStep``'s), or an empty one beside ``"history"`` and ``"info"``; any file name. ``trajectory``
+    comes first (1.x), after ``environment`` (0.7) or inside the first of ``attempts`` (``RetryAgent``), so
+    a short head decides; only an empty trajectory needs a longer look."""
     try:
         if not path.is_file():
             return False
     except OSError:
         return False
-    head = head_bytes(path, _SNIFF_HEAD).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    head = head_bytes(path, _SNIFF_SHORT).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
     if not head.startswith("{"):
         return False
     found = _TRAJECTORY_KEY.search(head)
     if found is None:
         return False
     if head.startswith("]", found.end()):
+        head = head_bytes(path, _SNIFF_HEAD).decode("utf-8", errors="ignore")
         return '"history"' in head and '"info"' in head
     return _FIRST_STEP_KEY.match(head, found.end()) is not None
 
