@@ -104,7 +104,9 @@ def test_ingest_accepts_every_format(tmp_path: Path, capsys) -> None:
     out = tmp_path / "fixtures.jsonl"
     assert main(["ingest", str(ROOT / "tests" / "fixtures"), "-o", str(out)]) == 0
     formats = {t.format for t in read_jsonl(out)}
-    assert formats == {"codex", "g2b", "openhands", "pi", "dci", "openai-chat", "openai-responses"}
+    assert formats == {
+        "codex", "g2b", "openhands", "pi", "dci", "openai-chat", "openai-responses", "swe-agent", "mini-swe-agent",
+    }  # fmt: skip
 
 
 def test_score_json_on_the_sample(capsys) -> None:

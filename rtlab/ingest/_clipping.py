@@ -295,8 +295,10 @@ MINI_SWE_AGENT_WARNING = (
 
 @dataclass(frozen=True)
 class MiniSweAgentClip:
-    """mini-swe-agent's observation template: an output of ``max_chars`` characters or more keeps its first
-    ``head`` and last ``tail`` characters, with a warning in front and the count of elided characters between.
+    """mini-swe-agent's observation template: a long output keeps its head and tail, with a warning in front.
+
+    An output of ``max_chars`` characters or more keeps its first ``head`` and last ``tail`` characters, with
+    the warning in front and the count of elided characters between.
 
     The template (``observation_template`` in src/minisweagent/config/default.yaml and
     benchmarks/swebench.yaml of mini-swe-agent 2.x; ``action_observation_template`` in config/default.yaml
