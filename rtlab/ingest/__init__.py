@@ -22,8 +22,10 @@ if TYPE_CHECKING:
     from rtlab.ingest._clipping import ClipPolicy as ClipPolicy
     from rtlab.ingest._clipping import CodexLineTruncation as CodexLineTruncation
     from rtlab.ingest._clipping import CodexTruncation as CodexTruncation
+    from rtlab.ingest._clipping import MiniSweAgentClip as MiniSweAgentClip
     from rtlab.ingest._clipping import NoClip as NoClip
     from rtlab.ingest._clipping import OpenHandsClip as OpenHandsClip
+    from rtlab.ingest._clipping import SweAgentTruncation as SweAgentTruncation
     from rtlab.ingest._clipping import get_policy as get_policy
     from rtlab.ingest._labels import apply_run_labels as apply_run_labels
     from rtlab.ingest._labels import load_run_labels as load_run_labels
@@ -62,6 +64,8 @@ __getattr__, __dir__, __all__ = attach(
             "OpenHandsClip",
             "CodexTruncation",
             "CodexLineTruncation",
+            "SweAgentTruncation",
+            "MiniSweAgentClip",
             "ClipPolicy",
             "POLICIES",
             "get_policy",

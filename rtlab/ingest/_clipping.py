@@ -243,6 +243,120 @@ class CodexLineTruncation:
         return _from_utf8(result)
 
 
+# --- SWE-agent and mini-swe-agent ----------------------------------------------------------------------
+
+SWE_AGENT_CLIP_NOTE = (
+    "<response clipped><NOTE>Observations should not exceeded {max_chars} characters. "
+    "{elided} characters were elided. Please try a different command that produces less output "
+    "or use head/tail/grep/redirect the output to a file. Do not use interactive pagers.</NOTE>"
+)
+"""What SWE-agent 1.x puts after a cut observation (``next_step_truncated_observation_template``)."""
+
+
+@dataclass(frozen=True)
+class SweAgentTruncation:
+    """SWE-agent 1.x: an observation longer than ``max_chars`` keeps its first ``max_chars`` characters.
+
+    ``DefaultAgent.add_step_to_history`` (sweagent/agent/agents.py, SWE-agent/SWE-agent) renders
+    ``next_step_truncated_observation_template`` when ``len(observation) > max_observation_length``
+    (``TemplateConfig``, default 100_000 characters): ``Observation: {{observation[:max_observation_length]}}``
+    followed by the ``<response clipped><NOTE>...</NOTE>`` notice (:data:`SWE_AGENT_CLIP_NOTE`). ``apply``
+    returns the kept head and the notice (the ``Observation:`` prefix frames every observation, clipped or
+    not). SWE-agent 0.7 did not truncate (policy ``none``).
+    """
+
+    name: str = "swe-agent-1"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
+    max_chars: int = 100_000
+    """Longest observation passed whole (``max_observation_length``)."""
+    note: str = SWE_AGENT_CLIP_NOTE
+    """Put after the kept head (``{max_chars}``, ``{elided}``: characters cut)."""
+
+    def apply(self, text: str) -> str:
+        if len(text) <= self.max_chars:
+            return text
+        return text[: self.max_chars] + self.note.format(
+            max_chars=self.max_chars, elided=len(text) - self.max_chars
+        )
+
+
+MINI_SWE_AGENT_WARNING = (
+    "<warning>\n"
+    "The output of your last command was too long.\n"
+    "Please try a different command that produces less output.\n"
+    "If you're looking at a file you can try use head, tail or sed to view a smaller number of lines selectively.\n"
+    "If you're using grep or find and it produced too much output, you can use a more selective search pattern.\n"
+    "If you really need to see something from the full command's output, you can redirect output to a file and "
+    "then search in that file.\n"
+    "</warning>"
+)
+"""The warning mini-swe-agent's observation template puts before a long output's head."""
+
+
+@dataclass(frozen=True)
+class MiniSweAgentClip:
+    """mini-swe-agent's observation template: a long output keeps its head and tail, with a warning in front.
+
+    An output of ``max_chars`` characters or more keeps its first ``head`` and last ``tail`` characters, with
+    the warning in front and the count of elided characters between.
+
+    The template (``observation_template`` in src/minisweagent/config/default.yaml and
+    benchmarks/swebench.yaml of mini-swe-agent 2.x; ``action_observation_template`` in config/default.yaml
+    and extra/swebench.yaml of 1.x, SWE-agent/mini-swe-agent) renders, for ``output | length < 10000``::
+
+        <returncode>0</returncode>
+        <output>
+        {output}</output>
+
+    and otherwise::
+
+        <returncode>0</returncode>
+        <warning>...</warning><output_head>
+        {output[:5000]}
+        </output_head>
+        <elided_chars>
+        {len(output) - 10000} characters elided
+        </elided_chars>
+        <output_tail>
+        {output[-5000:]}
+        </output_tail>
+
+    (an ``<exception>...</exception>`` line first when the command raised). ``apply`` returns the output
+    whole when it is short, else the warning, the head, the marker and the tail as rendered (from
+    ``<warning>`` to ``</output_tail>``); the return code and the ``<output>`` wrapper frame every
+    observation, clipped or not. Only the shape depends on the output; the readers take what the model saw
+    from the logged message, and ``tests/test_readers_mini_swe_agent.py`` checks this policy against it.
+    """
+
+    name: str = "mini-swe-agent"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
+    max_chars: int = 10_000
+    """Outputs this long or longer are cut (the template tests ``length < 10000``)."""
+    head: int = 5_000
+    """Characters kept from the start."""
+    tail: int = 5_000
+    """Characters kept from the end."""
+    warning: str = MINI_SWE_AGENT_WARNING
+    """Put in front of a cut output."""
+    marker: str = (
+        "\n</output_head>\n<elided_chars>\n{elided} characters elided\n</elided_chars>\n<output_tail>\n"
+    )
+    """Put between head and tail (``{elided}``: the template's ``length - max_chars``)."""
+
+    def apply(self, text: str) -> str:
+        if len(text) < self.max_chars:
+            return text
+        tail = text[-self.tail :] if self.tail > 0 else ""
+        return (
+            self.warning
+            + "<output_head>\n"
+            + text[: self.head]
+            + self.marker.format(elided=len(text) - self.max_chars)
+            + tail
+            + "\n</output_tail>"
+        )
+
+
 class ClipPolicy(Protocol):
     """What a policy offers: a ``name`` (recorded in ``Trajectory.clip_policy``) and ``apply(output) -> shown``.
 
@@ -268,6 +382,8 @@ POLICIES: dict[str, ClipPolicy] = {
     "codex-0.133": CodexTruncation(),
     "codex-0.133-bytes": CodexTruncation(name="codex-0.133-bytes", mode="bytes", limit=10_000),
     "codex-256-lines": CodexLineTruncation(),
+    "swe-agent-1": SweAgentTruncation(),
+    "mini-swe-agent": MiniSweAgentClip(),
 }
 """Named policies that ``--clip`` accepts."""
 

@@ -125,7 +125,8 @@ class Action:
     base: str | None = None
     """``search``, ``list``: the folder the output's paths are relative to; ``None`` for the working directory."""
     line_numbers: bool = False
-    """``search``: every result line carries its line number (``path:N:text``)."""
+    """``search``: every result line carries its line number (``path:N:text``); ``read``: every shown line
+    starts with its line number (SWE-agent's ``N:`` window, an editor's ``cat -n`` view)."""
     op: str | None = None
     """``tab``: the tab operation."""
     name: str | None = None

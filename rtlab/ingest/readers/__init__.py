@@ -24,6 +24,8 @@ _MODULES: dict[str, str] = {
     "dci": "dci",
     "pi": "pi",
     "openhands": "openhands",
+    "swe-agent": "swe_agent",
+    "mini-swe-agent": "mini_swe_agent",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
 }

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER
-from rtlab.records import Action, Frame, status_start
+from rtlab.records import Action, Frame, FrameKind, status_start
 
 # ---------------------------------------------------------------------------------------------------------
 # Pi's truncation notices (also used by the Pi reader to tell a clip from a window)
@@ -363,3 +363,250 @@ def command_parts(
         parts.append(Action("shell", command=cmd, output=output, exit_code=exit_code))
         pos = seg_end + 2
     return (tuple(parts), tuple(frames)) if parts else None
+
+
+def merged(frames: list[Frame]) -> tuple[Frame, ...]:
+    """``frames`` in order with overlapping or touching spans joined (``clip`` wins over ``frame``), so that the
+    result is sorted and non-overlapping as :attr:`rtlab.records.Step.frames` requires; empty spans dropped."""
+    out: list[Frame] = []
+    for f in sorted((f for f in frames if f.end > f.start), key=lambda f: (f.start, f.end)):
+        if out and f.start <= out[-1].end and (f.kind == out[-1].kind or f.start < out[-1].end):
+            last = out[-1]
+            kind: FrameKind = "clip" if "clip" in (last.kind, f.kind) else "frame"
+            out[-1] = Frame(last.start, max(last.end, f.end), kind)
+        else:
+            out.append(f)
+    return tuple(out)
+
+
+def shifted(frames: tuple[Frame, ...] | list[Frame], by: int) -> list[Frame]:
+    """``frames`` of a substring moved to the offsets of the text it was cut from."""
+    return [Frame(f.start + by, f.end + by, f.kind) for f in frames]
+
+
+def _line_spans(text: str, start: int, end: int) -> list[tuple[int, int, int]]:
+    """``(line start, text end, line end)`` of each line in ``[start, end)``: the text end excludes a ``\\r\\n``
+    or ``\\n``, the line end includes it."""
+    spans = []
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        stop = end if nl < 0 else nl + 1
+        body = nl if nl >= 0 else end
+        if body > pos and text[body - 1] == "\r":
+            body -= 1
+        spans.append((pos, body, stop))
+        pos = stop
+    return spans
+
+
+# ---------------------------------------------------------------------------------------------------------
+# SWE-agent: the templates around an observation, its windowed file viewer, its search tools
+
+SWE_CLIP_NOTE = "<response clipped><NOTE>"
+"""Where SWE-agent 1.x's truncated-observation notice and ``str_replace_editor``'s ``TRUNCATED_MESSAGE`` begin
+(sweagent/agent/agents.py ``TemplateConfig``; tools/edit_anthropic/bin/str_replace_editor)."""
+
+
+def swe_agent_span(shown: str, observation: str | None) -> tuple[int, int, list[Frame]]:
+    """Where ``observation`` (a ``trajectory[]`` step's) sits in ``shown`` (the history message that carried it
+    to the model), and the template's words around it as frames.
+
+    SWE-agent renders ``next_step_template`` (0.7: ``{observation}\\n(Open file: ...)\\n(Current directory:
+    ...)\\nbash-$``; 1.x default ``Observation: {{observation}}``) around the observation,
+    ``next_step_no_output_template`` when it is blank (all of it the harness's words), and in 1.x the
+    truncated template (the observation's head, then ``<response clipped><NOTE>...``: a ``clip`` to the end).
+    A message that holds the observation nowhere gives the whole text and no frames."""
+    if observation is None or not shown:
+        return 0, len(shown), []
+    if not observation.strip():
+        return 0, 0, [Frame(0, len(shown), "frame")]
+    pos = _observation_at(shown, observation)
+    if pos >= 0:
+        end = pos + len(observation)
+        return pos, end, [Frame(0, pos, "frame"), Frame(end, len(shown), "frame")]
+    cut = shown.find(SWE_CLIP_NOTE)
+    if cut > 0:
+        for start in range(min(cut, 1000)):  # the template's prefix is short
+            if observation.startswith(shown[start:cut]):
+                return start, cut, [Frame(0, start, "frame"), Frame(cut, len(shown), "clip")]
+    return 0, len(shown), []
+
+
+def _observation_at(shown: str, observation: str) -> int:
+    """Where the template put the observation: first (0.7's ``{observation}\n(Open file: ...``) or last (1.x's
+    ``Observation: {{observation}}``) when the text is so shaped, else its first occurrence (a short
+    observation can also occur inside the template's words)."""
+    if shown.startswith(observation) and shown[len(observation) : len(observation) + 1] in ("", "\n"):
+        return 0
+    if shown.endswith(observation):
+        return len(shown) - len(observation)
+    return shown.find(observation)
+
+
+_SWE_HEADER = re.compile(r"\[File: (?P<path>[^\n]*?) \((?P<total>\d+) lines total\)\]")
+_SWE_MORE = re.compile(r"\(\d+ more lines (?:above|below)\)")
+_SWE_NUMBERED = re.compile(r"(\d+):")
+
+
+@dataclass(frozen=True)
+class SweWindow:
+    """What SWE-agent's windowed viewer showed (``_print`` in config/commands/defaults.sh @ v0.7.0,
+    ``WindowedFile.get_window_text`` in tools/windowed/lib/windowed_file.py @ 1.x): ``[File: PATH (N lines
+    total)]``, ``(M more lines above)``, ``N:text`` lines, ``(K more lines below)``."""
+
+    path: str
+    """The file as the header names it (0.7: its ``realpath``)."""
+    first: int | None
+    """The first line number shown (1-based), ``None`` when the window showed no line."""
+    last: int | None
+    """The last line number shown."""
+    frames: tuple[Frame, ...]
+    """The header, the ``more lines`` notes, and the tool's other words before, between and after windows
+    (``open``'s warnings, ``scroll``'s warning)."""
+
+
+def swe_agent_window(shown: str, start: int, end: int) -> SweWindow | None:
+    """The window(s) SWE-agent's viewer printed in ``shown[start:end]`` (0.7's ``scroll_down`` prints two), or
+    ``None`` when there is no ``[File: ...]`` header. Numbered lines after a header are the file's text; every
+    other line is the tool's."""
+    path: str | None = None
+    frames: list[Frame] = []
+    numbers: list[int] = []
+    for s, body, stop in _line_spans(shown, start, end):
+        line = shown[s:body]
+        header = _SWE_HEADER.fullmatch(line)
+        if header is not None:
+            path = header.group("path") if path is None else path
+        elif path is not None and not _SWE_MORE.fullmatch(line) and (numbered := _SWE_NUMBERED.match(line)):
+            numbers.append(int(numbered.group(1)))
+            continue
+        frames.append(Frame(s, stop, "frame"))
+    if path is None:
+        return None
+    return SweWindow(path, min(numbers, default=None), max(numbers, default=None), merged(frames))
+
+
+_SWE_FOUND = re.compile(r'Found \d+ matches for ".*" in (?P<where>.*):')
+_SWE_END = re.compile(r'End of matches for ".*" in .*')
+_SWE_EMPTY = re.compile(
+    r'No matches found for ".*" in .*|More than \d+ (?:files|lines) matched for ".*" in .*\. Please narrow your '
+    r"search\.|Directory .* not found|Usage: .*|Error: .*|No file open\. Use the `?open`? command first\."
+)
+_SWE_MATCH_COUNT = re.compile(r" \(\d+ matches\)$")
+_SWE_MATCH_LINE = re.compile(r"Line \d+:")
+
+
+def swe_agent_search(shown: str, start: int, end: int) -> tuple[str | None, tuple[Frame, ...]]:
+    """The file or folder a SWE-agent search tool reports on (``search_dir``, ``search_file``, ``find_file`` in
+    config/commands/search.sh @ v0.7.0 and tools/search/bin/ @ 1.x), and the tool's words in
+    ``shown[start:end]``: the ``Found N matches for "TERM" in WHERE:`` and ``End of matches ...`` lines, the
+    empty-result and usage messages, ``search_dir``'s `` (N matches)`` after each path and ``search_file``'s
+    ``Line N:`` before each line. What is left is one path a line (``search_dir``, ``find_file``) or the
+    matching lines of one file, each on its own (``search_file``)."""
+    where: str | None = None
+    frames: list[Frame] = []
+    for s, body, stop in _line_spans(shown, start, end):
+        line = shown[s:body]
+        found = _SWE_FOUND.fullmatch(line)
+        if found is not None:
+            where = where if where is not None else found.group("where")
+            frames.append(Frame(s, stop, "frame"))
+        elif _SWE_END.fullmatch(line) or _SWE_EMPTY.fullmatch(line):
+            frames.append(Frame(s, stop, "frame"))
+        elif (count := _SWE_MATCH_COUNT.search(line)) is not None:
+            frames.append(Frame(s + count.start(), body, "frame"))
+        elif (number := _SWE_MATCH_LINE.match(line)) is not None:
+            frames.append(Frame(s, s + number.end(), "frame"))
+    return where, merged(frames)
+
+
+_SWE_TRAILER = re.compile(
+    r"\n(?:EXECUTION TIMED OUT(?: AND INTERRUPT FAILED\. RESTARTING PROCESS\.| BECAUSE [^\n]*)"
+    r"(?:\nPLEASE REFINE [^\n]*)?|COMMAND FAILED TO EXECUTE\. RESTARTING PROCESS\.|BROKEN PIPE ERROR\. "
+    r"RESTARTING PROCESS\.|EXECUTION FAILED OR COMMAND MALFORMED|COMMAND PRODUCED TOO MANY NON-UNICODE "
+    r"CHARACTERS\. PLEASE TRY ANOTHER COMMAND\.\nIF YOU WANT TO VIEW BINARY FILES, PLEASE USE `xxd` OR "
+    r"`hexdump` INSTEAD\.\n)\Z"
+)
+"""What SWE-agent 0.7's ``SWEEnv.step`` appends to an observation when a command timed out or failed
+(sweagent/environment/swe_env.py @ v0.7.0)."""
+_SWE_NOTE_END = "</NOTE>"
+
+
+def swe_agent_notices(shown: str, start: int, end: int) -> list[Frame]:
+    """SWE-agent's notices inside an observation: ``str_replace_editor``'s ``<response clipped><NOTE>...</NOTE>``
+    (a ``clip``: the file went on) and 0.7's timeout and failure lines at the end."""
+    found: list[Frame] = []
+    cut = shown.find(SWE_CLIP_NOTE, start, end)
+    if cut >= 0:
+        close = shown.find(_SWE_NOTE_END, cut, end)
+        found.append(Frame(cut, close + len(_SWE_NOTE_END) if close >= 0 else end, "clip"))
+    if (m := _SWE_TRAILER.search(shown[start:end])) is not None:
+        found.append(Frame(start + m.start(), end, "frame"))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# mini-swe-agent's observation messages
+
+_MINI_HEAD = re.compile(
+    r"(?:<exception>.*?</exception>\n)?<returncode>(?P<code>-?\d+)</returncode>\n"
+    r"(?:(?P<short><output>\n)|(?P<long><warning>\n.*?\n</warning><output_head>\n))",
+    re.DOTALL,
+)
+_MINI_MARKER = re.compile(
+    r"\n</output_head>\n<elided_chars>\n\d+ characters elided\n</elided_chars>\n<output_tail>\n"
+)
+_MINI_TIMEOUT = re.compile(
+    r"The last command <command>.*?</command> timed out and has been killed\.\n"
+    r"The output of the command was:\n <output>\n",
+    re.DOTALL,
+)
+_MINI_TIMEOUT_END = (
+    "\n</output>\nPlease try another command and make sure to avoid those requiring interactive input."
+)
+MINI_HEAD_CHARS = 5000
+"""Characters of a long output mini-swe-agent keeps before its elision marker (its templates'
+``output.output[:5000]``)."""
+
+
+@dataclass(frozen=True)
+class MiniReply:
+    """An observation message of mini-swe-agent as its templates render it."""
+
+    frames: tuple[Frame, ...]
+    """The ``<exception>``, ``<returncode>``, ``<output>`` / ``<warning>`` / ``<output_head>`` wrappers, the
+    elision marker (a ``clip``), the timeout template's words."""
+    clipped: bool
+    """The output was cut to its head and tail."""
+    returncode: int | None
+    """The ``<returncode>`` shown; ``None`` for the timeout template (1.x), which shows none."""
+    timed_out: bool
+    """The 1.x timeout template: the command was killed."""
+
+
+def mini_swe_agent_reply(shown: str) -> MiniReply | None:
+    """The frames of a mini-swe-agent observation (``observation_template`` of config/default.yaml and
+    benchmarks/swebench.yaml @ 2.x, ``action_observation_template`` and ``timeout_template`` @ 1.x); ``None``
+    when the text has none of their shapes (a custom template: the JSON one of config/mini.yaml)."""
+    if (m := _MINI_HEAD.match(shown)) is not None:
+        code = int(m.group("code"))
+        if m.group("short") is not None:
+            if not shown.endswith("</output>"):
+                return None
+            return MiniReply(
+                (Frame(0, m.end(), "frame"), Frame(len(shown) - 9, len(shown), "frame")), False, code, False
+            )
+        close = "\n</output_tail>"
+        if not shown.endswith(close):
+            return None
+        at = m.end() + MINI_HEAD_CHARS
+        marker = _MINI_MARKER.match(shown, at) or _MINI_MARKER.search(shown, m.end())
+        frames = [Frame(0, m.end(), "frame"), Frame(len(shown) - len(close), len(shown), "frame")]
+        if marker is not None:
+            frames.insert(1, Frame(marker.start(), marker.end(), "clip"))
+        return MiniReply(tuple(frames), True, code, False)
+    if (m := _MINI_TIMEOUT.match(shown)) is not None and shown.endswith(_MINI_TIMEOUT_END):
+        end = len(shown) - len(_MINI_TIMEOUT_END)
+        return MiniReply((Frame(0, m.end(), "frame"), Frame(end, len(shown), "frame")), False, None, True)
+    return None

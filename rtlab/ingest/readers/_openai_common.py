@@ -264,9 +264,10 @@ class Timeline:
     ) -> Step:
         """Append a tool call (unanswered until :meth:`answer` or :meth:`finish` gives it a result)."""
         command = extra.pop("command", None) or step_command(tool, args)
+        extra.setdefault("started_at", self.now)  # a reader's own time for the call wins
         step = Step(
             index=len(self.steps), tool=tool, command=command, args=args, call_id=call_id, seq=self._next_seq(),
-            line=line, started_at=self.now, **extra,
+            line=line, **extra,
         )  # fmt: skip
         self.steps.append(step)
         if call_id is not None:

@@ -18,6 +18,7 @@ one-conversation-per-line files it is the conversation's line and error fields n
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -217,6 +218,32 @@ def _function_result(
     )  # fmt: skip
 
 
+_COMMAND_FENCE = re.compile(r"```(?:bash|sh|shell|console|zsh)?[ \t]*\r?\n.*?\n```", re.DOTALL)
+"""A fenced block of shell commands (or an untagged one) in an assistant's text."""
+
+
+def _text_command_turns(messages: list[tuple[int | None, str, Any]]) -> list[int | None]:
+    """Lines of assistant messages without ``tool_calls`` whose text holds a fenced command block and that the
+    next message answers as a user: how text-based agents (mini-swe-agent-1, SWE-agent) issue commands and
+    get their output. This reader pairs only ``tool_calls``, so such turns are no steps here."""
+    found: list[int | None] = []
+    for k, (line, _, msg) in enumerate(messages[:-1]):
+        if not isinstance(msg, dict) or msg.get("role") != "assistant" or msg.get("tool_calls"):
+            continue
+        following = messages[k + 1][2]
+        if not isinstance(following, dict) or following.get("role") != "user":
+            continue
+        content = msg.get("content")
+        text = content if isinstance(content, str) else ""
+        if isinstance(content, list):
+            text = "\n".join(
+                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+        if _COMMAND_FENCE.search(text):
+            found.append(line)
+    return found
+
+
 def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings: list[str]) -> Trajectory:
     """One trajectory from one conversation's messages."""
     policy = clip_policy(options)
@@ -252,6 +279,15 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
     if isinstance(top.get("id"), str):
         meta["conversation_id"] = top["id"]
     warnings = file_warnings + tl.warnings
+    text_turns = _text_command_turns(conv.messages)
+    if text_turns:
+        warnings.append(
+            f"{len(text_turns)} assistant turn(s) (first at line {text_turns[0]}) hold a fenced command block that "
+            "the next user message answers: a text-based agent's commands and their output, which this reader "
+            "does not pair into steps (read the file with its harness's format, e.g. --format mini-swe-agent or "
+            "swe-agent)"
+        )
+        meta["text_command_turns"] = len(text_turns)
     if warnings:
         meta["warnings"] = warnings
     return Trajectory(
