@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rtlab.ingest._clipping import CodexTruncation as CodexTruncation
     from rtlab.ingest._clipping import NoClip as NoClip
     from rtlab.ingest._clipping import OpenHandsClip as OpenHandsClip
+    from rtlab.ingest._clipping import OpenHandsSdkClip as OpenHandsSdkClip
     from rtlab.ingest._clipping import get_policy as get_policy
     from rtlab.ingest._labels import apply_run_labels as apply_run_labels
     from rtlab.ingest._labels import load_run_labels as load_run_labels
@@ -60,6 +61,7 @@ __getattr__, __dir__, __all__ = attach(
             "NoClip",
             "OPENHANDS_TRUNCATION_MARKER",
             "OpenHandsClip",
+            "OpenHandsSdkClip",
             "CodexTruncation",
             "CodexLineTruncation",
             "ClipPolicy",
