@@ -23,6 +23,7 @@ _MODULES: dict[str, str] = {
     "g2b": "g2b",
     "dci": "dci",
     "pi": "pi",
+    "openhands-v1": "openhands_v1",
     "openhands": "openhands",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",

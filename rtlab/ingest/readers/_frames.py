@@ -187,7 +187,10 @@ Harness = Literal["codex", "openhands", "openhands-v1", "pi", "g2b", "any"]
 # ---------------------------------------------------------------------------------------------------------
 # OpenHands V1 (software-agent-sdk): the words an observation's ``to_llm_content`` and the tools add
 
-SDK_ERROR_HEADERS = ("[An error occurred during execution.]\n", "[There was an error during command execution.]\n")
+SDK_ERROR_HEADERS = (
+    "[An error occurred during execution.]\n",
+    "[There was an error during command execution.]\n",
+)
 """``Observation.ERROR_MESSAGE_HEADER`` (openhands-sdk/openhands/sdk/tool/schema.py, SDK 1.0 on), put before an
 error result, and the 2025 terminal's own (``ExecuteBashObservation.to_llm_content``, SDK before 1.0)."""
 _SDK_PREFIX = re.compile(

@@ -143,7 +143,9 @@ def _event_list(path: Path, data: Any, *, line: int | None = None) -> list[dict[
     for pos, ev in enumerate(data, 1):
         at, where = _position(pos - 1, line)
         if not isinstance(ev, dict):
-            raise ReaderError(path, f"event is {type(ev).__name__}, not an object", line=at, field=where or None)
+            raise ReaderError(
+                path, f"event is {type(ev).__name__}, not an object", line=at, field=where or None
+            )
         eid = field(ev, "id", int, path, at, where)
         field(ev, "source", str, path, at, where)
         if eid in seen:
@@ -412,7 +414,9 @@ def _final_message(args: dict[str, Any], ev: dict[str, Any]) -> str:
 class _Builder:
     """Walks one event list in order, pairing runnable actions with the observations that name them."""
 
-    def __init__(self, path: Path, events: list[dict[str, Any]], options: ReadOptions, *, line: int | None = None):
+    def __init__(
+        self, path: Path, events: list[dict[str, Any]], options: ReadOptions, *, line: int | None = None
+    ):
         self.path = path
         self.events = events
         self.line = line
