@@ -333,6 +333,11 @@ class _Raw:
     line: int | None
     where: str
 
+    @property
+    def at(self) -> int | None:
+        """The line errors name: the eval output's; none for an event file (the file is named)."""
+        return self.line if self.where else None
+
 
 @dataclass
 class _Builder:
@@ -375,7 +380,7 @@ class _Builder:
         )
 
     def feed(self, raw: _Raw) -> None:
-        ev, path, line, where = raw.ev, raw.file, raw.line, raw.where
+        ev, path, line, where = raw.ev, raw.file, raw.at, raw.where
         if not isinstance(ev, dict):
             raise ReaderError(
                 path, f"expected an event object, got {type(ev).__name__}", line=line, field=where or None
@@ -438,7 +443,7 @@ class _Builder:
             self.event(raw, "reasoning", text, "assistant", source=source)
 
     def _action(self, raw: _Raw) -> None:
-        ev, path, line, where = raw.ev, raw.file, raw.line, raw.where
+        ev, path, line, where = raw.ev, raw.file, raw.at, raw.where
         tool = get_field(ev, "tool_name", str, path, line, where)
         call_id = get_field(ev, "tool_call_id", str, path, line, where)
         event_id = get_field(ev, "id", str, path, line, where)
@@ -463,7 +468,7 @@ class _Builder:
             cwd=self.cwd if args.get("kind") in SHELL_ACTIONS else None,
             started_at=ev.get("timestamp") if isinstance(ev.get("timestamp"), str) else None,
             seq=self.next_seq(),
-            line=line,
+            line=raw.line,
         )
         self.steps.append(step)
         self._by_action[event_id] = step
@@ -485,7 +490,7 @@ class _Builder:
         return None
 
     def _result(self, raw: _Raw, kind: str) -> None:
-        ev, path, line, where = raw.ev, raw.file, raw.line, raw.where
+        ev, path, line, where = raw.ev, raw.file, raw.at, raw.where
         get_field(ev, "tool_call_id", str, path, line, where)
         step = self._answered(raw)
         if kind == "ObservationEvent":
@@ -586,7 +591,7 @@ class _Builder:
         self._writes[target] = found
 
     def _message(self, raw: _Raw) -> None:
-        ev, path, line, where = raw.ev, raw.file, raw.line, raw.where
+        ev, path, line, where = raw.ev, raw.file, raw.at, raw.where
         message = get_field(ev, "llm_message", dict, path, line, where)
         source = _text(ev.get("source"))
         texts, _ = _text_parts(message.get("content"))
