@@ -25,7 +25,7 @@ from rtlab.records import TokenUsage
 
 Generation = Literal["v0", "v1"]
 
-_OPENING = re.compile(rb'\A\s*\{\s*"instance_id"\s*:\s*"')
+_OPENING = re.compile(rb'\A\s*\{\s*"instance_id"\s*:')
 _HISTORY = re.compile(r'"history"\s*:\s*\[\s*(?=\{)')
 _SNIFF_HEAD = 4 * 1024 * 1024
 """How much of an eval file sniffing reads to find the first history event (its line may be megabytes)."""
@@ -38,7 +38,7 @@ _V1_EVENT = re.compile(r'"kind"\s*:\s*"[A-Za-z]+"')
 
 
 def is_eval_output(path: Path) -> bool:
-    """The file opens as an ``EvalOutput`` line does: ``{"instance_id": "...``."""
+    """The file opens as an ``EvalOutput`` line does: ``{"instance_id": ...``."""
     try:
         return path.is_file() and bool(_OPENING.match(head_bytes(path, 256)))
     except OSError:
