@@ -2,8 +2,9 @@
 
 A harness wraps and shortens output before the model sees it: Codex puts ``Total output lines: N`` in front
 and a ``…N tokens truncated…`` marker in the middle, OpenHands a middle marker and a terminal's echo of the
-command, Pi a bracketed notice and ``Command exited with code N`` at the end, G2B a ``Command: / stdout: /
-stderr: / exit_code:`` frame around each of several commands, editors a ``cat -n`` header. None of that is
+command, the OpenHands SDK (V1) an error header, exit-status and working-directory lines and ``<response
+clipped>`` notices, Pi a bracketed notice and ``Command exited with code N`` at the end, G2B a ``Command: /
+stdout: / stderr: / exit_code:`` frame around each of several commands, editors a ``cat -n`` header. None of that is
 file content. Readers mark it here as :class:`~rtlab.records.Frame` spans of ``Step.shown`` (``clip`` for a
 marker where content was cut, ``frame`` for other words), so that capture sees only what commands printed and
 knows no harness. These rules were in capture before the reader / environment boundary; each reader applies
