@@ -475,6 +475,7 @@ def test_events_folder_and_parent_folder(tmp_path: Path) -> None:
     assert [(u, f) for u, f in discover(tmp_path)] == [(folder, "openhands-v1")]
     (t,) = openhands_v1.read(folder / "events", OPTS)
     assert t.id == "openhands-v1:11111111-2222-3333-4444-555555555555" and t.n_steps == 10
+    assert t.source_path == str(folder)  # the conversation, however it was named
     (folder / "base_state.json").unlink()
     assert not openhands_v1.sniff(folder) and openhands_v1.sniff(folder / "events")
     (t,) = openhands_v1.read(folder / "events", OPTS)

@@ -719,7 +719,7 @@ def _read_folder(path: Path, layout: _Folder, options: ReadOptions) -> Trajector
     conv_id = state.get("id") if isinstance(state.get("id"), str) and state.get("id") else layout.root.name
     return builder.trajectory(
         f"{NAME}:{conv_id}",
-        str(path),
+        str(layout.root if layout.base_state is not None else layout.events),
         instruction=builder.instruction,
         model=_model(agent.get("llm")),
         cwd=cwd,
