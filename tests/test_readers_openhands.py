@@ -221,6 +221,26 @@ def test_clip_option_overrides_default(tmp_path: Path) -> None:
     assert t.steps[0].shown == t.steps[0].output and not t.steps[0].clipped
 
 
+def test_editor_clip_notice_is_a_clip_frame(tmp_path: Path) -> None:
+    # openhands-aci's editor (V0 OpenHands from 2025) cuts a long view itself and says so
+    notice = (
+        "<response clipped><NOTE>Due to the max output limit, only part of this file has been shown to you. You "
+        "should retry this tool after you have searched inside the file with `grep -n` in order to find the line "
+        "numbers of what you are looking for.</NOTE>"
+    )
+    content = (
+        "Here's the result of running `cat -n` on /w/a.c:\n     1\tint a;\n     2\tint b" + notice + "\n"
+    )
+    read = {"id": 1, "source": "agent", "action": "read", "args": {"path": "/w/a.c"}}
+    (t,) = openhands.read(_write(tmp_path, [read, _obs(2, 1, content, kind="read")]), OPTS)
+    step = t.steps[0]
+    assert step.clipped and step.shown == content
+    assert [(f.kind, step.shown[f.start : f.end]) for f in step.frames] == [
+        ("frame", "Here's the result of running `cat -n` on /w/a.c:\n"),
+        ("clip", notice),
+    ]
+
+
 def test_truncation_notice_in_log_marks_clipped(tmp_path: Path) -> None:
     content = "head" + OPENHANDS_TRUNCATION_MARKER + "tail"
     (t,) = openhands.read(_long_run(tmp_path, content), OPTS)
@@ -661,6 +681,11 @@ def test_real_eval_output_hand_check_ponyc_4595(multi_swe_bench: Path) -> None:
         (650, 6),
         (690, 8),
     ]
+    # the whole-file views were cut by the editor (openhands-aci) at 16,000 characters of the file: its
+    # `<response clipped><NOTE>...` notice is a clip frame, and no excerpt holds it
+    assert [s.index for s in t.steps if s.clipped] == [4, 6, 8]
+    assert all([f.kind for f in t.steps[i].frames] == ["frame", "clip"] for i in (4, 6, 8))
     read_log = replay(t).tab.read_log
     assert [(e.step, e.path) for e in read_log] == [(i, parser) for i in (4, 5, 6, 7, 8, 9, 10, 12)]
+    assert not any("<response clipped>" in e.excerpt for e in read_log)
     assert t.deliverable.final_message.startswith("The issue with the `ponyc` compiler segfaulting")

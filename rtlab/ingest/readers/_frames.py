@@ -124,18 +124,25 @@ TRUNCATION_NOTICES: tuple[Notice, ...] = (
 # Headers, clip markers, echoes and trailers
 
 _CODEX_HEADER = re.compile(r"Total output lines: \d+\n\n?")
+_RESPONSE_CLIPPED = r"<response clipped><NOTE>[^\n]*?</NOTE>"
+SDK_CLIP_MARKER = re.compile(_RESPONSE_CLIPPED)
+"""Every ``<response clipped><NOTE>...</NOTE>`` notice: the OpenHands SDK's ``maybe_truncate``
+(openhands-sdk/openhands/sdk/utils/truncate.py, with or without the saved file's name) and its file editor's
+(openhands-tools/openhands/tools/file_editor/utils/constants.py), and the same notices of the editor V0 OpenHands
+used (openhands-aci), which its eval outputs hold."""
 _CLIP_MARKERS = re.compile(
     r"…\d+ (?:tokens|chars) truncated…"
     r"|\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
     r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
     r"|\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
     r"|\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
-    r"|" + re.escape(OPENHANDS_TRUNCATION_MARKER)
+    r"|" + re.escape(OPENHANDS_TRUNCATION_MARKER) + "|" + _RESPONSE_CLIPPED
 )
-"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers. Every
-alternative starts with a plain character (the optional newline before ``[...`` is written out as two
-alternatives) so that the regex engine skips ahead to the characters that can start a marker."""
-_CLIP_MARKER_TEXTS = ("…", "[... ")
+"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers (V0's, and the
+``<response clipped>`` notices of its editor and of the SDK). Every alternative starts with a plain character
+(the optional newline before ``[...`` is written out as two alternatives) so that the regex engine skips ahead
+to the characters that can start a marker."""
+_CLIP_MARKER_TEXTS = ("…", "[... ", "<response clipped>")
 """Every clip marker holds one of these: text without them needs no regex scan."""
 
 
@@ -225,9 +232,6 @@ _SDK_HIDDEN = re.compile(
     r"\n\n\d+ hidden files/directories in this directory are excluded\. You can use 'ls -la [^\n]*' to see them\.\Z"
 )
 """The file editor's line after a folder view that left hidden entries out."""
-SDK_CLIP_MARKER = re.compile(r"<response clipped><NOTE>[^\n]*?</NOTE>")
-"""Every ``<response clipped><NOTE>...</NOTE>`` notice: ``maybe_truncate``'s (openhands-sdk/.../utils/truncate.py,
-with or without the saved file) and the file editor's (file_editor/utils/constants.py)."""
 _SDK_WINDOW = 4096
 
 

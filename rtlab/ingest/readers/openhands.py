@@ -32,7 +32,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER, get_policy
 from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command, typed
-from rtlab.ingest.readers._frames import output_frames, read_tool_reply
+from rtlab.ingest.readers._frames import SDK_CLIP_MARKER, output_frames, read_tool_reply
 from rtlab.ingest.readers._openhands_eval import (
     eval_generation,
     is_eval_output,
@@ -507,7 +507,11 @@ class _Builder:
             step.shown = output
         else:
             step.shown = self.policy.apply(output)
-        step.clipped = step.shown != output or OPENHANDS_TRUNCATION_MARKER in output
+        step.clipped = (
+            step.shown != output
+            or OPENHANDS_TRUNCATION_MARKER in output
+            or SDK_CLIP_MARKER.search(output) is not None
+        )
         step.exit_code = _exit_code(extras)
         step.is_error = (
             obs["observation"] in ("error", "user_rejected")
