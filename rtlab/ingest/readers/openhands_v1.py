@@ -36,17 +36,17 @@ message is the agent's last word: ``finish``'s message, or an agent ``MessageEve
 user went on with).
 
 What the model was shown is an observation's ``to_llm_content`` (plus the event's ``extended_content``), which
-the log does not hold: :func:`render` rebuilds it from the logged fields as the SDK does. Terminal observations
-(``ExecuteBashObservation`` before SDK 1.0, ``TerminalObservation`` after; openhands-tools/openhands/tools/
-execute_bash/definition.py @ ef5cb95b and terminal/definition.py @ 4f4c68c1) render as ``metadata.prefix`` +
-output + ``metadata.suffix`` + ``\\n[Current working directory: D]`` + ``\\n[Python interpreter: P]`` +
-``\\n[Command finished with exit code N]`` (when the exit code is not -1), with the error header in front, and
-that text is cut to 30,000 characters by ``maybe_truncate`` (clip policy ``openhands-sdk``,
-:class:`rtlab.ingest._clipping.OpenHandsSdkClip`); other observations render their text parts after
-``Observation.ERROR_MESSAGE_HEADER`` when ``is_error`` (tool/schema.py), or before SDK 1.0 each class's own field
-(``output``, ``error``, ``message``, ``content``), and every text part is capped at 50,000 characters
+the log does not hold: :func:`render` rebuilds it from the logged fields as the SDK does. A terminal observation
+(``ExecuteBashObservation`` with an ``output`` field before SDK 1.0, ``content`` from 1.0, ``TerminalObservation``
+from 1.3: openhands-tools/openhands/tools/execute_bash/definition.py @ ef5cb95b, terminal/definition.py @
+4f4c68c1) renders as ``metadata.prefix`` + output + ``metadata.suffix`` + ``\\n[Current working directory: D]``
++ ``\\n[Python interpreter: P]`` + ``\\n[Command finished with exit code N]`` (when the exit code is not -1),
+the error header in front, and that text is cut to 30,000 characters by ``maybe_truncate`` (clip policy
+``openhands-sdk``, :class:`rtlab.ingest._clipping.OpenHandsSdkClip`). Other observations render their text parts
+after ``Observation.ERROR_MESSAGE_HEADER`` when ``is_error`` (tool/schema.py), or before SDK 1.0 each class's own
+field (``output``, ``error``, ``message``, ``content``), and every text part is capped at 50,000 characters
 (``Message._maybe_truncate_tool_text``, llm/message.py). ``Step.output`` is the logged result text itself (the
-terminal's ``output``, the text of ``content``). The SDK's own words in ``shown`` (error header, prefix, suffix,
+terminal's output, the text of ``content``). The SDK's own words in ``shown`` (error header, prefix, suffix,
 working-directory, interpreter and exit-code lines, ``<response clipped>`` notices, the editor's header and
 notes) are frames (``_frames`` rules for ``openhands-v1``). Image parts are not text and are left out of
 ``shown`` (counted in ``meta["image_parts"]``).
@@ -93,7 +93,8 @@ EVENT_FILE = re.compile(r"^event-(?P<idx>\d{5,})-(?P<event_id>[0-9a-fA-F\-]{8,})
 """``EVENT_NAME_RE`` of conversation/persistence_const.py (``{idx:05d}`` grows past five digits after 99,999)."""
 
 SHELL_ACTIONS = frozenset({"ExecuteBashAction", "TerminalAction"})
-"""The terminal tool's action before (``execute_bash``) and after (``terminal``, SDK 1.1 on) its rename."""
+"""The terminal tool's action: ``ExecuteBashAction`` before SDK 1.3 (tool ``execute_bash``, ``terminal`` from 1.0),
+``TerminalAction`` after."""
 SHELL_OBSERVATIONS = frozenset({"ExecuteBashObservation", "TerminalObservation"})
 EDITOR_ACTIONS = frozenset({"FileEditorAction", "StrReplaceEditorAction", "PlanningFileEditorAction"})
 """The file editor (``file_editor``; ``str_replace_editor`` in the first SDK releases; the planning agent's)."""
