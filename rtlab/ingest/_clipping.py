@@ -98,7 +98,10 @@ class OpenHandsSdkClip:
       ``TextContent.to_llm_dict`` did the same to every text part): the only cut other tools' results get
       on top of their own (the file editor cuts its view at 16,000 itself, and the log holds that).
 
-    The 2025 ``maybe_truncate`` (before the notice with a file) splits the budget the same way.
+    The 2025 ``maybe_truncate`` (before the notice with a file) splits the budget the same way, except at a limit
+    one above the notice's length, where its ``text[-0:]`` tail kept the whole text (the SDK's limits are 30,000
+    and 50,000). Checked against the SDK's own function @ 4f4c68c1 on random texts and limits, with and without
+    the saved file.
     """
 
     name: str = "openhands-sdk"
