@@ -136,7 +136,8 @@ def _count(value: Any) -> int | None:
 
 def metrics_usage(metrics: Any) -> TokenUsage | None:
     """A run's totals from OpenHands ``Metrics`` (``accumulated_cost``, ``accumulated_token_usage`` with
-    ``prompt_tokens`` (cache reads included), ``completion_tokens``, ``cache_read_tokens``, ``reasoning_tokens``;
+    ``prompt_tokens`` (cache reads included, as LiteLLM counts them), ``completion_tokens``, ``cache_read_tokens``,
+    ``reasoning_tokens``;
     openhands/llm/metrics.py in V0, openhands-sdk/openhands/sdk/llm/utils/metrics.py in V1). ``total_tokens`` is
     prompt plus completion (Metrics keeps no total). ``None`` when it records neither tokens nor cost."""
     if not isinstance(metrics, dict):
