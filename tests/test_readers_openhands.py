@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from rtlab.cli import main
+from rtlab.environment import replay
 from rtlab.errors import ReaderError
-from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER, ingest
+from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER, detect, ingest
 from rtlab.ingest.readers import openhands
 from rtlab.ingest.readers._base import ReadOptions
 from rtlab.records import trajectory_from_dict, trajectory_to_dict
@@ -217,6 +219,26 @@ def test_clip_option_overrides_default(tmp_path: Path) -> None:
     (t,) = openhands.read(_long_run(tmp_path, "z" * 40_000), ReadOptions(clip="none"))
     assert t.clip_policy == "none"
     assert t.steps[0].shown == t.steps[0].output and not t.steps[0].clipped
+
+
+def test_editor_clip_notice_is_a_clip_frame(tmp_path: Path) -> None:
+    # openhands-aci's editor (V0 OpenHands from 2025) cuts a long view itself and says so
+    notice = (
+        "<response clipped><NOTE>Due to the max output limit, only part of this file has been shown to you. You "
+        "should retry this tool after you have searched inside the file with `grep -n` in order to find the line "
+        "numbers of what you are looking for.</NOTE>"
+    )
+    content = (
+        "Here's the result of running `cat -n` on /w/a.c:\n     1\tint a;\n     2\tint b" + notice + "\n"
+    )
+    read = {"id": 1, "source": "agent", "action": "read", "args": {"path": "/w/a.c"}}
+    (t,) = openhands.read(_write(tmp_path, [read, _obs(2, 1, content, kind="read")]), OPTS)
+    step = t.steps[0]
+    assert step.clipped and step.shown == content
+    assert [(f.kind, step.shown[f.start : f.end]) for f in step.frames] == [
+        ("frame", "Here's the result of running `cat -n` on /w/a.c:\n"),
+        ("clip", notice),
+    ]
 
 
 def test_truncation_notice_in_log_marks_clipped(tmp_path: Path) -> None:
@@ -504,3 +526,166 @@ def test_real_claude_run(real_runs) -> None:
         "I have successfully completed the task of scheduling a meeting"
     )
     assert sum(1 for e in t.events if e.kind == "message" and e.role == "user") == 3
+
+
+# --- evaluation output.jsonl (EvalOutput per line, evaluation/utils/shared.py) -----------------------------
+
+
+def _eval_record(instance: str, events: list[Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "instance_id": instance,
+        "test_result": {"git_patch": "diff --git a/x b/x\n"},
+        "instruction": f"Fix {instance}",
+        "metadata": {
+            "agent_class": "CodeActAgent",
+            "llm_config": {"model": "openai/my-model", "max_message_chars": 30000},
+            "max_iterations": 50,
+            "eval_output_dir": "evaluation/outputs/ds-train/CodeActAgent/my-model_maxiter_50_N_v0.35.0-no-hint-run_1",
+            "start_time": "2025-04-30 16:31:22",
+            "git_commit": "b5338c69d6661dad658ead0d7217bf5bb9d482da",
+            "dataset": "ds-train",
+        },
+        "history": events,
+        "metrics": {
+            "accumulated_cost": 0.5,
+            "accumulated_token_usage": {
+                "model": "default",
+                "prompt_tokens": 1000,
+                "completion_tokens": 50,
+                "cache_read_tokens": 200,
+                "cache_write_tokens": 0,
+                "response_id": "",
+            },
+        },
+        "error": None,
+        "instance": {"instance_id": instance},
+        **extra,
+    }
+
+
+def _eval_file(tmp_path: Path, records: list[dict[str, Any]], name: str = "output.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def test_eval_output_is_read_a_trajectory_per_line(tmp_path: Path) -> None:
+    first = [_msg(0, "Fix a"), _run(1, "cat a.py"), _obs(2, 1, "print(1)\n", exit_code=0)]
+    second = [_msg(0, "Fix b"), _run(1, "false"), _obs(2, 1, "", exit_code=1), _run(3, "ls")]
+    path = _eval_file(
+        tmp_path, [_eval_record("a", first), _eval_record("b", second, error="RuntimeError: max iterations")]
+    )
+    for name in ("output.jsonl", "output.txt"):  # detected by content, whatever its name
+        path = path.rename(tmp_path / name)
+        assert openhands.sniff(path) and detect(path) == "openhands"
+    a, b = openhands.read(path, OPTS)
+    base = f"openhands:{tmp_path.name}/output"
+    assert (a.id, b.id) == (f"{base}:a", f"{base}:b")
+    assert (a.task_id, a.model, a.harness_version) == ("a", "openai/my-model", "0.35.0")
+    assert a.instruction == "Fix a" and a.format == "openhands" and a.clip_policy == "openhands-v0"
+    assert (a.usage.input_tokens, a.usage.output_tokens, a.usage.cached_input_tokens) == (1000, 50, 200)
+    assert (a.usage.total_tokens, a.usage.cost_usd) == (1050, 0.5)
+    assert a.meta["eval_test_result"] == {"git_patch": "diff --git a/x b/x\n"}
+    assert a.meta["git_commit"].startswith("b5338c69") and a.meta["agent_class"] == "CodeActAgent"
+    assert (a.meta["eval_line"], b.meta["eval_line"]) == (1, 2)
+    assert [s.line for s in a.steps] == [1] and [e.line for e in a.events] == [1]
+    assert a.n_steps == 1 and a.steps[0].command == "cat a.py" and a.steps[0].output == "print(1)\n"
+    assert b.n_steps == 1 and len(b.steps) == 2 and b.steps[0].exit_code == 1
+    assert b.meta["eval_error"] == "RuntimeError: max iterations"
+    assert "warnings" not in a.meta
+
+
+def test_eval_output_errors_name_line_and_history_position(tmp_path: Path) -> None:
+    bad = [_msg(0), {"id": 1, "source": "agent", "action": "run", "args": {"thought": ""}}]
+    path = _eval_file(tmp_path, [_eval_record("ok", [_msg(0)]), _eval_record("bad", bad)])
+    with pytest.raises(ReaderError) as info:
+        openhands.read(path, OPTS)
+    assert (info.value.line, info.value.field) == (2, "history[1].args.command")
+    path = _eval_file(tmp_path, [_eval_record("dup", [_msg(0), _msg(0)])])
+    with pytest.raises(ReaderError) as info:
+        openhands.read(path, OPTS)
+    assert (info.value.line, info.value.field) == (1, "history[1].id")
+    path.write_text(json.dumps({"instance_id": 7, "history": []}) + "\n")
+    with pytest.raises(ReaderError) as info:
+        openhands.read(path, OPTS)
+    assert info.value.field == "instance_id"
+
+
+def test_eval_output_empty_history_and_cut_last_line(tmp_path: Path) -> None:
+    path = _eval_file(tmp_path, [_eval_record("empty", []), _eval_record("cut", [_msg(0)])])
+    path.write_text(path.read_text()[:-40])  # the last line stops mid-write
+    (t,) = openhands.read(path, OPTS)
+    assert t.task_id == "empty" and t.n_steps == 0 and t.instruction == "Fix empty"
+    assert t.meta["warnings"][0] == "line 1: the history is empty"
+    assert "last line is not complete JSON" in t.meta["warnings"][1]
+
+
+def test_eval_output_of_v1_events_is_not_v0(tmp_path: Path) -> None:
+    v1 = {"kind": "ActionEvent", "id": "9f2cce60-840c-42e1-916a-575cac0ea87e", "source": "agent"}
+    path = _eval_file(tmp_path, [_eval_record("x", [v1])])
+    assert not openhands.sniff(path) and detect(path) == "openhands-v1"
+
+
+MULTI_SWE_BENCH = {"ponylang__ponyc-4595": 21, "ponylang__ponyc-4593": 32, "ponylang__ponyc-4588": 48}
+
+
+@pytest.fixture(scope="module")
+def multi_swe_bench(real: Path) -> Path:
+    return real / "wild" / "openhands" / "openhands__multi_swe_bench__examples__output.jsonl"
+
+
+def test_real_eval_output_counts(multi_swe_bench: Path, capsys) -> None:
+    assert detect(multi_swe_bench) == "openhands"
+    found = {t.task_id: t for t in openhands.read(multi_swe_bench, OPTS)}
+    raw = {r["instance_id"]: r["history"] for r in map(json.loads, multi_swe_bench.read_text().splitlines())}
+    assert list(found) == list(raw) == list(MULTI_SWE_BENCH)
+    for instance, t in found.items():
+        assert t.n_steps == _answered_runnable(raw[instance]) == MULTI_SWE_BENCH[instance], instance
+        assert len(t.steps) == sum(1 for ev in raw[instance] if ev.get("action") in TAC_RUNNABLE)
+        assert (t.model, t.harness_version) == ("openai/openrouter-llama-4-maverick", "0.35.0")
+        assert t.meta["response_models"] == ["meta-llama/llama-4-maverick"]
+        assert "warnings" not in t.meta
+        assert trajectory_from_dict(trajectory_to_dict(t)) == t
+    # the harness's own totals (its metrics), not a sum over the responses the events carry
+    assert (
+        found["ponylang__ponyc-4588"].usage.input_tokens,
+        found["ponylang__ponyc-4588"].usage.output_tokens,
+    ) == (
+        938015,
+        5627,
+    )
+    assert found["ponylang__ponyc-4588"].meta["eval_error"].startswith("RuntimeError: Agent reached maximum")
+    assert main(["replay", str(multi_swe_bench)]) == 0
+    assert capsys.readouterr().out.count("read-log entries") == 3
+
+
+def test_real_eval_output_hand_check_ponyc_4595(multi_swe_bench: Path) -> None:
+    t = openhands.read(multi_swe_bench, OPTS)[0]
+    assert t.task_id == "ponylang__ponyc-4595"
+    parser = "/workspace/ponylang__ponyc__0.1/src/libponyc/ast/parser.c"
+    # steps 0-3: `ls -l` of the repository, src, src/libponyc and src/libponyc/ast (listings, no content);
+    # 4, 6, 8: the editor's view of parser.c (whole, cut by the editor); 5, 7: `grep -n` in parser.c printed
+    # one of its lines each; 9, 10, 12: views of parser.c lines 650-700, 650-655 and 690-697; 11: an edit that
+    # failed (old_str not found); 13: the edit, whose reply shows a snippet (an edit, not a read); 14-20: a
+    # test file written by echo, ponyc not found, make failing, `find` printing one path (listed)
+    assert [s.action.kind for s in t.steps] == ["shell"] * 4 + ["read", "shell"] * 2 + ["read"] * 3 + [
+        "edit",
+        "read",
+        "edit",
+    ] + ["shell"] * 7
+    assert [(s.action.offset, s.action.limit) for s in t.steps if s.action.kind == "read"] == [
+        (None, None),
+        (None, None),
+        (None, None),
+        (650, 51),
+        (650, 6),
+        (690, 8),
+    ]
+    # the whole-file views were cut by the editor (openhands-aci) at 16,000 characters of the file: its
+    # `<response clipped><NOTE>...` notice is a clip frame, and no excerpt holds it
+    assert [s.index for s in t.steps if s.clipped] == [4, 6, 8]
+    assert all([f.kind for f in t.steps[i].frames] == ["frame", "clip"] for i in (4, 6, 8))
+    read_log = replay(t).tab.read_log
+    assert [(e.step, e.path) for e in read_log] == [(i, parser) for i in (4, 5, 6, 7, 8, 9, 10, 12)]
+    assert not any("<response clipped>" in e.excerpt for e in read_log)
+    assert t.deliverable.final_message.startswith("The issue with the `ponyc` compiler segfaulting")

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rtlab.ingest._clipping import MiniSweAgentClip as MiniSweAgentClip
     from rtlab.ingest._clipping import NoClip as NoClip
     from rtlab.ingest._clipping import OpenHandsClip as OpenHandsClip
+    from rtlab.ingest._clipping import OpenHandsSdkClip as OpenHandsSdkClip
     from rtlab.ingest._clipping import SweAgentTruncation as SweAgentTruncation
     from rtlab.ingest._clipping import get_policy as get_policy
     from rtlab.ingest._labels import apply_run_labels as apply_run_labels
@@ -62,6 +63,7 @@ __getattr__, __dir__, __all__ = attach(
             "NoClip",
             "OPENHANDS_TRUNCATION_MARKER",
             "OpenHandsClip",
+            "OpenHandsSdkClip",
             "CodexTruncation",
             "CodexLineTruncation",
             "SweAgentTruncation",

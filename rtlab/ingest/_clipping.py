@@ -7,7 +7,9 @@ pass another by name (``--clip NAME``) or build their own with other parameters.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal, Protocol
 
 
@@ -57,6 +59,99 @@ class OpenHandsClip:
             return text
         half = self.max_chars // 2
         return text[:half] + self.marker + text[-half:]
+
+
+# --- OpenHands V1 (software-agent-sdk) -------------------------------------------------------------------
+
+OPENHANDS_SDK_TRUNCATE_NOTICE = (
+    "<response clipped><NOTE>Due to the max output limit, only part of the full "
+    "response has been shown to you.</NOTE>"
+)
+"""``DEFAULT_TRUNCATE_NOTICE`` of openhands-sdk/openhands/sdk/utils/truncate.py (OpenHands/software-agent-sdk)."""
+
+OPENHANDS_SDK_SAVED_NOTICE = (
+    "<response clipped><NOTE>Due to the max output limit, only part of the full "
+    "response has been shown to you. The complete output has been saved to "
+    "{file_path} - you can use other tools to view the full content (truncated "
+    "part starts around line {line_num}).</NOTE>"
+)
+"""``DEFAULT_TRUNCATE_NOTICE_WITH_PERSIST`` (same file, SDK 1.4 on): the notice when the full text was saved."""
+
+
+@dataclass(frozen=True)
+class OpenHandsSdkClip:
+    """OpenHands V1 (software-agent-sdk) ``maybe_truncate``: a text longer than the limit loses its middle.
+
+    ``maybe_truncate(content, truncate_after, ...)`` (openhands-sdk/openhands/sdk/utils/truncate.py) keeps
+    ``ceil((limit - len(notice)) / 2)`` characters of the head, the notice, and the rest of the budget from the
+    tail, so the result is exactly ``limit`` characters; text within the limit is passed whole. The SDK applies
+    it twice on the way to the model:
+
+    - ``apply``: a terminal observation's ``to_llm_content`` cuts the whole rendered text (output with its
+      prefix, suffix and ``[Current working directory: ...]`` lines) to ``MAX_CMD_OUTPUT_SIZE`` = 30,000
+      (openhands-tools/openhands/tools/terminal/definition.py, ``execute_bash/definition.py`` before the
+      rename, and ``constants.py``). Since SDK 1.4 (PR #419, 2025-12-01) an observation with
+      ``full_output_save_dir`` saves the whole text to ``<dir>/<prefix>_output_<sha256[:8]>.txt`` and names
+      that file in a longer notice (:meth:`apply_saved`); the head is sized for the short notice either way.
+    - ``message``: ``Message._maybe_truncate_tool_text`` cuts every text part of a tool result to
+      ``DEFAULT_TEXT_CONTENT_LIMIT`` = 50,000 (openhands-sdk/openhands/sdk/llm/message.py; before SDK 1.11.1
+      ``TextContent.to_llm_dict`` did the same to every text part): the only cut other tools' results get
+      on top of their own (the file editor cuts its view at 16,000 itself, and the log holds that).
+
+    The 2025 ``maybe_truncate`` (before the notice with a file) splits the budget the same way, except at a limit
+    one above the notice's length, where its ``text[-0:]`` tail kept the whole text (the SDK's limits are 30,000
+    and 50,000). Checked against the SDK's own function @ 4f4c68c1 on random texts and limits, with and without
+    the saved file.
+    """
+
+    name: str = "openhands-sdk"
+    """The policy's name, recorded in ``Trajectory.clip_policy``."""
+    max_chars: int = 30_000
+    """A terminal observation's limit, in characters (``MAX_CMD_OUTPUT_SIZE``)."""
+    message_max_chars: int = 50_000
+    """Every tool result's text part limit, in characters (``DEFAULT_TEXT_CONTENT_LIMIT``)."""
+    notice: str = OPENHANDS_SDK_TRUNCATE_NOTICE
+    """Put where the middle was cut."""
+    saved_notice: str = OPENHANDS_SDK_SAVED_NOTICE
+    """Put there instead when the full text was saved (``{file_path}``, ``{line_num}``)."""
+
+    def __post_init__(self) -> None:
+        if self.max_chars < 0 or self.message_max_chars < 0:
+            raise ValueError(
+                f"limits must be >= 0, got {self.max_chars}, {self.message_max_chars} (use NoClip for no limit)"
+            )
+
+    def truncate(self, text: str, limit: int, *, saved_as: str | None = None) -> str:
+        """``maybe_truncate(text, limit)``; ``saved_as``: the file the SDK saved the whole text to."""
+        if not limit or len(text) <= limit:
+            return text
+        if len(self.notice) >= limit:
+            return self.notice[:limit]
+        available = limit - len(self.notice)
+        head = available // 2 + available % 2
+        notice = self.notice
+        if saved_as is not None:
+            notice = self.saved_notice.format(file_path=saved_as, line_num=len(text[:head].splitlines()) + 1)
+            if len(notice) >= limit:
+                return notice[:limit]
+        remaining = limit - len(notice)
+        head = min(head, remaining)
+        tail = remaining - head
+        return text[:head] + notice + (text[-tail:] if tail > 0 else "")
+
+    def apply(self, text: str) -> str:
+        """What a terminal observation's rendered text becomes (then the message cap, which it is within)."""
+        return self.message(self.truncate(text, self.max_chars))
+
+    def apply_saved(self, text: str, save_dir: str, tool_prefix: str) -> str:
+        """:meth:`apply` for an observation with ``full_output_save_dir``: the notice names the saved file."""
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        saved_as = str(PurePosixPath(save_dir) / f"{tool_prefix}_output_{digest}.txt")
+        return self.message(self.truncate(text, self.max_chars, saved_as=saved_as))
+
+    def message(self, text: str) -> str:
+        """What any tool result's text part becomes when the SDK sends it (``_maybe_truncate_tool_text``)."""
+        return self.truncate(text, self.message_max_chars)
 
 
 # --- Codex CLI -------------------------------------------------------------------------------------------
@@ -379,6 +474,7 @@ POLICIES: dict[str, ClipPolicy] = {
     "none": NoClip(),
     "codex-rollout": CODEX_ROLLOUT,
     "openhands-v0": OpenHandsClip(),
+    "openhands-sdk": OpenHandsSdkClip(),
     "codex-0.133": CodexTruncation(),
     "codex-0.133-bytes": CodexTruncation(name="codex-0.133-bytes", mode="bytes", limit=10_000),
     "codex-256-lines": CodexLineTruncation(),

@@ -23,6 +23,7 @@ _MODULES: dict[str, str] = {
     "g2b": "g2b",
     "dci": "dci",
     "pi": "pi",
+    "openhands-v1": "openhands_v1",
     "openhands": "openhands",
     "swe-agent": "swe_agent",
     "mini-swe-agent": "mini_swe_agent",

@@ -2,8 +2,9 @@
 
 A harness wraps and shortens output before the model sees it: Codex puts ``Total output lines: N`` in front
 and a ``…N tokens truncated…`` marker in the middle, OpenHands a middle marker and a terminal's echo of the
-command, Pi a bracketed notice and ``Command exited with code N`` at the end, G2B a ``Command: / stdout: /
-stderr: / exit_code:`` frame around each of several commands, editors a ``cat -n`` header. None of that is
+command, the OpenHands SDK (V1) an error header, exit-status and working-directory lines and ``<response
+clipped>`` notices, Pi a bracketed notice and ``Command exited with code N`` at the end, G2B a ``Command: /
+stdout: / stderr: / exit_code:`` frame around each of several commands, editors a ``cat -n`` header. None of that is
 file content. Readers mark it here as :class:`~rtlab.records.Frame` spans of ``Step.shown`` (``clip`` for a
 marker where content was cut, ``frame`` for other words), so that capture sees only what commands printed and
 knows no harness. These rules were in capture before the reader / environment boundary; each reader applies
@@ -123,18 +124,25 @@ TRUNCATION_NOTICES: tuple[Notice, ...] = (
 # Headers, clip markers, echoes and trailers
 
 _CODEX_HEADER = re.compile(r"Total output lines: \d+\n\n?")
+_RESPONSE_CLIPPED = r"<response clipped><NOTE>[^\n]*?</NOTE>"
+SDK_CLIP_MARKER = re.compile(_RESPONSE_CLIPPED)
+"""Every ``<response clipped><NOTE>...</NOTE>`` notice: the OpenHands SDK's ``maybe_truncate``
+(openhands-sdk/openhands/sdk/utils/truncate.py, with or without the saved file's name) and its file editor's
+(openhands-tools/openhands/tools/file_editor/utils/constants.py), and the same notices of the editor V0 OpenHands
+used (openhands-aci), which its eval outputs hold."""
 _CLIP_MARKERS = re.compile(
     r"…\d+ (?:tokens|chars) truncated…"
     r"|\n\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
     r"|\[\.\.\. omitted \d+ of \d+ lines \.\.\.\]\n\n?"
     r"|\n\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
     r"|\[\.\.\. output truncated to fit \d+ bytes \.\.\.\]\n\n?"
-    r"|" + re.escape(OPENHANDS_TRUNCATION_MARKER)
+    r"|" + re.escape(OPENHANDS_TRUNCATION_MARKER) + "|" + _RESPONSE_CLIPPED
 )
-"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers. Every
-alternative starts with a plain character (the optional newline before ``[...`` is written out as two
-alternatives) so that the regex engine skips ahead to the characters that can start a marker."""
-_CLIP_MARKER_TEXTS = ("…", "[... ")
+"""Codex (token and byte budgets, the older 256-line policy) and OpenHands middle-cut markers (V0's, and the
+``<response clipped>`` notices of its editor and of the SDK). Every alternative starts with a plain character
+(the optional newline before ``[...`` is written out as two alternatives) so that the regex engine skips ahead
+to the characters that can start a marker."""
+_CLIP_MARKER_TEXTS = ("…", "[... ", "<response clipped>")
 """Every clip marker holds one of these: text without them needs no regex scan."""
 
 
@@ -179,8 +187,97 @@ def _markers(shown: str, start: int, end: int) -> list[Frame]:
     return [Frame(m.start(), m.end(), "clip") for m in _CLIP_MARKERS.finditer(shown, start, end)]
 
 
-Harness = Literal["codex", "openhands", "pi", "g2b", "any"]
-"""Whose words to look for: one harness's, or (``any``) every harness's, for logs whose harness is unknown."""
+Harness = Literal["codex", "openhands", "openhands-v1", "pi", "g2b", "any"]
+"""Whose words to look for: one harness's, or (``any``) every harness's, for logs whose harness is unknown.
+``openhands`` is OpenHands V0 (the event-list logs), ``openhands-v1`` the software-agent-sdk."""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# OpenHands V1 (software-agent-sdk): the words an observation's ``to_llm_content`` and the tools add
+
+SDK_ERROR_HEADERS = (
+    "[An error occurred during execution.]\n",
+    "[There was an error during command execution.]\n",
+)
+"""``Observation.ERROR_MESSAGE_HEADER`` (openhands-sdk/openhands/sdk/tool/schema.py, SDK 1.0 on), put before an
+error result, and the 2025 terminal's own (``ExecuteBashObservation.to_llm_content``, SDK before 1.0)."""
+_SDK_PREFIX = re.compile(
+    r"\[Below is the output of the previous command\.\]\n"
+    r"|\[Previous command outputs are truncated\. Showing the last \d+ lines of the output below\.\]\n"
+)
+"""``metadata.prefix`` of a terminal observation (terminal/terminal/terminal_session.py): the output continues an
+earlier command's, or its head scrolled out of the terminal's history."""
+SDK_RESET_NOTICE = (
+    "Terminal session has been reset. All previous environment variables and session state have been cleared."
+)
+"""What ``TerminalExecutor.reset`` (terminal/impl.py) says; a command run after the reset follows a blank line."""
+_SDK_VIEW_NOTE = re.compile(r"NOTE: We only show up to \d+ since there're only \d+ lines in this file\.\n")
+"""The file editor's warning before a ``view_range`` that ran past the end (file_editor/editor.py ``view``)."""
+_PASTE_OFF, _PASTE_ON = "\x1b[?2004l", "\x1b[?2004h"
+"""Bash's bracketed-paste switches, which the SDK's tmux terminal leaves around a command's output."""
+_SDK_TRAILERS = (
+    re.compile(r"\n\[Command finished with exit code -?\d+\]\Z"),
+    re.compile(r"\n\[Python interpreter: [^\n]*\]\Z"),
+    re.compile(r"\n\[Current working directory: [^\n]*\]\Z"),
+    re.compile(
+        r"\n\[The command (?:completed with exit code -?\d+\.(?: CTRL\+\S was sent\.)?"
+        r"|has no new output after [\d.]+ seconds\. [^\n]*|timed out after [\d.]+ seconds\. [^\n]*)\]\Z"
+    ),
+)
+"""A terminal observation's trailing lines, last first: ``to_llm_content`` adds the exit code, the interpreter
+and the working directory after ``metadata.suffix``, which says how the command ended (terminal_session.py)."""
+_SDK_NOT_RUN = re.compile(r'" is NOT executed\. The previous command is still running[^\n]*\]\Z')
+"""The end of the suffix ``[Your command "CMD" is NOT executed. ...]`` (the command may span lines)."""
+_SDK_HIDDEN = re.compile(
+    r"\n\n\d+ hidden files/directories in this directory are excluded\. You can use 'ls -la [^\n]*' to see them\.\Z"
+)
+"""The file editor's line after a folder view that left hidden entries out."""
+_SDK_WINDOW = 4096
+
+
+def _sdk_bounds(shown: str, end: int) -> tuple[int, int]:
+    """Where the output between the SDK's leading words and its trailing lines starts and ends."""
+    start = 0
+    for header in SDK_ERROR_HEADERS:
+        if shown.startswith(header):
+            start = len(header)
+            break
+    if m := _SDK_PREFIX.match(shown, start):
+        start = m.end()
+    if shown.startswith(SDK_RESET_NOTICE, start):
+        after = start + len(SDK_RESET_NOTICE)
+        if shown.startswith("\n\n", after):
+            start = after + 2
+        elif shown[after:end].strip() == "" or shown.startswith("\n[", after):
+            start = after
+    if m := _SDK_VIEW_NOTE.match(shown, start):
+        start = m.end()
+    if shown.startswith(_PASTE_OFF, start):
+        start += len(_PASTE_OFF)
+    window = max(start, end - _SDK_WINDOW)
+    for pattern in _SDK_TRAILERS:
+        if m := pattern.search(shown, window, end):
+            end = m.start()
+    opening = shown.rfind('\n[Your command "', start, end)
+    if opening >= 0 and _SDK_NOT_RUN.search(shown, opening, end):
+        end = opening
+    if m := _SDK_HIDDEN.search(shown, max(start, end - _SDK_WINDOW), end):
+        end = m.start()
+    if shown.endswith(_PASTE_ON, start, end):
+        end -= len(_PASTE_ON)
+    return start, max(start, end)
+
+
+def _sdk_frames(shown: str, status: int) -> tuple[Frame, ...]:
+    start, end = _sdk_bounds(shown, status)
+    found = [Frame(0, start, "frame")] if start > 0 else []
+    if shown.find("<response clipped>", start, end) >= 0:
+        found += [Frame(m.start(), m.end(), "clip") for m in SDK_CLIP_MARKER.finditer(shown, start, end)]
+    if end < status:
+        found.append(Frame(end, status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return tuple(found)
 
 
 def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness = "any") -> tuple[Frame, ...]:
@@ -188,6 +285,8 @@ def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness =
     (OpenHands) in front, clip markers inside (when the harness clipped), Pi's trailing status and notices at
     the end, and a recorded tab run's status line; only ``harness``'s own words unless it is ``any``."""
     status = status_start(shown)  # a recorded tab run's status line: the environment's words
+    if harness == "openhands-v1":
+        return _sdk_frames(shown, status)
     start = 0
     if clipped and harness in ("codex", "any") and (m := _CODEX_HEADER.match(shown)):
         start = m.end()

@@ -6,6 +6,13 @@ the action it answers). A runnable action (``RUNNABLE``) with its observation is
 ``cause == id``; everything else becomes an event. The server's ``GET /api/conversations/{id}/trajectory``
 answer (``{"trajectory": [...]}``) and objects with a ``history`` or ``events`` list are read the same way.
 
+An evaluation harness's ``output.jsonl`` (one ``EvalOutput`` a line, ``evaluation/utils/shared.py``: SWE-bench,
+Multi-SWE-bench, ... run by ``CodeActAgent``) is read a trajectory per line (detected by content, whatever its
+name: :mod:`rtlab.ingest.readers._openhands_eval`): its ``history`` is such an event list, ``instance_id`` the
+task, ``metadata.llm_config.model`` the model, the version in ``metadata.eval_output_dir`` the harness version,
+``metrics`` the usage, and ``test_result`` (the patch), ``error`` and the line number go to ``meta``. Steps and
+events of a line carry that line; errors name ``history[i]``.
+
 What the model saw: OpenHands cuts observations in the middle (:class:`rtlab.ingest._clipping.OpenHandsClip`) except
 browser and file-read observations, which ``CodeActAgent`` / ``ConversationMemory`` pass whole. For browser
 steps the 0.14.x agent sent the page's accessibility tree (``get_agent_obs_text``), which the trajectory file
@@ -25,7 +32,14 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER, get_policy
 from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command, typed
-from rtlab.ingest.readers._frames import output_frames, read_tool_reply
+from rtlab.ingest.readers._frames import SDK_CLIP_MARKER, output_frames, read_tool_reply
+from rtlab.ingest.readers._openhands_eval import (
+    eval_generation,
+    is_eval_output,
+    iter_eval_lines,
+    metrics_usage,
+    v0_version,
+)
 from rtlab.io import field, head_bytes, load_json
 from rtlab.records import (
     Action,
@@ -88,7 +102,10 @@ _SOURCES = ("agent", "user", "environment")
 
 
 def sniff(path: Path) -> bool:
-    """A ``.json`` file whose head shows OpenHands events: ``id``, ``source`` and ``action``/``observation``."""
+    """A ``.json`` file whose head shows OpenHands events: ``id``, ``source`` and ``action``/``observation``; or
+    an evaluation ``output.jsonl`` (any name) whose first history holds such events."""
+    if eval_generation(path) == "v0":
+        return True
     try:
         if not path.is_file() or path.suffix.lower() != ".json":
             return False
@@ -108,8 +125,9 @@ def sniff(path: Path) -> bool:
     )
 
 
-def _event_list(path: Path, data: Any) -> list[dict[str, Any]]:
-    """The list of event objects, unwrapped and checked for the fields linking depends on."""
+def _event_list(path: Path, data: Any, *, line: int | None = None) -> list[dict[str, Any]]:
+    """The list of event objects, unwrapped and checked for the fields linking depends on. ``line``: the
+    events are the ``history`` of that line of an eval output (errors then name ``history[i]``)."""
     if isinstance(data, dict):
         key = next((k for k in WRAPPER_KEYS if isinstance(data.get(k), list)), None)
         if key is None:
@@ -123,30 +141,48 @@ def _event_list(path: Path, data: Any) -> list[dict[str, Any]]:
         raise ReaderError(path, "the event list is empty")
     seen: dict[int, int] = {}
     for pos, ev in enumerate(data, 1):
+        at, where = _position(pos - 1, line)
         if not isinstance(ev, dict):
-            raise ReaderError(path, f"event is {type(ev).__name__}, not an object", line=pos)
-        eid = field(ev, "id", int, path, pos)
-        field(ev, "source", str, path, pos)
+            raise ReaderError(
+                path, f"event is {type(ev).__name__}, not an object", line=at, field=where or None
+            )
+        eid = field(ev, "id", int, path, at, where)
+        field(ev, "source", str, path, at, where)
         if eid in seen:
             raise ReaderError(
-                path, f"duplicate event id {eid} (first at position {seen[eid]})", line=pos, field="id"
+                path,
+                f"duplicate event id {eid} (first at position {seen[eid]})",
+                line=at,
+                field=_join(where, "id"),
             )
         seen[eid] = pos
         if "action" in ev:
-            field(ev, "action", str, path, pos)
+            field(ev, "action", str, path, at, where)
         elif "observation" in ev:
-            field(ev, "observation", str, path, pos)
+            field(ev, "observation", str, path, at, where)
             if ev.get("cause") is not None:
-                field(ev, "cause", int, path, pos)
+                field(ev, "cause", int, path, at, where)
             if "content" in ev:
-                field(ev, "content", str, path, pos)
+                field(ev, "content", str, path, at, where)
             if "extras" in ev:
-                field(ev, "extras", dict, path, pos)
+                field(ev, "extras", dict, path, at, where)
         else:
-            raise ReaderError(path, "event has neither 'action' nor 'observation'", line=pos, field="action")
+            raise ReaderError(
+                path, "event has neither 'action' nor 'observation'", line=at, field=_join(where, "action")
+            )
         if ev.get("tool_call_metadata") is not None:
-            field(ev, "tool_call_metadata", dict, path, pos)
+            field(ev, "tool_call_metadata", dict, path, at, where)
     return data
+
+
+def _position(index: int, line: int | None) -> tuple[int, str]:
+    """Where event ``index`` is, for provenance and errors: its list position in an event-list file; in an eval
+    output, the file's line and ``history[index]``."""
+    return (index + 1, "") if line is None else (line, f"history[{index}]")
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
 
 
 def _text(value: Any) -> str:
@@ -172,9 +208,9 @@ def _working_dir(extras: dict[str, Any]) -> str | None:
     return wd if isinstance(wd, str) and wd else None
 
 
-def command_for(action: str, args: dict[str, Any], path: Path, line: int) -> str:
-    """The command string for a runnable action (``run`` -> its shell command, ``read`` -> ``read PATH ...``)."""
-    where = "args"
+def command_for(action: str, args: dict[str, Any], path: Path, line: int, where: str = "args") -> str:
+    """The command string for a runnable action (``run`` -> its shell command, ``read`` -> ``read PATH ...``);
+    ``where`` names the arguments in errors."""
     if action == "run":
         return field(args, "command", str, path, line, where)
     if action == "run_ipython":
@@ -250,10 +286,41 @@ def type_step(step: Step) -> None:
 
 @typed(type_step)  # every step typed (after type_step: the decorator needs it)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
-    """One trajectory per event-list file."""
+    """One trajectory per event-list file, or per line of an evaluation output."""
     path = Path(path)
+    if is_eval_output(path):
+        return _read_eval(path, options)
     events = _event_list(path, load_json(path))
     return [_Builder(path, events, options).build()]
+
+
+def _read_eval(path: Path, options: ReadOptions) -> list[Trajectory]:
+    """An evaluation ``output.jsonl`` (``EvalOutput`` per line, evaluation/utils/shared.py): each line's
+    ``history`` read as an event list, with the line's instance id, model, version, metrics and results."""
+    warnings: list[str] = []
+    found: list[Trajectory] = []
+    for ev in iter_eval_lines(NAME, path, warnings):
+        events = _event_list(path, ev.history, line=ev.line) if ev.history else []
+        t = _Builder(path, events, options, line=ev.line).build()
+        llm = ev.metadata.get("llm_config")
+        model = llm.get("model") if isinstance(llm, dict) else None
+        if isinstance(model, str) and model:
+            responses = t.meta.pop("models", None) or ([t.model] if t.model else [])
+            if responses and responses != [model]:
+                t.meta["response_models"] = responses
+            t.model = model
+        t.id, t.task_id = ev.id, ev.instance_id
+        t.instruction = t.instruction or ev.text("instruction")
+        t.harness_version = v0_version(ev.metadata.get("eval_output_dir"))
+        t.usage = metrics_usage(ev.record.get("metrics")) or t.usage
+        t.meta.update(ev.meta())
+        if not events:
+            t.meta.setdefault("warnings", []).append(f"line {ev.line}: the history is empty")
+        found.append(t)
+    for t in found:
+        if warnings:
+            t.meta.setdefault("warnings", []).extend(warnings)
+    return found
 
 
 def _file_editor(code: str) -> tuple[str, str] | None:
@@ -347,9 +414,12 @@ def _final_message(args: dict[str, Any], ev: dict[str, Any]) -> str:
 class _Builder:
     """Walks one event list in order, pairing runnable actions with the observations that name them."""
 
-    def __init__(self, path: Path, events: list[dict[str, Any]], options: ReadOptions):
+    def __init__(
+        self, path: Path, events: list[dict[str, Any]], options: ReadOptions, *, line: int | None = None
+    ):
         self.path = path
         self.events = events
+        self.line = line
         self.policy = get_policy(options.clip or DEFAULT_CLIP)
         self.steps: list[Step] = []
         self.timeline: list[Event] = []
@@ -393,7 +463,7 @@ class _Builder:
         return self._trajectory()
 
     def _step(self, i: int, ev: dict[str, Any], cwd: str | None) -> None:
-        line = i + 1
+        line, where = _position(i, self.line)
         args, args_error = parse_arguments(ev.get("args"))
         thought = _text(args.get("thought"))
         if thought.strip():
@@ -411,7 +481,7 @@ class _Builder:
         if args_error:
             command = f"{ev['action']} {args.get('_raw')}"
         else:
-            command = command_for(ev["action"], args, self.path, line)
+            command = command_for(ev["action"], args, self.path, line, _join(where, "args"))
         step = Step(
             index=len(self.steps),
             tool=ev["action"],
@@ -437,7 +507,11 @@ class _Builder:
             step.shown = output
         else:
             step.shown = self.policy.apply(output)
-        step.clipped = step.shown != output or OPENHANDS_TRUNCATION_MARKER in output
+        step.clipped = (
+            step.shown != output
+            or OPENHANDS_TRUNCATION_MARKER in output
+            or SDK_CLIP_MARKER.search(output) is not None
+        )
         step.exit_code = _exit_code(extras)
         step.is_error = (
             obs["observation"] in ("error", "user_rejected")
@@ -483,7 +557,7 @@ class _Builder:
                 role=role,
                 seq=self.next_seq(),
                 timestamp=ev.get("timestamp"),
-                line=i + 1,
+                line=_position(i, self.line)[0],
                 data=data,
             )
         )
@@ -507,7 +581,7 @@ class _Builder:
                 role="tool" if ev.get("cause") is not None else None,
                 seq=self.next_seq(),
                 timestamp=ev.get("timestamp"),
-                line=i + 1,
+                line=_position(i, self.line)[0],
                 data=data,
             )
         )
