@@ -22,6 +22,7 @@ _MODULES: dict[str, str] = {
     "dci": "dci",
     "pi": "pi",
     "openhands": "openhands",
+    "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
 }
