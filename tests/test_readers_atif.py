@@ -337,6 +337,14 @@ def test_xml_replies_and_tmux_keys(tmp_path: Path) -> None:
     assert s.action.kind == "shell" and s.action.parts == ()  # no prompt echoes the commands: one region
 
 
+def test_a_message_that_is_no_terminus_reply_is_no_step(tmp_path: Path) -> None:
+    # a JSON object with commands but neither analysis nor plan is not Terminus 2's reply format
+    text = 'Config: {"commands": [{"keystrokes": "ls\\n"}]}'
+    doc = traj(agent(text), {"source": "user", "message": "New Terminal Output:\n$ ls\n"})
+    t = read_one(write(tmp_path, doc))
+    assert t.steps == [] and [e.role for e in t.events] == ["assistant", "user"]
+
+
 def test_keystrokes_that_run_nothing_are_other(tmp_path: Path) -> None:
     doc = traj(
         agent(
@@ -1007,7 +1015,7 @@ def test_export_keeps_the_log_where_the_model_saw_less(tmp_path: Path) -> None:
 def test_export_gives_ids_to_calls_without_one(tmp_path: Path) -> None:
     doc = traj(
         {"source": "user", "message": "go"},
-        agent(json.dumps({"commands": [{"keystrokes": "ls\n"}]})),
+        agent(json.dumps({"analysis": "", "commands": [{"keystrokes": "ls\n"}]})),
         {"source": "user", "message": "New Terminal Output:\n$ ls\na\n"},
     )
     (t,) = atif.read(write(tmp_path, doc), OPTS)

@@ -23,6 +23,8 @@ the ``<session>.index.json`` written beside it (read when present). Embedded ``s
 become their own trajectories with ``parent_id`` and the ``parent_call_id`` of the call whose result names
 them.
 
+``Step.line`` is the step's position in ``steps`` (from 1) in a JSON document, its file line in JSON lines.
+
 Steps (inspect_scout ``src/inspect_scout/sources/_atif/events.py`` maps ATIF to chat messages the same way):
 an agent step's ``tool_calls`` are answered by the ``observation.results`` naming them in
 ``source_call_id``; a result without an id answers the step's unanswered calls in order (counted in
@@ -179,8 +181,9 @@ def typed_lines(keys: list[str]) -> list[str]:
 
 
 def _message_commands(text: str) -> list[dict[str, Any]] | None:
-    """The ``commands`` of a Terminus 2 reply: the first JSON object in the text with a ``commands`` list, or
-    the ``<keystrokes>`` of an XML reply (``terminus_xml_plain_parser.py``: raw text, no unescaping)."""
+    """The ``commands`` of a Terminus 2 reply: the first JSON object in the text with a ``commands`` list and
+    an ``analysis`` or ``plan`` (the parser's required fields, ``terminus_json_plain_parser.py``), or the
+    ``<keystrokes>`` inside an XML reply's ``<commands>`` (``terminus_xml_plain_parser.py``: raw text)."""
     decoder = json.JSONDecoder()
     pos = text.find("{")
     while pos >= 0:
@@ -188,13 +191,17 @@ def _message_commands(text: str) -> list[dict[str, Any]] | None:
             value, _ = decoder.raw_decode(text, pos)
         except ValueError:
             value = None
-        if isinstance(value, dict) and isinstance(value.get("commands"), list):
+        if (
+            isinstance(value, dict)
+            and isinstance(value.get("commands"), list)
+            and ("analysis" in value or "plan" in value)
+        ):
             commands = [
                 c for c in value["commands"] if isinstance(c, dict) and isinstance(c.get("keystrokes"), str)
             ]
             return commands or None
         pos = text.find("{", pos + 1)
-    if "<keystrokes" in text:
+    if "<keystrokes" in text and "<commands>" in text:
         found = re.findall(r"<keystrokes([^>]*)>(.*?)</keystrokes>", text, re.S)
         out = []
         for attrs, keys in found:
@@ -283,6 +290,11 @@ class _Document:
     step_lines: list[int] | None = None
     """A stream's steps' file lines."""
     layout: str = "object"
+    """``object``, ``array``, ``lines`` (a trajectory per line) or ``stream`` (a header, then steps)."""
+    warnings: list[str] = field(default_factory=list)
+    """What reading the file's lines found (a cut-off last line)."""
+    index_status: str | None = None
+    """A stream's ``status`` in the index file beside it."""
 
 
 def _documents(path: Path) -> list[_Document]:
@@ -325,7 +337,7 @@ def _lines(path: Path) -> list[_Document]:
     line, first = values[0]
     if isinstance(first, dict) and first.get("__header__") is True:
         doc = _stream(path, values[:1], values[1:])
-        doc.data.setdefault("_warnings", []).extend(warnings)
+        doc.warnings.extend(warnings)
         return [doc]
     docs = []
     for line, value in values:
@@ -334,8 +346,8 @@ def _lines(path: Path) -> list[_Document]:
                 path, f"expected an ATIF trajectory object, got {type(value).__name__}", line=line
             )
         docs.append(_Document(value, "", line, layout="lines"))
-    if warnings and docs:
-        docs[-1].data.setdefault("_warnings", []).extend(warnings)
+    if docs:
+        docs[-1].warnings.extend(warnings)
     return docs
 
 
@@ -344,13 +356,12 @@ def _stream(path: Path, header: list[tuple[int, Any]], steps: list[tuple[int, An
     _, head = header[0]
     data = {k: v for k, v in head.items() if k != "__header__"}
     data["steps"] = [value for _, value in steps]
-    index = _index_file(path)
-    if index is not None:
-        if isinstance(index.get("final_metrics"), dict) and "final_metrics" not in data:
-            data["final_metrics"] = index["final_metrics"]
-        if isinstance(index.get("status"), str):
-            data.setdefault("_index_status", index["status"])
-    return _Document(data, "", header[0][0], step_lines=[line for line, _ in steps], layout="stream")
+    index = _index_file(path) or {}
+    if isinstance(index.get("final_metrics"), dict) and "final_metrics" not in data:
+        data["final_metrics"] = index["final_metrics"]
+    status = index.get("status") if isinstance(index.get("status"), str) else None
+    lines = [line for line, _ in steps]
+    return _Document(data, "", header[0][0], step_lines=lines, layout="stream", index_status=status)
 
 
 def _index_file(path: Path) -> dict[str, Any] | None:
@@ -488,7 +499,13 @@ class _Builder:
     """Walks one trajectory object's steps in order: events, tool calls and their results."""
 
     def __init__(
-        self, path: Path, doc: _Document, options: ReadOptions, tid: str, parent: Trajectory | None = None
+        self,
+        path: Path,
+        doc: _Document,
+        options: ReadOptions,
+        tid: str,
+        parent: Trajectory | None = None,
+        parent_call: str | None = None,
     ):
         self.path = path
         self.doc = doc
@@ -499,7 +516,7 @@ class _Builder:
         self.parent = parent
         self.steps: list[Step] = []
         self.events: list[Event] = []
-        self.warnings: list[str] = list(self.data.get("_warnings", []))
+        self.warnings: list[str] = list(doc.warnings)
         self.pending: dict[str, list[Step]] = {}
         self.answered_ids: set[str] = set()
         self.awaiting_pane: Step | None = None  # a Terminus 2 batch whose pane is the next user step
@@ -507,7 +524,8 @@ class _Builder:
         self.counts: dict[str, int] = {}
         self.subagent_calls: dict[str, str] = {}  # trajectory_id -> the call whose result names it
         self.models: list[str] = []
-        self.parent_call: str | None = None
+        self.parent_call = parent_call
+        self.step_ids_off = False  # a step_id out of sequence was reported (once)
         rt = self.data.get("extra", {}).get("rtlab") if isinstance(self.data.get("extra"), dict) else None
         self.rtlab = rt if isinstance(rt, dict) and rt.get("schema") == EXPORT_SCHEMA else None
 
@@ -545,8 +563,15 @@ class _Builder:
         return len(self.steps) + len(self.events)
 
     def event(self, kind: EventKind, text: str, i: int, role: str | None, ts: Any, **data: Any) -> Event:
-        ev = Event(kind=kind, text=text, role=role, seq=self.seq(), timestamp=ts if isinstance(ts, str) else None,
-                   line=self.line(i), data=data)  # fmt: skip
+        ev = Event(
+            kind=kind,
+            text=text,
+            role=role,
+            seq=self.seq(),
+            timestamp=ts if isinstance(ts, str) else None,
+            line=self.line(i),
+            data=data,
+        )
         self.events.append(ev)
         return ev
 
@@ -554,9 +579,16 @@ class _Builder:
         self, tool: str, args: dict[str, Any], args_error: str | None, call_id: str | None, i: int, ts: Any
     ) -> Step:
         step = Step(
-            index=len(self.steps), tool=tool, command=_command(tool, args), args=args, args_error=args_error,
-            call_id=call_id, started_at=ts if isinstance(ts, str) else None, seq=self.seq(), line=self.line(i),
-        )  # fmt: skip
+            index=len(self.steps),
+            tool=tool,
+            command=_command(tool, args),
+            args=args,
+            args_error=args_error,
+            call_id=call_id,
+            started_at=ts if isinstance(ts, str) else None,
+            seq=self.seq(),
+            line=self.line(i),
+        )
         self.steps.append(step)
         if call_id is not None:
             if call_id in self.pending:
@@ -594,20 +626,32 @@ class _Builder:
     def build(self) -> list[Trajectory]:
         version = self.data.get("schema_version")
         if not (isinstance(version, str) and version.startswith("ATIF-")):
-            raise ReaderError(self.path, f"schema_version is {version!r}, not an ATIF version", line=self.doc.line,
-                              field=self._top("schema_version"))  # fmt: skip
+            raise ReaderError(
+                self.path,
+                f"schema_version is {version!r}, not an ATIF version",
+                line=self.doc.line,
+                field=self._top("schema_version"),
+            )
         if version not in KNOWN_VERSIONS:
             self.warnings.append(
                 f"schema_version {version!r} is newer than the versions rtlab knows; read as ATIF-v1.8"
             )
         agent = self.data.get("agent")
         if not isinstance(agent, dict):
-            raise ReaderError(self.path, f"expected the agent object, got {type(agent).__name__}", line=self.doc.line,
-                              field=self._top("agent"))  # fmt: skip
+            raise ReaderError(
+                self.path,
+                f"expected the agent object, got {type(agent).__name__}",
+                line=self.doc.line,
+                field=self._top("agent"),
+            )
         steps = self.data.get("steps")
         if not isinstance(steps, list):
-            raise ReaderError(self.path, f"expected a list of steps, got {type(steps).__name__}", line=self.doc.line,
-                              field=self._top("steps"))  # fmt: skip
+            raise ReaderError(
+                self.path,
+                f"expected a list of steps, got {type(steps).__name__}",
+                line=self.doc.line,
+                field=self._top("steps"),
+            )
         for i, raw in enumerate(steps):
             self._step(i, raw)
         trajectory = self._trajectory(agent, version, len(steps))
@@ -616,8 +660,12 @@ class _Builder:
         if isinstance(subs, list):
             for k, sub in enumerate(subs):
                 if not isinstance(sub, dict):
-                    raise ReaderError(self.path, "expected an embedded ATIF trajectory object", line=self.doc.line,
-                                      field=self._top(f"subagent_trajectories[{k}]"))  # fmt: skip
+                    raise ReaderError(
+                        self.path,
+                        "expected an embedded ATIF trajectory object",
+                        line=self.doc.line,
+                        field=self._top(f"subagent_trajectories[{k}]"),
+                    )
                 name = sub["trajectory_id"] if isinstance(sub.get("trajectory_id"), str) else str(k + 1)
                 where = self._top(f"subagent_trajectories[{k}]") or ""
                 child = _Builder(
@@ -626,8 +674,8 @@ class _Builder:
                     self.options,
                     f"{self.id}/{name}",
                     trajectory,
+                    self.subagent_calls.get(name),
                 )
-                child.parent_call = self.subagent_calls.get(name)
                 out.extend(child.build())
         return out
 
@@ -643,8 +691,8 @@ class _Builder:
         step_id = raw.get("step_id")
         if _int(step_id) is None:
             raise self.error(i, f"step_id is {step_id!r}, not an integer", "step_id")
-        if step_id != i + 1 and "step_ids" not in self.counts:
-            self.counts["step_ids"] = 1
+        if step_id != i + 1 and not self.step_ids_off:
+            self.step_ids_off = True
             self.warnings.append(f"{self.loc(i, 'step_id')}: {step_id}, expected {i + 1} (sequential from 1)")
         text, ok = _content_text(raw.get("message"))
         if not ok:
@@ -684,11 +732,14 @@ class _Builder:
         usage = _metrics_usage(raw.get("metrics"))
         if usage is not None:
             self.usage = usage if self.usage is None else self.usage + usage
+        data: dict[str, Any] = {"step_id": raw.get("step_id")}
+        if _obj(raw.get("extra")):
+            data["extra"] = raw["extra"]
         reasoning = raw.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning.strip():
-            self.event("reasoning", reasoning, i, "assistant", ts, step_id=raw.get("step_id"))
+            self.event("reasoning", reasoning, i, "assistant", ts, **data)
         if text.strip():
-            self.event("message", text, i, "assistant", ts, step_id=raw.get("step_id"))
+            self.event("message", text, i, "assistant", ts, **data)
         calls = raw.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
             raise self.error(i, f"expected a list of tool calls, got {type(calls).__name__}", "tool_calls")
@@ -759,7 +810,7 @@ class _Builder:
 
     def _results(self, i: int, raw: dict[str, Any], made: list[Step], ts: Any) -> None:
         """Answer the step's calls: by ``source_call_id``, then by order; a result answering none is an event."""
-        by_order = [s for s in made]
+        by_order = list(made)
         leftover: list[tuple[int, dict[str, Any], str]] = []
         for k, r in enumerate(self._result_list(i, raw)):
             key = f"observation.results[{k}]"
@@ -812,7 +863,9 @@ class _Builder:
                 self.subagent_calls[tid] = step.call_id
 
     def _restored(self, i: int, raw: dict[str, Any], rt: dict[str, Any], text: str, ts: Any) -> None:
-        """A step rtlab exported: the rtlab step or event as it was (``extra["rtlab"]``)."""
+        """A step rtlab exported: the rtlab step or event as it was (``extra["rtlab"]``), its tool, arguments
+        and shown text from the ATIF fields. With ``--clip`` the logged output is clipped anew and the step is
+        typed again (by :func:`type_step`), since its recorded frames belong to the old shown text."""
         where = self.where(i, "extra.rtlab")
         if isinstance(rt.get("step"), dict):
             calls = raw.get("tool_calls")
@@ -828,8 +881,15 @@ class _Builder:
                 data["clipped"] = shown != output or has_clip_marker(output)
                 data.pop("action", None)
                 data.pop("frames", None)
-            data.update(index=len(self.steps), tool=tool, args=args, output=output, shown=shown, seq=self.seq(),
-                        line=self.line(i))  # fmt: skip
+            data.update(
+                index=len(self.steps),
+                tool=tool,
+                args=args,
+                output=output,
+                shown=shown,
+                seq=self.seq(),
+                line=self.line(i),
+            )
             try:
                 self.steps.append(_step_from(data, where))
             except ValueError as exc:
@@ -860,16 +920,18 @@ class _Builder:
         tools = agent.get("tool_definitions")
         if isinstance(tools, list):
             meta["tool_definitions"] = [
-                t["function"]["name"] for t in tools
-                if isinstance(t, dict) and isinstance(t.get("function"), dict) and isinstance(t["function"].get("name"), str)
-            ]  # fmt: skip
+                t["function"]["name"]
+                for t in tools
+                if isinstance(t, dict)
+                and isinstance(t.get("function"), dict)
+                and isinstance(t["function"].get("name"), str)
+            ]
         final = self.data.get("final_metrics")
         if isinstance(final, dict) and _int(final.get("total_steps")) is not None:
             meta["total_steps"] = final["total_steps"]
-        if isinstance(self.data.get("_index_status"), str):
-            meta["index_status"] = self.data["_index_status"]
+        if self.doc.index_status is not None:
+            meta["index_status"] = self.doc.index_status
         meta.update(self.counts)
-        meta.pop("step_ids", None)
         if len(self.models) > 1:
             meta["models"] = self.models
         unanswered_batch = [s for s in self.steps if not s.answered and keystrokes(s.args) is not None]
@@ -925,8 +987,12 @@ class _Builder:
         assert self.rtlab is not None
         data = self.rtlab.get("trajectory")
         if not isinstance(data, dict):
-            raise ReaderError(self.path, "expected the exported trajectory's fields", line=self.doc.line,
-                              field=self._top("extra.rtlab.trajectory"))  # fmt: skip
+            raise ReaderError(
+                self.path,
+                "expected the exported trajectory's fields",
+                line=self.doc.line,
+                field=self._top("extra.rtlab.trajectory"),
+            )
         try:
             original = trajectory_from_dict(data, self._top("extra.rtlab.trajectory"))
         except ValueError as exc:
