@@ -644,6 +644,11 @@ def test_wild_folder_is_what_the_counts_pin(wild: Path) -> None:
     assert all(detect(p) is None for p in wild.glob("SPEC__*.md"))  # the spec texts hold ATIF only in prose
 
 
+def test_no_other_real_file_is_claimed(real: Path) -> None:
+    others = [p for p in real.rglob("*") if p.is_file() and p.parent.name != "atif"]
+    assert len(others) > 40 and [p for p in others if atif.sniff(p)] == []
+
+
 @pytest.mark.parametrize("name", sorted(WILD_COUNTS))
 def test_wild_counts_match_the_raw_records(wild: Path, name: str) -> None:
     path = wild / name
@@ -921,6 +926,12 @@ _STEP_FIELDS = (
 _TRAJECTORY_FIELDS = ("model", "harness", "harness_version", "usage", "deliverable")
 
 
+def read_log(t) -> list[tuple[int, str, str]]:
+    from rtlab.environment import replay
+
+    return [(e.step, e.path, e.command) for e in replay(t).tab.read_log]
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_export_reads_back_to_the_same_steps(samples: dict[str, Path], fmt: str, tmp_path: Path) -> None:
     if fmt not in samples:
@@ -950,6 +961,8 @@ def test_export_reads_back_to_the_same_steps(samples: dict[str, Path], fmt: str,
             t.id,
         )
         assert back.id == f"atif:{t.id}" and back.format == "atif"
+        # and so the environment rebuilds the same read log from it
+        assert read_log(back) == read_log(t)
 
 
 def test_every_wild_atif_trajectory_reads_back(wild: Path, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ an agent step's ``tool_calls`` are answered by the ``observation.results`` namin
 ``meta["results_by_order"]``); a result answering no call is kept as a ``tool`` event. ``system`` and
 ``user`` steps, agent messages and ``reasoning_content`` become events (a system step whose ``extra`` has
 ``context_management`` is a compaction, as inspect_scout reads it); the first user message is the
-instruction.
+instruction. The root's and the agent's ``extra`` are kept in ``meta``, a step's in its events' ``data``.
 
 Terminus 2 (harbor ``src/harbor/agents/terminus_2/terminus_2.py``) answers a model's turn with a JSON (or
 XML) object ``{"analysis", "plan", "commands": [{"keystrokes", "duration"}], "task_complete"}`` whose
