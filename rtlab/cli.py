@@ -55,7 +55,7 @@ def _nothing_read(args: argparse.Namespace, n_read: int) -> None:
         raise _NothingRead(f"no trajectory could be read from {', '.join(args.paths)}")
 
 
-def _add_input_options(p: argparse.ArgumentParser) -> None:
+def _add_input_options(p: argparse.ArgumentParser, format_flag: str = "--format") -> None:
     from rtlab.ingest import FORMATS
 
     p.add_argument(
@@ -64,7 +64,9 @@ def _add_input_options(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="run folders, log files or canonical JSONL; folders are searched",
     )
-    p.add_argument("--format", choices=FORMATS, help="force one reader instead of autodetection")
+    p.add_argument(
+        format_flag, dest="format", choices=FORMATS, help="force one reader instead of autodetection"
+    )
     p.add_argument(
         "--clip", metavar="POLICY", help="clipping policy for `shown` instead of the harness default"
     )
@@ -133,6 +135,22 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     return EXIT_PARTIAL if result.failures else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from rtlab.ingest.readers.atif import export_atif
+
+    result = _ingest(args)
+    exported = export_atif(result.trajectories, args.output, strict=args.strict)
+    for tid, error in exported.failures:
+        print(f"rtlab: skipped {tid}: {error}", file=sys.stderr)
+    failed = len(result.failures) + len(exported.failures)
+    print(
+        f"wrote {len(exported.written)} {args.to.upper()} files to {args.output}"
+        + (f"; {failed} failed" if failed else ""),
+        file=sys.stderr,
+    )
+    return EXIT_PARTIAL if failed else 0
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -606,6 +624,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="output file ('-' for stdout); written atomically",
     )
     p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser(
+        "export",
+        help="write trajectories in another format (ATIF: Harbor's Agent Trajectory Interchange Format)",
+        description="Read every trajectory under PATH... and write each to DIR/<safe id>.json as ATIF-v1.5, "
+        "with what ATIF has no field for under extra.rtlab (rtlab reads the files back to the same steps). "
+        f"Units that fail are reported and skipped (exit {EXIT_PARTIAL}) unless --strict.",
+    )
+    _add_input_options(p, format_flag="--from")
+    p.add_argument(
+        "--format", dest="to", choices=("atif",), default="atif", help="the format to write (atif)"
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="the folder to write to; each file written atomically",
+    )
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("info", help="summarise trajectories (readable, or one JSON object per trajectory)")
     _add_input_options(p)

@@ -104,7 +104,8 @@ def test_ingest_accepts_every_format(tmp_path: Path, capsys) -> None:
     out = tmp_path / "fixtures.jsonl"
     assert main(["ingest", str(ROOT / "tests" / "fixtures"), "-o", str(out)]) == 0
     formats = {t.format for t in read_jsonl(out)}
-    assert formats == set(FORMATS) - {"rtlab"}  # every format has a fixture there (the canonical one is what ingest writes)
+    # every reader has a hand-made fixture (the canonical format is what ingest writes)
+    assert formats == set(FORMATS) - {"rtlab"}
 
 
 def test_score_json_on_the_sample(capsys) -> None:

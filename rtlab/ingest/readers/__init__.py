@@ -27,6 +27,7 @@ _MODULES: dict[str, str] = {
     "openhands": "openhands",
     "swe-agent": "swe_agent",
     "mini-swe-agent": "mini_swe_agent",
+    "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
 }

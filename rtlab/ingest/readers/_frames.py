@@ -709,3 +709,137 @@ def mini_swe_agent_reply(shown: str) -> MiniReply | None:
         end = len(shown) - len(_MINI_TIMEOUT_END)
         return MiniReply((Frame(0, m.end(), "frame"), Frame(end, len(shown), "frame")), False, None, True)
     return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A terminal pane after a batch of keystrokes (Harbor's Terminus 2)
+
+_TERMINAL_OPENINGS = re.compile(
+    r"Current terminal state:\n"
+    r"|New Terminal Output:\n"
+    r"|Current Terminal Screen:\n"
+    r"|Previous response had warnings:\n(?:[^\n]+\n)*\n"
+    r"|Previous command:\n[\s\S]*?\nThe previous command timed out after [\d.]+ seconds\n\n"
+    r"[\s\S]*?Here is the current state of the terminal:\n\n"
+)
+"""What Terminus 2 (harbor ``agents/terminus_2/terminus_2.py``) puts before the pane's text: the completion
+check's ``Current terminal state:``, a warnings block, the timeout template (``templates/timeout.txt``), and
+``TmuxSession.get_incremental_output``'s ``New Terminal Output:`` / ``Current Terminal Screen:``."""
+_TERMINAL_TRAILER = re.compile(r"\n\nAre you sure you want to mark the task as complete\? [^\n]*$")
+"""``_get_completion_confirmation_message``'s question after the pane."""
+TERMINAL_CLIP = re.compile(r"\n\[\.\.\. output limited to \d+ bytes; \d+ interior bytes omitted \.\.\.\]\n")
+"""Terminus 2's ``_limit_output_length`` marker (10000 bytes: the first and last 5000 kept)."""
+_PROMPT = re.compile(
+    r"^(?:\([^()\n]*\) )?(?:[\w.-]+@[\w.-]+:(?P<cwd>[^\n#$]*)|(?:bash|sh)-\d+(?:\.\d+)*)[#$](?: |$)", re.M
+)
+"""A shell prompt at the start of a pane line: bash's default ``user@host:cwd# `` (a virtualenv's ``(name) ``
+in front) or ``bash-5.2# ``."""
+
+
+def terminal_cwd(shown: str) -> str | None:
+    """The directory in the pane's first prompt (``root@host:/app#``), when it is an absolute path."""
+    m = _PROMPT.search(shown)
+    cwd = m.group("cwd") if m else None
+    return cwd if cwd and cwd.startswith("/") else None
+
+
+def _echo(shown: str, pos: int, text: str, end: int) -> int | None:
+    """Where the pane's echo of the typed ``text`` ends when it starts at ``pos``: the pane wraps long lines
+    (a newline may come before any character) and shows ``> `` after a newline typed inside a command."""
+    i = 0
+    while i < len(text):
+        if pos >= end:
+            return None
+        ch = text[i]
+        if shown[pos] == ch:
+            pos += 1
+            if ch == "\n" and shown.startswith("> ", pos):
+                pos += 2
+            i += 1
+        elif shown[pos] == "\n":
+            pos += 1  # the pane wrapped the line here
+        else:
+            return None
+    return pos
+
+
+def terminal_parts(
+    shown: str, lines: list[str], *, clipped: bool
+) -> tuple[tuple[Action, ...], tuple[Frame, ...]]:
+    """A terminal pane after keystrokes: its frames (Terminus 2's words before and after the pane, its clip
+    marker, every prompt line with the command echoed on it) and, for each typed command line found echoed
+    after a prompt (with the ``> `` continuation lines that follow it, a heredoc's body), a ``shell`` part
+    whose output is the text up to the next prompt. ``lines`` are the command lines typed, in order; lines
+    never found echoed (typed into a program, or scrolled away) get no part."""
+    status = status_start(shown)
+    start = 0
+    while m := _TERMINAL_OPENINGS.match(shown, start):
+        start = m.end()
+    trailer = _TERMINAL_TRAILER.search(shown, start, status)
+    end = trailer.start() if trailer else status
+    found: list[Frame] = [Frame(0, start, "frame")] if start else []
+    if clipped or shown.find("[... output limited", start, end) >= 0:
+        found += [Frame(m.start(), m.end(), "clip") for m in TERMINAL_CLIP.finditer(shown, start, end)]
+    prompts = [(m.start(), m.end()) for m in _PROMPT.finditer(shown, start, end)]
+    queue = [line for line in lines if line.strip()]
+    parts: list[Action] = []
+    head = 0
+    for k, (line_start, typed_at) in enumerate(prompts):
+        nl = shown.find("\n", typed_at, end)
+        line_end = end if nl < 0 else nl + 1
+        match = None
+        for i in range(head, len(queue)):
+            e = _echo(shown, typed_at, queue[i], end)
+            if e is not None and (e == end or shown[e] == "\n"):
+                match = i, e
+                break
+        if match is None:  # an empty prompt, or an echo of something not typed in this batch
+            found.append(Frame(line_start, line_end, "frame"))
+            continue
+        i, e = match
+        command = [queue[i]]
+        head = i + 1
+        pos = min(e + 1, end)
+        while head < len(queue) and shown.startswith("> ", pos):
+            e = _echo(shown, pos + 2, queue[head], end)
+            if e is None or (e < end and shown[e] != "\n"):
+                break
+            command.append(queue[head])
+            head += 1
+            pos = min(e + 1, end)
+        found.append(Frame(line_start, pos, "frame"))
+        out_end = prompts[k + 1][0] if k + 1 < len(prompts) else end
+        parts.append(Action("shell", command="\n".join(command), output=(pos, max(pos, out_end))))
+    if trailer:
+        found.append(Frame(trailer.start(), status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return tuple(parts), _disjoint(found)
+
+
+def _disjoint(frames: list[Frame]) -> tuple[Frame, ...]:
+    """Frames in order, none overlapping: where a frame and a clip marker overlap, the marker keeps its span."""
+    out: list[Frame] = []
+    for f in sorted(frames, key=lambda f: (f.start, f.end)):
+        if out and f.start < out[-1].end:
+            prev = out[-1]
+            if prev.kind == f.kind:
+                out[-1] = Frame(prev.start, max(prev.end, f.end), f.kind)
+                continue
+            if prev.kind == "clip":
+                f = Frame(prev.end, f.end, f.kind)
+            else:
+                out[-1] = Frame(prev.start, f.start, prev.kind)
+                if out[-1].end <= out[-1].start:
+                    out.pop()
+        if f.end > f.start:
+            out.append(f)
+    return tuple(out)
+
+
+def has_clip_marker(shown: str) -> bool:
+    """Whether ``shown`` holds a clip marker of a harness rtlab knows (Codex, OpenHands, Terminus 2): the
+    log already holds the cut output."""
+    if TERMINAL_CLIP.search(shown):
+        return True
+    return bool(_markers(shown, 0, len(shown)))
