@@ -23,6 +23,7 @@ _MODULES: dict[str, str] = {
     "g2b": "g2b",
     "dci": "dci",
     "pi": "pi",
+    "inspect": "inspect",
     "openhands": "openhands",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
