@@ -52,6 +52,7 @@ providers before, so each entry's ``total_tokens`` decides.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import shlex
@@ -122,7 +123,6 @@ _EDIT_COMMANDS = {"str_replace", "insert", "undo_edit"}
 TYPED_TOOLS = frozenset({"bash", "python", "bash_session", "text_editor", "read_file", "grep", "list_files"})
 """Inspect's own tools whose calls this reader types from their arguments; any other tool is an ``other``
 unless the log shows it returned a sandbox file verbatim (a ``read``, see :meth:`_Sample._sandbox_read`)."""
-_WEB_PREFIX = "web_browser"
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -159,8 +159,6 @@ class _Log:
 
 
 def _parse_member(z: ZipArchive, name: str) -> Any:
-    import json
-
     data = z.read(name)
     try:
         text = data.decode("utf-8")
@@ -206,9 +204,13 @@ def _load_eval(path: Path) -> _Log:
 
 
 def _journal_summaries(names: list[str]) -> list[str]:
-    found = [n for n in names if n.startswith(JOURNAL_SUMMARIES) and n.endswith(".json")]
-    stem = lambda n: n[len(JOURNAL_SUMMARIES) : -len(".json")]  # noqa: E731
-    return sorted(found, key=lambda n: (0, int(stem(n))) if stem(n).isdigit() else (1, n))
+    """The journal's summary files, in the order Inspect numbered them."""
+
+    def order(name: str) -> tuple[int, int, str]:
+        stem = name[len(JOURNAL_SUMMARIES) : -len(".json")]
+        return (0, int(stem), "") if stem.isdigit() else (1, 0, stem)
+
+    return sorted((n for n in names if n.startswith(JOURNAL_SUMMARIES) and n.endswith(".json")), key=order)
 
 
 def _load_json(path: Path) -> _Log:
@@ -238,7 +240,9 @@ def _load(path: Path) -> _Log:
     if not isinstance(version, int) or isinstance(version, bool):
         raise ReaderError(path, f"expected int, got {type(version).__name__}", field="version")
     if version not in KNOWN_VERSIONS:
-        log.warnings.append(f"log version {version} is newer than rtlab knows ({KNOWN_VERSIONS}); read as is")
+        log.warnings.append(
+            f"log version {version} is not one rtlab knows {KNOWN_VERSIONS}; read as version 2"
+        )
     stored = set()
     for where, sample in log.samples:
         if "id" not in sample or "epoch" not in sample:
@@ -391,8 +395,8 @@ def _view_range(args: dict[str, Any]) -> tuple[int | None, int | None]:
 def _read_file_range(args: dict[str, Any]) -> tuple[int | None, int | None]:
     """``(offset, limit)`` of ``read_file``: its ``offset`` is 0-based, the read starts at line ``offset + 1``."""
     offset, limit = _int(args.get("offset")), _int(args.get("limit"))
-    first = max(0, offset) + 1 if offset else None
-    return (first if first != 1 or limit is not None else None), limit
+    start = max(0, offset or 0) + 1
+    return (None if start == 1 and limit is None else start), limit
 
 
 def _grep_command(args: dict[str, Any]) -> str | None:
@@ -694,9 +698,8 @@ def _same_text(logged: str, result: str) -> bool:
     if m is None:
         return False
     lines = result.splitlines()
-    return (
-        len(lines) == SANDBOX_EVENT_LINES + int(m.group(1))
-        and logged[: m.start()] == "\n".join(lines[:SANDBOX_EVENT_LINES])
+    return len(lines) == SANDBOX_EVENT_LINES + int(m.group(1)) and logged[: m.start()] == "\n".join(
+        lines[:SANDBOX_EVENT_LINES]
     )
 
 
@@ -737,6 +740,8 @@ class _Sample:
         self.cuts: dict[int, _Cut] = {}
         self.truncations: list[dict[str, Any]] = []
         self.tool_errors: list[dict[str, Any]] = []
+        self.positions: dict[int, int] = {}
+        """Where each step stands in ``items`` (by step index)."""
         self.unlinked: list[dict[str, Any]] = []
         self.file_reads: list[dict[str, Any]] = []
         self.models: list[str] = []
@@ -901,8 +906,6 @@ class _Sample:
         self.steps.append(step)
         self.positions[step.index] = self.add(step, _time(at))
 
-    positions: dict[int, int]
-
     def _tool(self, msg: dict[str, Any], where: str, line: int) -> None:
         call_id = msg.get("tool_call_id")
         text = content_text(msg.get("content"))
@@ -1015,7 +1018,6 @@ class _Sample:
             self.add(Event("system", text=text, data={"from": "sample.limit", **limit}))
 
     def build(self) -> Trajectory:
-        self.positions = {}
         self.messages()
         self.extras()
         sample, spec, header = self.sample, self.spec, self.log.header
