@@ -104,11 +104,22 @@ def _members(samples: list[dict[str, Any]], header: dict[str, Any] | None = None
     ]
 
 
-def _zip(path: Path, members: list[tuple[str, bytes]], method: int = zipfile.ZIP_DEFLATED) -> Path:
-    """A ZIP archive written by :mod:`zipfile` (stored, deflated, bzip2, ...)."""
+def _zip(
+    path: Path,
+    members: list[tuple[str, bytes]],
+    method: int = zipfile.ZIP_DEFLATED,
+    *,
+    streamed: bool = False,
+) -> Path:
+    """A ZIP archive written by :mod:`zipfile` (stored, deflated, bzip2, ...); ``streamed`` writes the members
+    as Inspect streams samples (``ZipFile.open(name, "w", force_zip64=True)``: ZIP64 local headers)."""
     with zipfile.ZipFile(path, "w", compression=method) as z:
         for name, data in members:
-            z.writestr(name, data)
+            if streamed:
+                with z.open(name, "w", force_zip64=True) as fh:
+                    fh.write(data)
+            else:
+                z.writestr(name, data)
     return path
 
 
@@ -648,15 +659,17 @@ def _plain(t: Any) -> dict[str, Any]:
     return d
 
 
-@pytest.mark.parametrize("method", ["stored", "deflated", "zstd", "zstd-zip64", "zstd-frames"])
+@pytest.mark.parametrize(
+    "method", ["stored", "deflated", "deflated-streamed", "zstd", "zstd-zip64", "zstd-frames"]
+)
 def test_every_compression_method_reads_the_same_run(tmp_path: Path, method: str) -> None:
     samples = [_rich_sample(), {**_rich_sample(), "id": "bug-2", "epoch": 2}]
     members = _members(samples)
     path = tmp_path / f"run-{method}.eval"
     if method == "stored":
         _zip(path, members, zipfile.ZIP_STORED)
-    elif method == "deflated":
-        _zip(path, members, zipfile.ZIP_DEFLATED)
+    elif method.startswith("deflated"):
+        _zip(path, members, zipfile.ZIP_DEFLATED, streamed=method == "deflated-streamed")
     else:
         _zstd_zip(path, members, zip64=method == "zstd-zip64", frames=3 if method == "zstd-frames" else 1)
     if method.startswith("zstd"):
@@ -732,7 +745,8 @@ def test_a_cut_off_archive_is_an_error(tmp_path: Path) -> None:
     path.write_bytes(path.read_bytes()[:-40])
     with pytest.raises(ReaderError, match="no end-of-central-directory record"):
         inspect.read(path, OPTS)
-    assert not inspect.sniff(path)
+    assert inspect.sniff(path)  # a damaged .eval is claimed, so that reading it says what is wrong
+    assert not inspect.sniff(path.rename(path.with_suffix(".zip")))
 
 
 def test_damaged_zstd_data_is_an_error(tmp_path: Path) -> None:

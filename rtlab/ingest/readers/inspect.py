@@ -42,7 +42,10 @@ script, ``bash_session`` ``type_submit`` a shell line (its echo, prompt and tail
 ``text_editor`` ``view`` a read (or a folder list) with its ``cat -n`` header framed, ``create`` a write,
 ``str_replace`` / ``insert`` / ``undo_edit`` an edit; ``read_file`` a read, ``grep`` and ``list_files`` the
 ``grep -rn`` / ``find`` command lines they run; ``think``, ``web_search``, ``web_browser_*`` and custom tools
-are others. Scores (``sample.scores``, ``Score``: ``value``, ``answer``, ``explanation``, ``metadata``) whose
+are others, except a custom tool that the events show returned a sandbox file unchanged: a ``read_file``
+``SandboxEvent`` while the tool ran (util/_sandbox/events.py, whose ``content_display`` logs the first 20 lines
+and ``Output truncated (N additional lines)``) whose text is the tool's result (or its first 20 lines, with the
+same number of lines) makes the step a ``read`` of that file (``meta["sandbox_file_results"]``). Scores (``sample.scores``, ``Score``: ``value``, ``answer``, ``explanation``, ``metadata``) whose
 value is a grade Inspect's ``value_to_float`` knows (``C``/``I``/``P``/``N``, yes/no, true/false, a bool, or
 a number in [0, 1]) become a :class:`~rtlab.records.Judgement` (one item per scorer, passed at full marks);
 the others are kept in ``meta["scores"]``. Token usage is ``sample.model_usage`` summed over models;
@@ -130,8 +133,9 @@ unless the log shows it returned a sandbox file verbatim (a ``read``, see :meth:
 
 
 def sniff(path: Path) -> bool:
-    """A ZIP archive whose central directory holds ``header.json`` or ``_journal/start.json``, or a JSON object
-    whose first keys are ``version``, ``status`` and ``eval`` (the order ``EvalLog`` writes them in)."""
+    """A ZIP archive whose central directory holds ``header.json`` or ``_journal/start.json`` (or a ``.eval`` ZIP
+    whose directory cannot be read), or a JSON object whose first keys are ``version``, ``status`` and
+    ``eval`` (the order ``EvalLog`` writes them in)."""
     try:
         if not path.is_file():
             return False
@@ -140,7 +144,9 @@ def sniff(path: Path) -> bool:
     head = head_bytes(path, 4096)
     if head.startswith(ZIP_MAGIC):
         names = zip_names(path)
-        return names is not None and (HEADER in names or START in names)
+        if names is None:  # a damaged archive: claimed when it is named as a log, so that reading says why
+            return path.suffix == ".eval"
+        return HEADER in names or START in names
     return bool(_JSON_LOG.match(head))
 
 
