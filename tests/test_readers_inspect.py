@@ -580,7 +580,7 @@ def test_unpaired_tool_messages_are_kept_and_reported(tmp_path: Path) -> None:
             "samples[0]: messages[1].tool_calls",
         ),
         (lambda s: s["messages"][1]["tool_calls"][0].pop("id"), "samples[0]: messages[1].tool_calls[0].id"),
-        (lambda s: s.pop("messages"), "samples[0]: messages"),
+        (lambda s: s.__setitem__("messages", {"role": "user"}), "samples[0]: messages"),
     ],
 )
 def test_malformed_samples_name_the_field(tmp_path: Path, mutate, field: str) -> None:
@@ -589,6 +589,13 @@ def test_malformed_samples_name_the_field(tmp_path: Path, mutate, field: str) ->
     with pytest.raises(ReaderError) as err:
         inspect.read(_json_log(tmp_path, [sample]), OPTS)
     assert err.value.field == field and str(tmp_path) in str(err.value)
+
+
+def test_a_sample_without_messages_says_so(tmp_path: Path) -> None:
+    sample = _sample([])
+    del sample["messages"]
+    t = _read_one(_json_log(tmp_path, [sample]))
+    assert t.steps == [] and t.meta["warnings"] == ["samples[0]: the sample has no messages"]
 
 
 def test_a_log_without_samples_is_an_error(tmp_path: Path) -> None:

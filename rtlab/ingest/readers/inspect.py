@@ -839,6 +839,9 @@ class _Sample:
         return ev
 
     def messages(self) -> None:
+        if "messages" not in self.sample:  # EvalSample.messages defaults to an empty list
+            self.warnings.append(f"{self.where}: the sample has no messages")
+            return
         messages = self.get(self.sample, "messages", list, "")
         for pos, msg in enumerate(messages):
             line = pos + 1
