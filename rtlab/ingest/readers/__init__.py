@@ -23,6 +23,7 @@ _MODULES: dict[str, str] = {
     "g2b": "g2b",
     "dci": "dci",
     "pi": "pi",
+    "inspect": "inspect",
     "openhands-v1": "openhands_v1",
     "openhands": "openhands",
     "swe-agent": "swe_agent",

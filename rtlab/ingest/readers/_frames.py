@@ -187,9 +187,11 @@ def _markers(shown: str, start: int, end: int) -> list[Frame]:
     return [Frame(m.start(), m.end(), "clip") for m in _CLIP_MARKERS.finditer(shown, start, end)]
 
 
-Harness = Literal["codex", "openhands", "openhands-v1", "pi", "g2b", "any"]
+Harness = Literal["codex", "openhands", "openhands-v1", "pi", "g2b", "inspect", "any"]
 """Whose words to look for: one harness's, or (``any``) every harness's, for logs whose harness is unknown.
-``openhands`` is OpenHands V0 (the event-list logs), ``openhands-v1`` the software-agent-sdk."""
+``openhands`` is OpenHands V0 (the event-list logs), ``openhands-v1`` the software-agent-sdk. ``inspect`` (and
+``g2b``) have no words of theirs that :func:`output_frames` looks for (Inspect's own are found by
+:func:`inspect_truncation`, :func:`editor_clip_frames` and :func:`session_frames`)."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -368,8 +370,10 @@ def whole(shown: str) -> tuple[Frame, ...]:
 _REFERENCE = re.compile(r"^<reference [^>\n]*>\n")
 _CAT_N_HEADER = re.compile(r"^Here's the result of running `cat -n` on (?P<path>[^\n]+?):\n")
 _DIR_VIEW = re.compile(
-    r"^Here's the files and directories up to \d+ levels? deep in (?P<path>[^\n,]+)[^\n]*\n"
+    r"^Here(?:'s| are) the files and directories up to \d+ levels? deep in (?P<path>[^\n,]+)[^\n]*\n"
 )
+"""An editor's folder view: ``Here's the files ...`` (OpenHands, Anthropic's editor), ``Here are the files ...``
+(Inspect's ``text_editor``, inspect_sandbox_tools/_in_process_tools/_text_editor/text_editor.py)."""
 
 
 def _output_start(shown: str, frames: list[Frame]) -> int:
@@ -843,3 +847,96 @@ def has_clip_marker(shown: str) -> bool:
     if TERMINAL_CLIP.search(shown):
         return True
     return bool(_markers(shown, 0, len(shown)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Inspect AI: the max_tool_output wrapper, the editor's clip notice, bash_session's terminal
+
+_INSPECT_HEAD = re.compile(
+    r"\n?(?P<indent> *)The output of your call to [^\n]* was too long to be displayed\.\n"
+    r" *Here is a truncated version:\n *<START_TOOL_OUTPUT>\n"
+)
+_INSPECT_END = re.compile(r"\n *<END_TOOL_OUTPUT>\n?\Z")
+
+
+def inspect_truncation(
+    shown: str, *, middle: bool = True, limit: int | None = None
+) -> tuple[tuple[int, int], tuple[Frame, ...]] | None:
+    """The body span and the frames of Inspect's ``max_tool_output`` wrapper, or ``None`` when ``shown`` is not
+    wrapped.
+
+    ``truncate_tool_output`` (inspect_ai/model/_call_tools.py) puts an over-long string result (16 KiB by
+    default) inside ``The output of your call to TOOL was too long to be displayed.`` / ``Here is a truncated
+    version:`` / ``<START_TOOL_OUTPUT>`` ... ``<END_TOOL_OUTPUT>``. ``truncate_string_to_bytes``
+    (inspect_ai/_util/text.py) keeps the first ``limit`` bytes up to 0.3.116 (``middle`` false: the trailer
+    is the clip, the body's last line is cut) and the first ``limit // 2`` and last ``limit - limit // 2``
+    bytes from 0.3.117 on (``middle``: a zero-width clip where they meet, ``limit`` defaulting to the body's
+    UTF-8 size, which it equals for ASCII text). Before 0.3.58 the wrapper was dedented after the body was put
+    in, so its lines (and the body's first line) keep their indentation, and it had no final newline.
+    """
+    head = _INSPECT_HEAD.match(shown)
+    if head is None:
+        return None
+    end = _INSPECT_END.search(shown, head.end())
+    if end is None:
+        return None
+    start = head.end()
+    indent = head.group("indent")
+    if indent and shown.startswith(indent, start) and start + len(indent) <= end.start():
+        start += len(indent)  # before 0.3.58 the body's first line carries the wrapper's indentation
+    frames = [Frame(0, start, "frame")]
+    if middle:
+        body = shown[start : end.start()].encode("utf-8", "surrogatepass")
+        half = (limit if limit is not None and limit > 0 else len(body)) // 2
+        cut = start + len(body[:half].decode("utf-8", "ignore"))
+        if start < cut < end.start():
+            frames.append(Frame(cut, cut, "clip"))
+        frames.append(Frame(end.start(), len(shown), "frame"))
+    else:
+        frames.append(Frame(end.start(), len(shown), "clip"))
+    return (start, end.start()), tuple(frames)
+
+
+_EDITOR_CLIPPED = re.compile(r"<response clipped><NOTE>[^\n]*?</NOTE>")
+"""The notice an Anthropic-style editor appends where it cut a view at 16,000 characters (``maybe_truncate``,
+inspect_sandbox_tools/_in_process_tools/_text_editor/_run.py)."""
+
+
+def editor_clip_frames(shown: str, start: int = 0, end: int | None = None) -> list[Frame]:
+    """``clip`` frames over the editor's ``<response clipped><NOTE>...</NOTE>`` notices in ``[start, end)``."""
+    stop = len(shown) if end is None else end
+    if shown.find("<response clipped>", start, stop) < 0:
+        return []
+    return [Frame(m.start(), m.end(), "clip") for m in _EDITOR_CLIPPED.finditer(shown, start, stop)]
+
+
+_SESSION_NOTICE = re.compile(
+    r"\n?\[inspect_sandbox_tools: bash_session output exceeded [^\]\n]*; showing the tail; \d+ bytes omitted\]\n"
+    r"|\[\d+ bytes omitted\]\n|\[output truncated\]\n"
+)
+_SESSION_PROMPT = re.compile(r"(?:\([^()\n]{1,80}\) )?(?:[\w.-]+@[\w.-]+:[^\n$#]{0,200}|bash-[\d.]+)?[$#] ")
+"""An interactive bash's prompt (``root@host:/repo# ``, ``bash-5.2$ ``, ``(venv) user@host:~$ ``, ``$ ``)."""
+
+
+def session_frames(shown: str, typed: str | None, start: int = 0, end: int | None = None) -> list[Frame]:
+    """Inspect ``bash_session``'s terminal words in ``[start, end)``: the notice that it kept only the tail
+    (``_truncation_notice`` in inspect_sandbox_tools/_remote_tools/_bash_session/_process.py, a ``clip``), the
+    terminal's echo of the line typed, and the shell's prompt left after the output (an interactive ``bash -i``
+    on a pseudo-terminal)."""
+    stop = len(shown) if end is None else end
+    frames: list[Frame] = []
+    pos = start
+    if m := _SESSION_NOTICE.match(shown, pos, stop):
+        frames.append(Frame(m.start(), m.end(), "clip"))
+        pos = m.end()
+    line = (typed or "").rstrip("\n")
+    if line and "\n" not in line and shown.startswith(line, pos):
+        after = pos + len(line)
+        nl = shown.find("\n", after, stop)
+        if nl >= 0 and not shown[after:nl].strip("\r"):
+            frames.append(Frame(pos, nl + 1, "frame"))
+            pos = nl + 1
+    last = max(pos, shown.rfind("\n", pos, stop) + 1)
+    if last < stop and _SESSION_PROMPT.fullmatch(shown, last, stop):
+        frames.append(Frame(last, stop, "frame"))
+    return frames

@@ -1,0 +1,271 @@
+"""ZIP archives read from their own central directory, members decompressed in memory.
+
+Inspect AI 0.3.2xx writes its ``.eval`` logs with zstd-compressed members (ZIP method 93, by the
+``zipfile_zstd`` patch or Python 3.14's zipfile), which Python 3.11's :mod:`zipfile` cannot decompress. Rather
+than patch :mod:`zipfile` for the whole process, this module reads the end-of-central-directory record (ZIP64
+too), the central directory and each member's local header itself (PKWARE APPNOTE.TXT sections 4.3 and 4.4)
+and decompresses stored (0), deflated (8) and zstd (93) members; any other method, an encrypted member, a
+member whose data lies outside the archive or a size or CRC-32 that does not match raises
+:class:`~rtlab.errors.ReaderError` naming the archive and the member. Nothing is extracted to disk: member
+names are only keys. A name that occurs twice resolves to its last entry, as :mod:`zipfile` and Inspect do.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
+
+from rtlab.errors import ReaderError
+
+ZIP_MAGIC = b"PK\x03\x04"
+"""How a ZIP file with at least one member begins (a local file header)."""
+
+STORED, DEFLATED, ZSTD = 0, 8, 93
+METHODS = {STORED: "stored", DEFLATED: "deflate", ZSTD: "zstd"}
+"""The compression methods read, by their APPNOTE number."""
+_KNOWN_OTHER = {1: "shrink", 6: "implode", 9: "deflate64", 12: "bzip2", 14: "lzma", 95: "xz", 98: "ppmd"}
+
+_EOCD = b"PK\x05\x06"
+_EOCD64 = b"PK\x06\x06"
+_EOCD64_LOCATOR = b"PK\x06\x07"
+_CENTRAL = b"PK\x01\x02"
+_EOCD_SIZE = 22
+_MAX_COMMENT = 0xFFFF
+_LOCAL_SIZE = 30
+_CENTRAL_SIZE = 46
+_ZIP64_EXTRA = 0x0001
+
+
+@dataclass(frozen=True)
+class _Member:
+    name: str
+    method: int
+    flags: int
+    crc: int
+    compressed_size: int
+    size: int
+    offset: int
+
+
+def _method_name(method: int) -> str:
+    return METHODS.get(method) or _KNOWN_OTHER.get(method) or "unknown"
+
+
+class ZipArchive:
+    """An open ZIP archive: its member names and each member's bytes, read on demand.
+
+    Use as a context manager (``with ZipArchive(path) as z: z.read("header.json")``); a file that is not a
+    ZIP archive, or whose central directory is damaged, raises :class:`ReaderError` on opening.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._fh: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed by close() / __exit__)
+        try:
+            self._size = self._fh.seek(0, io.SEEK_END)
+            self._members, self._data_end = self._central_directory()
+        except BaseException:
+            self._fh.close()
+            raise
+
+    def __enter__(self) -> ZipArchive:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the archive's file."""
+        self._fh.close()
+
+    @property
+    def names(self) -> list[str]:
+        """Member names in the order of their first entry (each once)."""
+        return list(self._members)
+
+    def method(self, name: str) -> int:
+        """The compression method of member ``name``."""
+        return self._member(name).method
+
+    def read(self, name: str) -> bytes:
+        """The uncompressed bytes of member ``name`` (its last entry), checked for size and CRC-32."""
+        m = self._member(name)
+        if m.flags & 0x1:
+            self._fail(f"member {name!r} is encrypted; rtlab reads no encrypted archives")
+        if m.method not in METHODS:
+            self._fail(
+                f"member {name!r} uses compression method {m.method} ({_method_name(m.method)}); "
+                f"rtlab reads {', '.join(f'{k} ({v})' for k, v in METHODS.items())}"
+            )
+        raw = self._raw(m)
+        if m.method == STORED:
+            data = raw
+        elif m.method == DEFLATED:
+            data = self._inflate(m, raw)
+        else:
+            data = self._unzstd(m, raw)
+        if len(data) != m.size:
+            self._fail(f"member {name!r}: {len(data)} bytes after decompression, the directory says {m.size}")
+        if zlib.crc32(data) != m.crc:
+            self._fail(f"member {name!r}: CRC-32 does not match (damaged archive)")
+        return data
+
+    # --- internals -----------------------------------------------------------------------------------------
+
+    def _fail(self, message: str) -> None:
+        raise ReaderError(self.path, message)
+
+    def _member(self, name: str) -> _Member:
+        try:
+            return self._members[name]
+        except KeyError:
+            raise ReaderError(self.path, f"no member {name!r} in this archive") from None
+
+    def _pread(self, offset: int, n: int) -> bytes:
+        self._fh.seek(offset)
+        data = self._fh.read(n)
+        if len(data) != n:
+            self._fail(f"archive ends at byte {self._size}, {n} bytes wanted at {offset} (truncated file?)")
+        return data
+
+    def _central_directory(self) -> tuple[dict[str, _Member], int]:
+        tail_len = min(self._size, _EOCD_SIZE + _MAX_COMMENT)
+        tail = self._pread(self._size - tail_len, tail_len) if tail_len else b""
+        at = tail.rfind(_EOCD)
+        while at >= 0 and at + _EOCD_SIZE > len(tail):
+            at = tail.rfind(_EOCD, 0, at)
+        if at < 0:
+            self._fail("not a ZIP archive, or a damaged one: no end-of-central-directory record")
+        eocd_pos = self._size - tail_len + at
+        (_, disk, cd_disk, _, total, cd_size, cd_offset, _) = struct.unpack("<4s4H2LH", tail[at : at + 22])
+        if 0xFFFF in (disk, cd_disk, total) or 0xFFFFFFFF in (cd_size, cd_offset):
+            total, cd_size, cd_offset = self._zip64_end(eocd_pos)
+        elif disk != 0 or cd_disk != 0:
+            self._fail("multi-disk (split) ZIP archives are not read")
+        if cd_offset + cd_size > eocd_pos:
+            self._fail(
+                f"central directory (offset {cd_offset}, {cd_size} bytes) runs past its end record at {eocd_pos}"
+            )
+        cd = self._pread(cd_offset, cd_size)
+        members: dict[str, _Member] = {}
+        pos = 0
+        for i in range(total):
+            if cd[pos : pos + 4] != _CENTRAL or pos + _CENTRAL_SIZE > len(cd):
+                self._fail(
+                    f"central directory entry {i + 1} of {total} is damaged (offset {cd_offset + pos})"
+                )
+            (
+                _, _, _, flags, method, _, _, crc, csize, usize, nlen, xlen, clen, _, _, _, offset,
+            ) = struct.unpack("<4s6H3L5HLL", cd[pos : pos + _CENTRAL_SIZE])  # fmt: skip
+            name_bytes = cd[pos + 46 : pos + 46 + nlen]
+            extra = cd[pos + 46 + nlen : pos + 46 + nlen + xlen]
+            pos += _CENTRAL_SIZE + nlen + xlen + clen
+            if pos > len(cd):
+                self._fail(f"central directory entry {i + 1} of {total} runs past the directory")
+            name = name_bytes.decode("utf-8" if flags & 0x800 else "cp437", errors="replace")
+            usize, csize, offset = _zip64_sizes(extra, usize, csize, offset)
+            # a repeated name keeps its first position and takes its last entry (dict assignment)
+            members[name] = _Member(name, method, flags, crc, csize, usize, offset)
+        return members, cd_offset
+
+    def _zip64_end(self, eocd_pos: int) -> tuple[int, int, int]:
+        if eocd_pos < 20:
+            self._fail("ZIP64 archive without its end-of-central-directory locator")
+        loc = self._pread(eocd_pos - 20, 20)
+        sig, disk, rec_offset, disks = struct.unpack("<4sLQL", loc)
+        if sig != _EOCD64_LOCATOR:
+            self._fail("ZIP64 archive without its end-of-central-directory locator")
+        if disk != 0 or disks > 1:
+            self._fail("multi-disk (split) ZIP archives are not read")
+        if rec_offset + 56 > eocd_pos - 20:
+            self._fail("ZIP64 end-of-central-directory record lies outside the archive")
+        rec = self._pread(rec_offset, 56)
+        if rec[:4] != _EOCD64:
+            self._fail("ZIP64 end-of-central-directory record is damaged")
+        _, _, _, _, _, _, _, total, cd_size, cd_offset = struct.unpack("<4sQ2H2L4Q", rec)
+        return total, cd_size, cd_offset
+
+    def _raw(self, m: _Member) -> bytes:
+        """A member's compressed bytes, after its local header; the data must lie before the directory."""
+        if m.offset + _LOCAL_SIZE > self._data_end:
+            self._fail(
+                f"member {m.name!r}: its local header offset {m.offset} lies outside the archive's data"
+            )
+        header = self._pread(m.offset, _LOCAL_SIZE)
+        if header[:4] != ZIP_MAGIC:
+            self._fail(f"member {m.name!r}: no local file header at offset {m.offset} (damaged archive)")
+        nlen, xlen = struct.unpack("<2H", header[26:30])
+        local_name = self._pread(m.offset + _LOCAL_SIZE, nlen)
+        if local_name.decode("utf-8" if m.flags & 0x800 else "cp437", errors="replace") != m.name:
+            self._fail(f"member {m.name!r}: the local header names another file (damaged archive)")
+        start = m.offset + _LOCAL_SIZE + nlen + xlen
+        if start + m.compressed_size > self._data_end:
+            self._fail(
+                f"member {m.name!r}: its {m.compressed_size} bytes at offset {start} run past the archive's data"
+            )
+        return self._pread(start, m.compressed_size)
+
+    def _inflate(self, m: _Member, raw: bytes) -> bytes:
+        d = zlib.decompressobj(-15)
+        try:
+            data = d.decompress(raw, m.size + 1)
+        except zlib.error as exc:
+            self._fail(f"member {m.name!r}: deflate data is damaged ({exc})")
+        if not d.eof:
+            self._fail(f"member {m.name!r}: deflate data ends early or is longer than the directory says")
+        return data
+
+    def _unzstd(self, m: _Member, raw: bytes) -> bytes:
+        import zstandard
+
+        out = bytearray()
+        try:
+            reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
+            while len(out) <= m.size:
+                chunk = reader.read(m.size + 1 - len(out))
+                if not chunk:
+                    break
+                out += chunk
+        except zstandard.ZstdError as exc:
+            self._fail(f"member {m.name!r}: zstd data is damaged ({exc})")
+        return bytes(out)
+
+
+def _zip64_sizes(extra: bytes, usize: int, csize: int, offset: int) -> tuple[int, int, int]:
+    """Sizes and offset from the ZIP64 extra field, for those the fixed fields mark 0xFFFFFFFF."""
+    pos = 0
+    while pos + 4 <= len(extra):
+        tag, length = struct.unpack("<2H", extra[pos : pos + 4])
+        body = extra[pos + 4 : pos + 4 + length]
+        pos += 4 + length
+        if tag != _ZIP64_EXTRA:
+            continue
+        k = 0
+        values = []
+        for wanted in (usize, csize, offset):
+            if wanted == 0xFFFFFFFF and k + 8 <= len(body):
+                values.append(struct.unpack("<Q", body[k : k + 8])[0])
+                k += 8
+            else:
+                values.append(wanted)
+        return values[0], values[1], values[2]
+    return usize, csize, offset
+
+
+def zip_names(path: Path) -> list[str] | None:
+    """The member names of a ZIP archive, or ``None`` when ``path`` is not a readable one (for sniffing)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(4) != ZIP_MAGIC:
+                return None
+        with ZipArchive(path) as z:
+            return z.names
+    except (OSError, ReaderError):
+        return None
