@@ -24,6 +24,8 @@ _MODULES: dict[str, str] = {
     "dci": "dci",
     "pi": "pi",
     "openhands": "openhands",
+    "claude-code-stream": "claude_code_stream",
+    "claude-code-session": "claude_code_session",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
 }
