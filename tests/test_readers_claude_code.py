@@ -555,9 +555,7 @@ def test_session_sniff_skips_records_off_the_chain(tmp_path: Path) -> None:
     assert claude_code_session.sniff(only_titles)  # claimed; reading says there is nothing to read
     with pytest.raises(ReaderError, match="no user or assistant records"):
         read_session(only_titles)
-    assert not claude_code_session.sniff(
-        jsonl(tmp_path / "x.txt", json.loads(lines[2]))
-    )  # session files are .jsonl
+    assert claude_code_session.sniff(jsonl(tmp_path / "saved.txt", *map(json.loads, lines)))  # any name
     assert not claude_code_session.sniff(
         jsonl(tmp_path / "pi.jsonl", {"type": "session", "id": "x", "version": 3})
     )
@@ -1055,7 +1053,5 @@ def test_real_hand_check_issue_38(wild: dict[str, Path]) -> None:
     for e in r.tab.read_log:  # excerpts hold file text only: no reminder, no error
         assert "<system-reminder>" not in e.excerpt and "tool_use_error" not in e.excerpt
     step13 = t.steps[13]
-    assert step13.action == Action(
-        "read", path=step13.args["file_path"], limit=100, line_numbers=True
-    )
+    assert step13.action == Action("read", path=step13.args["file_path"], limit=100, line_numbers=True)
     assert r.tab.read_log[5].excerpt.rstrip().splitlines()[-1].lstrip().startswith("100\u2192")

@@ -271,9 +271,10 @@ _CC_GLOB_CLIPPED = re.compile(
 
 def claude_code_clipped(shown: str) -> bool:
     """Whether Claude Code says it shortened this result: Bash's ``[N lines truncated]`` marker, a persisted
-    preview that stops short, Glob's truncation notice, Grep's pagination."""
+    preview that stops short, Glob's truncation notice, Grep's ``limit:`` in its header or its pagination."""
     return bool(
         ("lines truncated] ..." in shown and _CC_LINES_CLIPPED.search(shown))
+        or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
         or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
         or _CC_GLOB_CLIPPED.search(shown)
         or _CC_PAGINATION.search(shown)

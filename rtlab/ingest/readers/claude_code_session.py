@@ -49,8 +49,8 @@ from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
 LOOKS_FOR = (
-    "a .jsonl file of Claude Code session records: user/assistant/system lines with uuid, parentUuid and "
-    "sessionId, possibly after summary, queue-operation or file-history-snapshot lines"
+    "a JSON-lines file (any extension) of Claude Code session records: user/assistant/system lines with uuid, "
+    "parentUuid and sessionId, possibly after summary, queue-operation or file-history-snapshot lines"
 )
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 """Record types that sit on the ``parentUuid`` chain."""
@@ -95,10 +95,10 @@ _HEAD_TYPE = re.compile(rb'"type"\s*:\s*"(?:user|assistant|system)"')
 
 
 def sniff(path: Path) -> bool:
-    """A ``.jsonl`` file whose first records are Claude Code session records and include a chain record (a
-    first line too long to parse in the head is judged by its keys)."""
+    """A file (of any name) whose first records are Claude Code session records and include a chain record
+    (a first line too long to parse in the head is judged by its keys)."""
     try:
-        if not path.is_file() or path.suffix != ".jsonl":
+        if not path.is_file():
             return False
     except OSError:
         return False
@@ -188,7 +188,9 @@ class _Tree:
             stack.extend(self.children.get(node.uuid, ()))
         for node in self.order:
             if node.uuid not in reached:
-                raise ReaderError(self.path, "parentUuid links form a cycle", line=node.line, field="parentUuid")
+                raise ReaderError(
+                    self.path, "parentUuid links form a cycle", line=node.line, field="parentUuid"
+                )
 
     def leaves(self, nodes: list[_Node]) -> list[_Node]:
         """Nodes of ``nodes`` with no child among them, in file order."""
