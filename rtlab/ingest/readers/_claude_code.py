@@ -174,12 +174,13 @@ _COMMAND_TAGS = ("<command-name>", "<command-message>", "<local-command-stdout>"
 
 def harness_user_text(text: str) -> bool:
     """Text in a user message that Claude Code wrote, not the user: an interruption notice, a slash
-    command's echo or its local output, a ``<system-reminder>``."""
-    stripped = text.lstrip()
+    command's echo or its local output, a ``<system-reminder>``, the ``(no content)`` of an empty message."""
+    stripped = text.strip()
     return bool(
-        _INTERRUPT.fullmatch(stripped.rstrip())
+        _INTERRUPT.fullmatch(stripped)
         or stripped.startswith(_COMMAND_TAGS)
         or stripped.startswith("<system-reminder>")
+        or stripped == NO_CONTENT
     )
 
 
@@ -274,16 +275,23 @@ class Timeline:
             if kind == "text":
                 text = get_field(block, "text", str, path, line, at)
                 data = {"model": model} if synthetic else {}
-                self.event("error" if synthetic else "message", text, line=line, timestamp=timestamp,
-                           role="assistant", data=data)  # fmt: skip
+                self.event(
+                    "error" if synthetic else "message",
+                    text,
+                    line=line,
+                    timestamp=timestamp,
+                    role="assistant",
+                    data=data,
+                )
                 if not synthetic and text.strip() and text.strip() != NO_CONTENT:
                     self.final_text = text
             elif kind == "thinking":
                 text = get_field(block, "thinking", str, path, line, at)
                 self.event("reasoning", text, line=line, timestamp=timestamp, role="assistant")
             elif kind == "redacted_thinking":
-                self.event("reasoning", "", line=line, timestamp=timestamp, role="assistant",
-                           data={"redacted": True})  # fmt: skip
+                self.event(
+                    "reasoning", "", line=line, timestamp=timestamp, role="assistant", data={"redacted": True}
+                )
             elif kind == "tool_use":
                 self.call(block, line=line, timestamp=timestamp, cwd=cwd, where=at)
             else:  # server tool use and its results, images, ...: kept, nothing read from them
@@ -369,8 +377,14 @@ class Timeline:
             self.warnings.append(
                 f"{path}:{line}: tool_result for {call_id!r} answers no open call; kept as an 'other' event"
             )
-            self.event("other", output, line=line, timestamp=timestamp, role="tool",
-                       data={"tool_use_id": call_id, "orphan_result": True})  # fmt: skip
+            self.event(
+                "other",
+                output,
+                line=line,
+                timestamp=timestamp,
+                role="tool",
+                data={"tool_use_id": call_id, "orphan_result": True},
+            )
             return None
         step, guessed = _pick(waiting, block, output)
         self.guessed += guessed

@@ -156,11 +156,14 @@ class _Tree:
             uuid = field(rec, "uuid", str, path, line)
             parent = rec.get("parentUuid")
             if parent is not None and not isinstance(parent, str):
-                raise ReaderError(path, f"expected str or null, got {type(parent).__name__}", line=line,
-                                  field="parentUuid")  # fmt: skip
+                raise ReaderError(
+                    path, f"expected str or null, got {type(parent).__name__}", line=line, field="parentUuid"
+                )
             if uuid in self.nodes:
-                warnings.append(f"{path}:{line}: uuid {uuid!r} appears again (first at line "
-                                f"{self.nodes[uuid].line}); the repeat is ignored")  # fmt: skip
+                warnings.append(
+                    f"{path}:{line}: uuid {uuid!r} appears again (first at line "
+                    f"{self.nodes[uuid].line}); the repeat is ignored"
+                )
                 continue
             node = _Node(line, rec, uuid, parent, rec.get("isSidechain") is True)
             self.nodes[uuid] = node
@@ -314,8 +317,11 @@ def _text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
-                 and isinstance(b.get("text"), str)]  # fmt: skip
+        texts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
         if texts and not any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
             return "\n".join(texts)
     return None
@@ -364,7 +370,7 @@ class _Session:
         if abandoned:
             trajectory.meta["abandoned_branches"] = abandoned
         trajectory.meta["records"] = dict(self.counts)
-        self._summaries(trajectory, timeline, tree)
+        self._summaries(timeline, tree)
         out = [trajectory]
         prompts: dict[str, list[str | None]] = {}  # Task prompt -> call ids not yet linked, in order
         for s in timeline.steps:
@@ -374,9 +380,8 @@ class _Session:
             root = side[0]
             sub, _ = self._trajectory(f"{main_id}/sidechain-{root.uuid}", side)
             sub.parent_id = main_id
-            first = (
-                _text(root.rec.get("message", {}).get("content")) if root.rec.get("type") == "user" else None
-            )
+            message = root.rec.get("message")
+            first = _text(message.get("content")) if isinstance(message, dict) else None
             waiting = prompts.get(first or "")
             if waiting:
                 sub.parent_call_id = waiting.pop(0)
@@ -394,7 +399,7 @@ class _Session:
             trajectory.meta["warnings"] = self.warnings
         return out
 
-    def _session_id(self, nodes: list[Any]) -> str:
+    def _session_id(self, nodes: list[_Node]) -> str:
         for node in reversed(nodes):
             if isinstance(node.rec.get("sessionId"), str):
                 return str(node.rec["sessionId"])
@@ -434,15 +439,15 @@ class _Session:
             out[0].meta["warnings"] = self.warnings
         return out
 
-    def _summaries(self, trajectory: Trajectory, timeline: Timeline, tree: _Tree) -> None:
+    def _summaries(self, timeline: Timeline, tree: _Tree) -> None:
+        """The file's ``summary`` records (conversation titles, ``leafUuid`` naming the record they sum up) as
+        compaction events of the main agent, after its own."""
         for line, rec in self.summaries:
             leaf = rec.get("leafUuid")
             node = tree.nodes.get(leaf) if isinstance(leaf, str) else None
             data = {"type": "summary", "leafUuid": leaf, "leaf_line": node.line if node is not None else None}
             summary = rec["summary"] if isinstance(rec.get("summary"), str) else ""
-            timeline.event("compaction", summary, line=line, data=data)
-        trajectory.events = timeline.events
-        trajectory.events.sort(key=lambda e: e.seq)
+            timeline.event("compaction", summary, line=line, data=data)  # its list is trajectory.events
 
     def _trajectory(self, ident: str, nodes: list[_Node]) -> tuple[Trajectory, Timeline]:
         path = self.path
@@ -551,8 +556,15 @@ def _session_file(agent_file: Path, session: str) -> Path | None:
 
 
 def _names_session(path: Path, session: str) -> bool:
-    needle = f'"sessionId":"{session}"'.encode()
-    return needle in head_bytes(path, 65536).replace(b'": "', b'":"')
+    """Whether one of the first records of a session file has this ``sessionId``."""
+    for raw in head_bytes(path, 65536).split(b"\n")[:_HEAD_LINES]:
+        try:
+            rec = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        if isinstance(rec, dict) and rec.get("sessionId") == session:
+            return True
+    return False
 
 
 def _find_task_call(agent_file: Path, session: str, agent_id: str) -> tuple[str | None, str | None]:
@@ -560,7 +572,11 @@ def _find_task_call(agent_file: Path, session: str, agent_id: str) -> tuple[str 
     parent = _session_file(agent_file, session)
     if parent is None:
         return None, None
-    for _line, rec in iter_json_lines(parent, []):
+    try:
+        records = list(iter_json_lines(parent, []))
+    except ReaderError as exc:
+        return None, f"{parent} (unreadable: {exc.message})"
+    for _line, rec in records:
         if not isinstance(rec, dict) or rec.get("type") != "user":
             continue
         result = rec.get("toolUseResult")

@@ -121,8 +121,12 @@ class _Stream:
         if kind in ("assistant", "user"):
             parent = rec.get("parent_tool_use_id")
             if parent is not None and not isinstance(parent, str):
-                raise ReaderError(path, f"expected str or null, got {type(parent).__name__}", line=line,
-                                  field="parent_tool_use_id")  # fmt: skip
+                raise ReaderError(
+                    path,
+                    f"expected str or null, got {type(parent).__name__}",
+                    line=line,
+                    field="parent_tool_use_id",
+                )
             message = field(rec, "message", dict, path, line)
             timeline = self.timeline(parent)
             if kind == "assistant":
@@ -151,8 +155,12 @@ class _Stream:
             return
         if subtype == "compact_boundary":
             meta = rec.get("compact_metadata")
-            self.main.event("compaction", "compact_boundary", line=line,
-                            data={"subtype": subtype, **(meta if isinstance(meta, dict) else {})})  # fmt: skip
+            self.main.event(
+                "compaction",
+                "compact_boundary",
+                line=line,
+                data={"subtype": subtype, **(meta if isinstance(meta, dict) else {})},
+            )
         else:
             self.main.event("system", str(subtype), line=line, data=rec)
 
@@ -207,8 +215,15 @@ class _Stream:
         usage = None
         final = main.final_text
         if result is not None:
-            for key in ("subtype", "is_error", "num_turns", "duration_ms", "duration_api_ms",
-                        "permission_denials", "modelUsage"):  # fmt: skip
+            for key in (
+                "subtype",
+                "is_error",
+                "num_turns",
+                "duration_ms",
+                "duration_api_ms",
+                "permission_denials",
+                "modelUsage",
+            ):
                 if key in result:
                     meta[f"result_{key}" if key in ("subtype", "is_error") else key] = result[key]
             cost = result.get("total_cost_usd")
