@@ -1061,5 +1061,7 @@ def test_the_fixture_eval_is_the_rich_sample(fixtures: Path, rich) -> None:
     # tests/fixtures/inspect/rich.eval holds _rich_sample in a zstd-compressed .eval written by _zstd_zip (the
     # CLI's every-format test ingests it): it reads to the same steps as the .json log of the same sample
     (kept,) = inspect.read(fixtures / "inspect" / "rich.eval", OPTS)
-    assert [s.__dict__ | {"line": None} for s in kept.steps] == [s.__dict__ | {"line": None} for s in rich.steps]
+    assert [s.__dict__ | {"line": None} for s in kept.steps] == [
+        s.__dict__ | {"line": None} for s in rich.steps
+    ]
     assert (kept.model, kept.usage, kept.task_id) == (rich.model, rich.usage, rich.task_id)

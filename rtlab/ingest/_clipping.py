@@ -470,9 +470,20 @@ CODEX_ROLLOUT = NoClip(name="codex-rollout")
 truncation for that version and model (the 256-line policy, ``TruncationPolicy`` budgets, the unified exec
 tools' ``max_output_tokens``): nothing more is cut (``rtlab.ingest.readers.codex_rollout``)."""
 
+CLAUDE_CODE_AS_SENT = NoClip(name="claude-code")
+"""Claude Code's logs hold the ``tool_result`` block it sent the model (built by each tool's
+``mapToolResultToToolResultBlockParam`` and ``processToolResultBlock``, src/services/tools/toolExecution.ts), so
+what the model saw is the logged content as it is. Claude Code's own cuts happened before logging: Bash output
+over ``BASH_MAX_OUTPUT_LENGTH`` (default 30000 characters, at most 150000) keeps its head and gets ``\n\n...
+[N lines truncated] ...`` (``formatOutput``, src/tools/BashTool/utils.ts; 0.2-era versions kept head and tail
+around the marker), 2.1 puts a result too large to send in a file and sends a ``<persisted-output>`` preview,
+Read refuses files over its token limit and Grep / Glob cap their result counts, each saying so in the
+result (the readers mark these words as frames and the step as clipped)."""
+
 POLICIES: dict[str, ClipPolicy] = {
     "none": NoClip(),
     "codex-rollout": CODEX_ROLLOUT,
+    "claude-code": CLAUDE_CODE_AS_SENT,
     "openhands-v0": OpenHandsClip(),
     "openhands-sdk": OpenHandsSdkClip(),
     "codex-0.133": CodexTruncation(),

@@ -1,6 +1,6 @@
 """Content matching: which workspace files a piece of shown text came from, found through the line index.
 
-Each shown line is looked up whole (and, failing that, without a ``cat -n``/``grep -n`` prefix) in the
+Each shown line is looked up whole (and, failing that, without a ``cat -n``/``grep -n``/``N→`` prefix) in the
 workspace's :class:`rtlab.environment._workspace.LineIndex`. Consecutive lines that share a file form a *run*; a run's
 ends are then extended character by character against that file, so a slice that starts or ends mid-line
 (``print(text[a:b])``) is captured exactly. Runs need at least :data:`MIN_RUN_CHARS` characters of indexed
@@ -32,7 +32,8 @@ COMMON_CANDIDATES = 32
 """Long unmatched lines searched as substrings of a confirmed file (a slice inside one long line)."""
 
 _PREFIXES = (
-    re.compile(r"^\s*\d+\t"),  # cat -n, nl, editor views
+    re.compile(r"^\s*\d+\t"),  # cat -n, nl, editor views, Claude Code 2.1's Read
+    re.compile(r"^\s*\d+\u2192"),  # Claude Code's Read before 2.1 (``     1→``)
     re.compile(r"^\s*\d+[:-]\s?"),  # grep -n on one file, Pi's read/grep line numbers
     re.compile(r"^[^\n:]{1,300}?[:-]\d+[:-]\s?"),  # grep -n path:N:
     re.compile(r"^[^\n:]{1,300}?:"),  # grep path:

@@ -26,6 +26,8 @@ _MODULES: dict[str, str] = {
     "inspect": "inspect",
     "openhands-v1": "openhands_v1",
     "openhands": "openhands",
+    "claude-code-stream": "claude_code_stream",
+    "claude-code-session": "claude_code_session",
     "swe-agent": "swe_agent",
     "mini-swe-agent": "mini_swe_agent",
     "atif": "atif",

@@ -187,7 +187,7 @@ def _markers(shown: str, start: int, end: int) -> list[Frame]:
     return [Frame(m.start(), m.end(), "clip") for m in _CLIP_MARKERS.finditer(shown, start, end)]
 
 
-Harness = Literal["codex", "openhands", "openhands-v1", "pi", "g2b", "inspect", "any"]
+Harness = Literal["codex", "openhands", "openhands-v1", "pi", "g2b", "inspect", "claude-code", "any"]
 """Whose words to look for: one harness's, or (``any``) every harness's, for logs whose harness is unknown.
 ``openhands`` is OpenHands V0 (the event-list logs), ``openhands-v1`` the software-agent-sdk. ``inspect`` (and
 ``g2b``) have no words of theirs that :func:`output_frames` looks for (Inspect's own are found by
@@ -306,11 +306,143 @@ def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness =
     found = [Frame(0, start, "frame")] if start > 0 else []
     if clipped:
         found += _markers(shown, start, end)
+    if harness in ("claude-code", "any"):
+        found += _claude_code_words(shown, start, end, clipped=clipped, shell=True)
     if end < status:
         found.append(Frame(end, status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
-    return tuple(found)
+    return _sorted(_first_claims(found)) if harness in ("claude-code", "any") else tuple(found)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Claude Code's words in tool results
+#
+# Sources: the tools' ``mapToolResultToToolResultBlockParam`` in Claude Code's source (src/tools/BashTool/
+# BashTool.tsx and utils.ts ``formatOutput``, FileReadTool/FileReadTool.ts and prompt.ts, GrepTool/GrepTool.ts,
+# GlobTool/GlobTool.ts, utils/toolResultStorage.ts; the 2.1 source as mirrored in BelovedYaoo/
+# claude-code-source), the older ``formatOutput`` (acheong08/anon-kode src/tools/BashTool/utils.ts, Claude
+# Code 0.2), and the tool results of real 1.0.29, 2.0.21 and 2.0.65 logs.
+
+_CC_REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>\n?", re.S)
+"""A reminder Claude Code appends to (or makes of) a result: Read's malware notice, the empty-file warning."""
+_CC_EXIT_HEADER = re.compile(r"Exit code -?\d+\n")
+"""Put before a failed command's output (2.x ``Exit code N``; 1.0 logs have none)."""
+_CC_LINES_CLIPPED = re.compile(r"\n\n\.\.\. \[\d+ lines truncated\] \.\.\.(?:\n\n)?")
+"""Where ``formatOutput`` cut a command's output at ``BASH_MAX_OUTPUT_LENGTH`` (30000 characters): after the
+head (2.x), or between head and tail (0.2-era Claude Code, hence the optional blank line after it)."""
+_CC_TRAILERS = re.compile(
+    r"^(?:<error>Command was aborted before completion</error>"
+    r"|Shell cwd was reset to [^\n]*"
+    r"|Command (?:running in background|was manually backgrounded by user) with ID: [^\n]*"
+    r"|Command exceeded the assistant-mode blocking budget [^\n]*)$\n?",
+    re.M,
+)
+"""BashTool's own lines after the output: the abort notice, the cwd reset, background-task notices."""
+_CC_PERSISTED_HEAD = re.compile(
+    r"<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: [^\n]*\n\nPreview \(first [^)\n]*\):\n"
+)
+_CC_PERSISTED_TAIL = re.compile(r"(\n\.\.\.)?\n</persisted-output>\s*$")
+"""2.1's wrapper round a preview of a result too large to send (``buildLargeToolResultMessage``); ``...``
+before the closing tag says the preview stops short of the output."""
+_CC_WHOLE = re.compile(
+    r"No files found|No matches found|\(\w+ completed with no output\)"
+    r"|File unchanged since last read\. [^\n]*"
+    r"|<tool_use_error>.*</tool_use_error>"
+    r"|\[Request interrupted by user(?: for tool use)?\]"
+    r"|The user doesn't want to proceed with this tool use\..*",
+    re.S,
+)
+"""Results that are Claude Code's words through and through: empty searches, 2.1's empty-output marker, the
+Read stub for an unchanged file, a refused call, an interruption, a rejected call."""
+
+ClaudeCodeTool = Literal["shell", "read", "files", "content", "count", "glob", "other"]
+"""Which Claude Code tool's result :func:`claude_code_frames` frames: ``Bash`` (``shell``), ``Read``, ``Grep``
+in its three output modes (``files``: files_with_matches, ``content``, ``count``), ``Glob``, or another."""
+
+_CC_FOUND_FILES = re.compile(r"Found \d+ files?(?: [^\n]*)?\n")
+"""Grep's files_with_matches header (``Found N files``, with 2.1's ``limit: N, offset: M``)."""
+_CC_COUNT_TRAILER = re.compile(r"\n\nFound \d+ total occurrences? across \d+ files?\.[^\n]*$")
+_CC_COUNT_VALUE = re.compile(r":\d+$", re.M)
+_CC_PAGINATION = re.compile(r"\n\n\[Showing results with pagination = [^\]\n]*\]$")
+_CC_GLOB_CLIPPED = re.compile(
+    r"\n?\(Results are truncated\. Consider using a more specific path or pattern\.\)$"
+)
+
+
+def claude_code_clipped(shown: str) -> bool:
+    """Whether Claude Code says it shortened this result: Bash's ``[N lines truncated]`` marker, a persisted
+    preview that stops short, Glob's truncation notice, Grep's ``limit:`` in its header or its pagination."""
+    return bool(
+        ("lines truncated] ..." in shown and _CC_LINES_CLIPPED.search(shown))
+        or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
+        or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
+        or _CC_GLOB_CLIPPED.search(shown)
+        or _CC_PAGINATION.search(shown)
+    )
+
+
+def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell: bool) -> list[Frame]:
+    """Claude Code's own words in ``shown[start:end]``: a result that is nothing but its words, else the
+    ``Exit code N`` header (``shell``), the persisted-output wrapper, reminders, the clip marker (when
+    ``clipped``) and BashTool's trailing lines (``shell``)."""
+    text = shown[start:end]
+    core = text.strip()
+    if core and _CC_WHOLE.fullmatch(core):
+        return [Frame(start, end, "frame")]
+    found: list[Frame] = []
+    pos = start
+    if shell and (m := _CC_EXIT_HEADER.match(shown, start, end)):
+        found.append(Frame(start, m.end(), "frame"))
+        pos = m.end()
+    if shown.startswith("<persisted-output>", pos) and (m := _CC_PERSISTED_HEAD.match(shown, pos, end)):
+        found.append(Frame(pos, m.end(), "frame"))
+        tail = _CC_PERSISTED_TAIL.search(shown, m.end(), end)
+        if tail is not None:
+            if tail.group(1):
+                found.append(Frame(tail.start(), tail.end(1), "clip"))
+            found.append(Frame(tail.end(1) if tail.group(1) else tail.start(), end, "frame"))
+    if shown.find("<system-reminder>", pos, end) >= 0:
+        found += [Frame(m.start(), m.end(), "frame") for m in _CC_REMINDER.finditer(shown, pos, end)]
+    if clipped and shown.find("lines truncated] ...", pos, end) >= 0:
+        found += [Frame(m.start(), m.end(), "clip") for m in _CC_LINES_CLIPPED.finditer(shown, pos, end)]
+    if shell and any(shown.find(w, pos, end) >= 0 for w in ("<error>Command", "Shell cwd", "Command ")):
+        found += [Frame(m.start(), m.end(), "frame") for m in _CC_TRAILERS.finditer(shown, pos, end)]
+    return found
+
+
+def _first_claims(frames: list[Frame]) -> list[Frame]:
+    """``frames`` less any that overlaps one before it in the list (the first rule to claim a span wins)."""
+    kept: list[Frame] = []
+    for f in frames:
+        if f.end > f.start and all(f.end <= k.start or f.start >= k.end for k in kept):
+            kept.append(f)
+    return kept
+
+
+def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tuple[Frame, ...]:
+    """The frames of a Claude Code tool result: its words common to every tool (a whole-reply notice, the
+    persisted-output wrapper, ``<system-reminder>`` blocks), Bash's exit header, clip marker and trailing
+    lines, Grep's ``Found N files`` header, count summary and ``:N`` counts (so that only the paths remain),
+    its pagination line, Glob's truncation notice; and a recorded tab run's status line."""
+    status = status_start(shown)
+    found = _claude_code_words(shown, 0, status, clipped=clipped, shell=tool == "shell")
+    if not (len(found) == 1 and found[0] == Frame(0, status, "frame")):
+        if tool == "files" and (m := _CC_FOUND_FILES.match(shown, 0, status)):
+            found.append(Frame(0, m.end(), "frame"))
+        elif tool == "count":
+            trailer = _CC_COUNT_TRAILER.search(shown, 0, status)
+            stop = trailer.start() if trailer else status
+            found += [Frame(m.start(), m.end(), "frame") for m in _CC_COUNT_VALUE.finditer(shown, 0, stop)]
+            if trailer:
+                found.append(Frame(trailer.start(), status, "frame"))
+        elif tool == "content" and (m := _CC_PAGINATION.search(shown, 0, status)):
+            found.append(Frame(m.start(), status, "frame"))
+        elif tool == "glob" and (m := _CC_GLOB_CLIPPED.search(shown, 0, status)):
+            found.append(Frame(m.start(), status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return _sorted(_first_claims(found))
 
 
 # ---------------------------------------------------------------------------------------------------------
