@@ -326,7 +326,6 @@ def test_file_actions_commands(tmp_path: Path) -> None:
         ("chat.json", '[{"role": "user", "content": "hi"}]'),
         ("events.jsonl", '{"id": 0, "source": "user", "action": "message"}\n'),
         ("empty.json", ""),
-        ("notes.txt", '[{"id": 0, "source": "user", "action": "message"}]'),
         ("obj.json", '{"id": 0, "source": "user", "action": "message"}'),
     ],
 )
@@ -334,6 +333,13 @@ def test_sniff_rejects_other_files(tmp_path: Path, name: str, text: str) -> None
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     assert not openhands.sniff(path)
+
+
+def test_sniff_goes_by_content_not_by_name(tmp_path: Path) -> None:
+    # an event list saved under another name (a CI system's agent_log.txt) is still OpenHands' (issue #13)
+    path = tmp_path / "notes.txt"
+    path.write_text('[{"id": 0, "source": "user", "action": "message"}]', encoding="utf-8")
+    assert openhands.sniff(path)
 
 
 def test_sniff_rejects_folders_and_bad_bytes(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import first_json_line as first_json_line
     from rtlab.io._files import first_json_value as first_json_value
     from rtlab.io._files import head_bytes as head_bytes
+    from rtlab.io._files import head_text as head_text
     from rtlab.io._files import iter_json_lines as iter_json_lines
     from rtlab.io._files import iter_json_values as iter_json_values
     from rtlab.io._files import load_json as load_json
@@ -31,6 +32,7 @@ __getattr__, __dir__, __all__ = attach(
             "cached_by_file",
             "read_text",
             "head_bytes",
+            "head_text",
             "first_json_line",
             "first_json_value",
             "iter_json_lines",

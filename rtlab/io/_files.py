@@ -105,6 +105,18 @@ def head_bytes(path: Path, n: int = 4096) -> bytes:
         return b""
 
 
+def head_text(path: Path, n: int = 65536) -> str:
+    """The first ``n`` bytes of a regular file as text, for sniffing by content: bytes that are not UTF-8
+    dropped (a character cut at the end, a stray byte), a BOM and leading whitespace passed over; ``""`` for a
+    folder, a FIFO or anything that cannot be read."""
+    try:
+        if not path.is_file():
+            return ""
+    except OSError:
+        return ""
+    return head_bytes(path, n).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+
+
 _BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark some tools put at the start of a text file; never content."""
 

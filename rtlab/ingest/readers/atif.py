@@ -83,7 +83,7 @@ from rtlab.ingest.readers._openai_common import (
     written_files,
 )
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
-from rtlab.io import atomic_open, head_bytes, iter_json_lines, read_text
+from rtlab.io import atomic_open, head_text, iter_json_lines, read_text
 from rtlab.records import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -122,12 +122,7 @@ _VERSION_KEY = re.compile(r'(?<!\\)"schema_version"\s*:\s*"ATIF-')
 
 def sniff(path: Path) -> bool:
     """JSON (or JSON lines) whose first 64 KiB name an ATIF ``schema_version`` as a key, whatever the name."""
-    try:
-        if not path.is_file():
-            return False
-    except OSError:
-        return False
-    head = head_bytes(path, _SNIFF_BYTES).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    head = head_text(path, _SNIFF_BYTES)
     if not (head.startswith("{") or re.match(r"\[\s*\{", head)):
         return False
     return bool(_VERSION_KEY.search(head))

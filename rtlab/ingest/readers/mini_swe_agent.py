@@ -44,7 +44,7 @@ from rtlab.ingest._clipping import get_policy
 from rtlab.ingest.readers._base import ReadOptions, parse_arguments, typed
 from rtlab.ingest.readers._frames import mini_swe_agent_reply
 from rtlab.ingest.readers._openai_common import Timeline, content_text, iso_time, trajectory_id, usage_from
-from rtlab.io import field, head_bytes, load_json
+from rtlab.io import field, head_text, load_json
 from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
 
 NAME = "mini-swe-agent"
@@ -83,12 +83,7 @@ def _tail(path: Path, n: int) -> bytes:
 def sniff(path: Path) -> bool:
     """A JSON object whose head shows ``"mini_version"`` or ``"trajectory_format": "mini-swe-agent..."``, or
     whose tail (where ``serialize`` puts ``trajectory_format``) does, with a ``"messages"`` list; any name."""
-    try:
-        if not path.is_file():
-            return False
-    except OSError:
-        return False
-    head = head_bytes(path, _SNIFF_BYTES).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    head = head_text(path, _SNIFF_BYTES)
     if not head.startswith("{"):
         return False
     tail = _tail(path, _SNIFF_BYTES).decode("utf-8", errors="ignore")

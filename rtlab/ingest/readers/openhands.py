@@ -40,7 +40,7 @@ from rtlab.ingest.readers._openhands_eval import (
     metrics_usage,
     v0_version,
 )
-from rtlab.io import field, head_bytes, load_json
+from rtlab.io import field, head_text, load_json
 from rtlab.records import (
     Action,
     Deliverable,
@@ -102,16 +102,11 @@ _SOURCES = ("agent", "user", "environment")
 
 
 def sniff(path: Path) -> bool:
-    """A ``.json`` file whose head shows OpenHands events: ``id``, ``source`` and ``action``/``observation``; or
-    an evaluation ``output.jsonl`` (any name) whose first history holds such events."""
+    """A JSON file (any name) whose head shows OpenHands events: ``id``, ``source`` and ``action``/``observation``;
+    or an evaluation ``output.jsonl`` (any name) whose first history holds such events."""
     if eval_generation(path) == "v0":
         return True
-    try:
-        if not path.is_file() or path.suffix.lower() != ".json":
-            return False
-    except OSError:
-        return False
-    head = head_bytes(path, 65536).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    head = head_text(path, 65536)
     if head.startswith("{"):
         keys = "|".join(WRAPPER_KEYS)
         if not re.search(rf'"(?:{keys})"\s*:\s*\[\s*\{{', head):

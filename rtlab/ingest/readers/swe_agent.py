@@ -57,7 +57,7 @@ from rtlab.ingest.readers._frames import (
     swe_agent_window,
 )
 from rtlab.ingest.readers._openai_common import content_text, trajectory_id
-from rtlab.io import field, head_bytes, load_json, read_text
+from rtlab.io import field, head_bytes, head_text, load_json, read_text
 from rtlab.records import Action, Deliverable, Event, Frame, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
 
@@ -140,12 +140,7 @@ def sniff(path: Path) -> bool:
     ``TrajectoryStep``'s), or an empty one beside ``"history"`` and ``"info"``; any file name. ``trajectory``
     comes first (1.x), after ``environment`` (0.7) or inside the first of ``attempts`` (``RetryAgent``), so
     a short head decides; only an empty trajectory needs a longer look."""
-    try:
-        if not path.is_file():
-            return False
-    except OSError:
-        return False
-    head = head_bytes(path, _SNIFF_SHORT).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    head = head_text(path, _SNIFF_SHORT)
     if not head.startswith("{"):
         return False
     found = _TRAJECTORY_KEY.search(head)
