@@ -54,8 +54,8 @@ from rtlab.records import (
 
 NAME = "openhands"
 LOOKS_FOR = (
-    "a .json file holding an OpenHands v0 event list (objects with id, source and action/observation), "
-    "or an object wrapping one under trajectory/history/events"
+    "a JSON file (any name) holding an OpenHands v0 event list (objects with id, source and action/observation), "
+    "or an object wrapping one under trajectory/history/events; or a V0 evaluation output.jsonl"
 )
 DEFAULT_CLIP = "openhands-v0"
 
