@@ -56,6 +56,9 @@ class Capture:
     """Paths that appeared in the shown text while their content did not (folders left out)."""
     written: tuple[str, ...] = ()
     """Paths the step wrote (normalised like ``CapturedRead.path``)."""
+    folders: tuple[str, ...] = ()
+    """Paths the step showed to be folders (``ls -l`` mode ``d``, a trailing ``/``, ``tree`` nesting, ``find
+    -type d``, a ``cd`` target): the tab never takes them for listed files, in this step or a later one."""
 
 
 EMPTY = Capture()
@@ -161,6 +164,7 @@ def _shell(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
     for region in found:
         items = units(region.command, cwd, expand=expand)
         _note_writes(col, items)
+        _note_folders(col, items, cwd, shown)
         for item, part in _segment(col, shown, items, region.block, region.exit_code):
             _attribute(col, shown, item, part)
     return found
@@ -176,6 +180,19 @@ def _note_writes(col: Collector, items: list[Item]) -> None:
             col.write(col.ref(path, item.cwd))
         for path in src.files if src.family in ("content", "python", "grep") else []:
             col.named.add(col.ref(path, item.cwd).key)
+
+
+_CD_FAILED = re.compile(r"(?m)\bcd: ")
+"""A shell's message that a ``cd`` failed (``bash: line 1: cd: nope: No such file or directory``)."""
+
+
+def _note_folders(col: Collector, items: list[Item], cwd: str | None, shown: str) -> None:
+    """The folders a command ``cd``-ed into (the working directories of its units), unless a ``cd`` failed."""
+    if _CD_FAILED.search(shown):
+        return
+    for item in items:
+        if item.cwd is not None and item.cwd != cwd and not item.cwd.startswith("~"):
+            col.folder(col.ref(item.cwd, None))
 
 
 def _emission(item: Item) -> tuple[str, re.Pattern[str] | Source | None]:
@@ -448,8 +465,8 @@ def _listing(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: 
     }.get(src.name)
     if parser is not None:
         parser(col, shown, block, cwd, words)
-    elif src.name == "paths":
-        listing.parse_paths(col, shown, block, cwd)
+    elif src.name in ("paths", "files"):
+        listing.parse_paths(col, shown, block, cwd, is_file=True if src.name == "files" else None)
 
 
 def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -> None:
@@ -630,5 +647,19 @@ def _result(col: Collector) -> Capture:
         seen.add(sig)
         reads.append(CapturedRead(hit.ref.key, shown[hit.start : hit.end], hit.start))
     read_keys = {r.path for r in reads}
-    listed = tuple(p for p in col.listed if p not in read_keys and p not in col.written)
-    return Capture(tuple(reads), listed, tuple(col.written))
+    listed = [p for p in col.listed if p not in read_keys and p not in col.written]
+    if col.guessed:
+        listed = _without_folders(col, listed, read_keys)
+    return Capture(tuple(reads), tuple(listed), tuple(col.written), tuple(col.folders))
+
+
+def _without_folders(col: Collector, listed: list[str], read_keys: set[str]) -> list[str]:
+    """Listed paths the extension rule guessed to be files, less those the step shows to be folders: named as
+    folders, or the parent of another path it read, listed or wrote (``v1.2`` beside ``v1.2/notes.md``)."""
+    folders = set(col.folders)
+    for key in (*read_keys, *col.listed, *col.written):
+        parent = posixpath.dirname(key)
+        while parent not in ("", ".", "/") and parent not in folders:
+            folders.add(parent)
+            parent = posixpath.dirname(parent)
+    return [p for p in listed if p not in col.guessed or p not in folders]

@@ -139,7 +139,7 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
         spec.prefix = spec.prefix or not spec.files
         return Source("grep", stage, spec.files, grep=spec, words=words, name="grep")
     if name == "git" and words and words[0].text == "ls-files":
-        return Source("listing", stage, words=words[1:], name="paths")
+        return Source("listing", stage, words=words[1:], name="files")  # tracked files, never folders
     if name in GREP:
         spec = grep_spec(name, words)
         if not spec.files and not spec.recursive:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 from rtlab.environment._capture.collect import Collector, Ref
@@ -26,6 +26,10 @@ _GLOB = re.compile(r"[*?\[]")
 _COUNT = re.compile(r"^(?P<path>[^:\n]+):\d+$")
 _SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
 _BARE_PATH = re.compile(r"[^\s:][^:]*")
+_NUMBERED = re.compile(r"^\d+[:-]")
+_TREE_FILTERS = ("--include", "--exclude", "--exclude-dir", "-g", "--glob", "--iglob", "-t", "--type", "-T",
+                 "--type-not", "--files")  # fmt: skip
+"""Options that only make sense when a folder is searched."""
 
 
 @dataclass
@@ -40,6 +44,9 @@ class GrepSpec:
     recursive: bool = False
     numbers: bool = False
     """``-n``: match lines carry ``path:N:``."""
+    maybe_file: bool = False
+    """One operand without an extension (``rg x Dockerfile``, ``rg x src``), searched recursively: a folder
+    prints ``path:`` prefixes, a file none; the output tells which (:func:`_one_file`)."""
 
 
 def grep_spec(name: str, words: list[Word]) -> GrepSpec:
@@ -61,6 +68,11 @@ def grep_spec(name: str, words: list[Word]) -> GrepSpec:
     one_file = single and bool(_SUFFIX.search(operands[0]))
     if single:
         spec.prefix = spec.recursive and not one_file
+        spec.maybe_file = (
+            spec.prefix
+            and not operands[0].endswith(("/", "."))
+            and not args.has(*_TREE_FILTERS)  # ``--include``, ``-g``: a folder is searched
+        )
     else:
         spec.prefix = bool(operands) or spec.recursive
     if args.has("-H", "--with-filename"):
@@ -90,6 +102,13 @@ def parse_grep(
     """Attribute a grep-family output. ``base`` resolves relative paths (a search action's own base)."""
     if spec.quiet:
         return
+    if (
+        spec.maybe_file
+        and spec.prefix
+        and not (spec.list_files or spec.count)
+        and _one_file(shown, block, spec)
+    ):
+        spec = replace(spec, prefix=False)
     if not spec.prefix and not spec.list_files:
         if spec.count:
             return
@@ -136,6 +155,25 @@ def parse_grep(
             flush()
             group = (path, line.start, line.end)
     flush()
+
+
+def _one_file(shown: str, block: Block, spec: GrepSpec) -> bool:
+    """Whether a search of one operand that may be a file or a folder searched a file: no result line carries
+    a ``path:`` prefix or is a path under the operand, and with ``-n`` every line starts with its number
+    (``12:text``, ``13-context``); then every line is the operand's text."""
+    seen = False
+    for line in lines(shown, block):
+        text = line.text
+        if line.partial or not text.strip() or text == "--" or error_line(text):
+            continue
+        if _line_path(text, None, spec) is not None:
+            return False
+        if spec.numbers and not _NUMBERED.match(text):
+            return False
+        if _BARE_PATH.fullmatch(text) and _valid(text.strip(), spec.files, True):
+            return False
+        seen = True
+    return seen
 
 
 def _starts_group(text: str, path: str) -> bool:

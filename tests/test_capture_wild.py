@@ -1,0 +1,157 @@
+"""Capture rules found by trying it on other harnesses' real runs (``../shared/real/wild``): hand-made steps
+modelled on the real outputs' shapes, and, where a reader reads the wild file today, the real steps themselves.
+
+1. Scripts in other languages (``node -e``, ``node -p``, ``ruby -e``, ``perl -e``) that print a file.
+2. ``git show REV:FILE``, ``git diff``, ``git show REV``, ``git log -p``, ``git blame``.
+3. A search line cut in two by a clip marker.
+4. Loops whose body reads the loop's file (``for f in ...``, ``xargs``, ``find -exec``, ``while read``).
+5. Files without an extension (``Dockerfile``, ``LICENSE``, ``.env``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from stepping import typed
+
+from rtlab.environment import Capture, Workspace, capture_step, replay
+from rtlab.records import Step, Trajectory
+
+ROOT = "/tmp/ai-workflow-repos-56-921673b8/ai-workflow-agent"
+
+
+def step(command: str, shown: str, *, tool: str = "shell", **fields) -> Step:
+    return typed(Step(index=0, tool=tool, command=command, output=shown, shown=shown, **fields))
+
+
+def cap(command: str, shown: str, *, workspace: Workspace | None = None, **fields) -> Capture:
+    s = step(command, shown, **fields)
+    c = capture_step(s, cwd=ROOT, root=ROOT, workspace=workspace)
+    for r in c.reads:  # every excerpt is the shown text, exactly, and never spans a clip marker
+        assert shown[r.start : r.start + len(r.excerpt)] == r.excerpt
+        assert not any(
+            f.kind == "clip" and r.start < f.end and f.start < r.start + len(r.excerpt) for f in s.frames
+        )
+    return c
+
+
+def reads(c: Capture) -> list[tuple[str, str]]:
+    return [(r.path, r.excerpt) for r in c.reads]
+
+
+def run(*steps: tuple[str, str]) -> Trajectory:
+    """A trajectory of shell steps (command, shown), working in ROOT."""
+    made = []
+    for i, (command, shown) in enumerate(steps):
+        s = step(command, shown)
+        s.index, s.seq = i, i
+        made.append(s)
+    return Trajectory(id="wild:test", format="test", source_path="-", steps=made, cwd=ROOT)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 5. files without an extension
+
+# ``ls -la`` as Codex ran it in ai-workflow-agent (SELinux '.' after the mode bits), entries cut down
+LS_LA = """total 796
+drwxr-xr-x. 12 node node  16384 Dec 21 11:34 .
+drwxr-xr-x.  3 node node     31 Dec 21 11:34 ..
+-rw-r--r--.  1 node node    485 Dec 21 11:34 .gitignore
+drwxr-xr-x.  8 node node  16384 Dec 21 11:34 .git
+-rw-r--r--.  1 node node   1322 Dec 21 11:34 Dockerfile
+-rw-r--r--.  1 node node  24093 Dec 21 11:34 Jenkinsfile
+-rw-r--r--.  1 node node   1069 Dec 21 11:34 LICENSE
+-rw-r--r--.  1 node node   9961 Dec 21 11:34 README.md
+drwxr-xr-x.  4 node node     49 Dec 21 11:34 jenkins
+drwxr-xr-x.  9 node node  16384 Dec 21 11:34 src
+"""
+PLAIN_LS = "Dockerfile\nJenkinsfile\nLICENSE\nREADME.md\njenkins\nsrc\n"  # the same folder, plain ``ls``
+
+
+def test_listings_that_tell_files_list_those_without_an_extension() -> None:
+    c = cap("ls -la", LS_LA)
+    assert c.listed == (".gitignore", "Dockerfile", "Jenkinsfile", "LICENSE", "README.md")
+    assert c.folders == (".git", "jenkins", "src")
+    assert cap("find . -type f", "./Dockerfile\n./.env\n./src/index.ts\n").listed == (
+        "Dockerfile",
+        ".env",
+        "src/index.ts",
+    )
+    tree = ".\n├── .env\n├── Makefile\n└── src\n    └── index.ts\n\n1 directory, 3 files\n"
+    c = cap("tree -a", tree)
+    assert c.listed == (".env", "Makefile", "src/index.ts") and c.folders == ("src",)
+    # git ls-files prints tracked files, never folders
+    assert cap("git ls-files", "Dockerfile\nLICENSE\nsrc/index.ts\n").listed == (
+        "Dockerfile",
+        "LICENSE",
+        "src/index.ts",
+    )
+    # ls -F and ls -p mark every folder with '/': an unmarked name (or '*', an executable) is a file
+    assert cap("ls -F", "Dockerfile\njenkins/\nsrc/\nrun.sh*\nbuild*\n").listed == (
+        "Dockerfile",
+        "run.sh",
+        "build",
+    )
+    assert cap("ls -p", PLAIN_LS.replace("jenkins", "jenkins/").replace("src", "src/")).listed == (
+        "Dockerfile",
+        "Jenkinsfile",
+        "LICENSE",
+        "README.md",
+    )
+
+
+def test_plain_ls_keeps_the_extension_rule_unless_a_workspace_tells(tmp_path: Path) -> None:
+    # plain ls does not tell 'LICENSE' (a file) from 'src' (a folder): only names with an extension are listed
+    assert cap("ls", PLAIN_LS).listed == ("README.md",)
+    for name in ("Dockerfile", "Jenkinsfile", "LICENSE", "README.md"):
+        (tmp_path / name).write_text("x\n")
+    (tmp_path / "jenkins").mkdir()
+    (tmp_path / "src").mkdir()
+    ws = Workspace(tmp_path, agent_root=ROOT)
+    c = cap("ls", PLAIN_LS, workspace=ws)
+    assert c.listed == ("Dockerfile", "Jenkinsfile", "LICENSE", "README.md") and c.folders == (
+        "jenkins",
+        "src",
+    )
+
+
+def test_a_folder_with_a_dot_in_its_name_is_not_a_candidate_once_shown_to_be_one() -> None:
+    # plain ls: 'v1.2' looks like a file by its name; the same step's or a later step's paths show it is not
+    assert cap("ls && cat v1.2/plan.md", "notes.md\nv1.2\n# Plan\n").listed == ("notes.md",)
+    assert cap("ls", "notes.md\nv1.2\n").folders == ()
+    t = run(("ls", "notes.md\nv1.2\nlib.d\n"), ("cd v1.2 && pwd", f"{ROOT}/v1.2\n"), ("ls lib.d", "a.md\n"))
+    tab = replay(t).tab
+    assert set(tab.candidates) == {
+        "notes.md",
+        "lib.d/a.md",
+    }  # 'v1.2' (a cd target), 'lib.d' (a parent) dropped
+    assert capture_step(t.steps[1], cwd=ROOT, root=ROOT).folders == ("v1.2",)
+    # a failed cd shows nothing
+    failed = step("cd v9 && ls", "/bin/bash: line 1: cd: v9: No such file or directory\n", exit_code=1)
+    assert capture_step(failed, cwd=ROOT, root=ROOT).folders == ()
+
+
+def test_a_search_of_one_file_without_an_extension_reads_it() -> None:
+    # rg searches a folder recursively, printing path prefixes; on a file it prints none
+    assert reads(cap("rg -n FROM Dockerfile", "1:FROM node:20-slim\n14:FROM base AS build\n")) == [
+        ("Dockerfile", "1:FROM node:20-slim\n14:FROM base AS build\n")
+    ]
+    assert reads(cap("rg -n archiveArtifacts jenkins", "jenkins/Jenkinsfile:657:archiveArtifacts x\n")) == [
+        ("jenkins/Jenkinsfile", "jenkins/Jenkinsfile:657:archiveArtifacts x")
+    ]
+    # Claude Code's grep on a folder with --include printed a bare path: a folder was searched, nothing read
+    shown = f"{ROOT}/tests/unit/secret-masker.test.ts\n"
+    c = cap(f'grep -r "__GITHUB_URL_" {ROOT}/tests --include="*.ts" | head -20', shown)
+    assert c.reads == () and c.listed == ("tests/unit/secret-masker.test.ts",)
+    # -n and a line that does not start with its number: not one file's lines
+    assert cap("rg -n x src", "x = 1\n").reads == ()
+
+
+def test_a_script_opening_a_file_without_an_extension_reads_it() -> None:
+    assert reads(
+        cap("python3 -c \"print(open('Dockerfile').read())\"", "FROM node:20-slim\nRUN npm ci\n")
+    ) == [("Dockerfile", "FROM node:20-slim\nRUN npm ci\n")]
+    code = "python3 -c \"from pathlib import Path; print(Path('LICENSE').read_text()[:60])\""
+    assert [r.path for r in cap(code, "MIT License\n\nCopyright (c) 2025 tielec\n").reads] == ["LICENSE"]
+    assert cap('python3 -c "import sys; print(open(0).read())"', "piped text\n").reads == ()
