@@ -155,3 +155,59 @@ def test_a_script_opening_a_file_without_an_extension_reads_it() -> None:
     code = "python3 -c \"from pathlib import Path; print(Path('LICENSE').read_text()[:60])\""
     assert [r.path for r in cap(code, "MIT License\n\nCopyright (c) 2025 tielec\n").reads] == ["LICENSE"]
     assert cap('python3 -c "import sys; print(open(0).read())"', "piped text\n").reads == ()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 3. a search line cut in two by a clip marker
+
+# ``rg -n "ollama" -n`` in chatbot-ui (a Codex rollout): long Markdown lines; Codex cut the output mid-line
+MD = "LM Studio configuration.md"
+RG_HEAD = (
+    f"{MD}:3:LM Studio is already wired into your `handleLocalChat` like Ollama, so configuration is\n"
+    f"{MD}:10:Your `handleLocalChat` will then hit the Ollama-compatible endpoint with `model: chatSettings.mo"
+)
+RG_TAIL = (
+    "del` and `messages: formattedMessages`, which matches the endpoint expectations.\n"
+    'components/chat/chat-helpers/index.ts:201:  if (provider === "ollama") {\n'
+    "components/chat/chat-helpers/index.ts:233:    const ollamaUrl = process.env.NEXT_PUBLIC_OLLAMA_URL\n"
+)
+MARKER = "…1812 tokens truncated…"
+
+
+def test_the_cut_lines_part_before_the_marker_keeps_its_file_the_part_after_is_nobodys() -> None:
+    shown = f"Total output lines: 31\n\n{RG_HEAD}{MARKER}{RG_TAIL}"
+    c = cap('rg -n "ollama" -n', shown, clipped=True)
+    # the fragment after the marker ('del` and ...') could be any file's: the marker hid which files' lines
+    # it removed, and the next line is another file's
+    assert reads(c) == [
+        (MD, RG_HEAD),
+        ("components/chat/chat-helpers/index.ts", "\n".join(RG_TAIL.splitlines()[1:])),
+    ]  # a search excerpt is its lines as shown, without the last newline
+
+
+def test_the_part_after_the_marker_is_the_files_whose_lines_surround_it() -> None:
+    # a search prints each file's lines together: when the line after the fragment is the same file's as
+    # the cut line, so is the fragment (and everything the marker removed)
+    tail = f"del` and `messages`.\n{MD}:41:Ollama models are listed by the ollama CLI.\n"
+    shown = f"{RG_HEAD}{MARKER}{tail}"
+    c = cap('rg -n "ollama"', shown, clipped=True)
+    assert reads(c) == [(MD, RG_HEAD), (MD, tail.rstrip("\n"))]  # two excerpts: none spans the marker
+
+
+def test_a_marker_between_two_lines_leaves_the_next_line_its_file() -> None:
+    # Codex's line-based marker falls between lines: the line after it starts with its own path prefix
+    head = f"{MD}:3:LM Studio is already wired into your `handleLocalChat` like Ollama.\n"
+    tail = 'components/chat/chat-helpers/index.ts:201:  if (provider === "ollama") {\n'
+    shown = (
+        f"{head}\n[... omitted 12 of 40 lines ...]\n\n{tail}components/chat/chat-helpers/index.ts:233:  x\n"
+    )
+    c = cap('rg -n "ollama"', shown, clipped=True)
+    assert [r.path for r in c.reads] == [MD, "components/chat/chat-helpers/index.ts"]
+    assert c.reads[1].excerpt.startswith(tail)
+
+
+def test_a_cut_line_does_not_end_the_split_between_two_searches() -> None:
+    # two searches printed back to back split by their lines' paths; the cut line no longer ends the split
+    shown = f"{RG_HEAD}{MARKER}{RG_TAIL}docs/ollama.md:1:# Ollama\n"
+    c = cap('rg -n ollama components "LM Studio configuration.md"; rg -n ollama docs', shown, clipped=True)
+    assert [r.path for r in c.reads] == [MD, "components/chat/chat-helpers/index.ts", "docs/ollama.md"]

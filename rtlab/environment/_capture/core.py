@@ -352,7 +352,8 @@ def _take(
     stop: int = 0,
 ) -> int:
     """Assign lines to strict units in ``order`` while they accept them; the first line left (forward) or
-    the last line left (backward)."""
+    the last line left (backward). A line cut by a clip marker whose shape does not pass goes with the unit
+    when the next whole line does (the marker cut a line of its output)."""
     pos = 0 if forward else len(found) - 1
     units = iter(order)
     unit = next(units, None)
@@ -361,13 +362,26 @@ def _take(
         test, limit = tests[unit]  # type: ignore[misc]
         line = found[pos]
         blank = not line.text.strip()
-        if (blank and (taken or not forward)) or (taken < limit and _accepts(test, line)):
+        if (
+            (blank and (taken or not forward))
+            or (taken < limit and _accepts(test, line))
+            or (line.partial and taken < limit and _continues(found, pos, test, forward))
+        ):
             owner[pos] = unit
             pos += 1 if forward else -1
-            taken += 0 if blank else 1
+            taken += 0 if blank or line.partial else 1
         else:
             unit, taken = next(units, None), 0
     return pos
+
+
+def _continues(found: list[fr.Line], pos: int, test: object, forward: bool) -> bool:
+    """Whether the first whole line past the cut lines at ``pos`` (in the direction of the walk) passes."""
+    step = 1 if forward else -1
+    k = pos + step
+    while 0 <= k < len(found) and (found[k].partial or not found[k].text.strip()):
+        k += step
+    return 0 <= k < len(found) and _accepts(test, found[k])
 
 
 def _without_failed(

@@ -117,7 +117,24 @@ def parse_grep(
             for target in targets:
                 col.read(col.ref(target, cwd), s, e)
         return
+    _parse_prefixed(col, shown, block, cwd, spec, base)
+
+
+def _parse_prefixed(
+    col: Collector, shown: str, block: Block, cwd: str | None, spec: GrepSpec, base: str | None
+) -> None:
+    """``path:N:text`` lines, consecutive lines of one file making one excerpt, which never spans a clip
+    marker. A line the marker cut in two: its part before the marker starts with its path and is that file's;
+    its part after the marker names no file, so it is the file's whose lines are on both sides of the marker
+    (a search prints each file's lines together), or the next line's when it starts with that line's own
+    ``path:`` prefix (the marker fell between two lines); otherwise it is nobody's."""
+    pieces = block.pieces
+    after_cut = {s for i, (s, _) in enumerate(pieces) if i and block.clip_after(i - 1)}
+    before_cut = {e for i, (_, e) in enumerate(pieces) if i < len(pieces) - 1 and block.clip_after(i)}
     group: tuple[str, int, int] | None = None  # (path, start, end)
+    last: str | None = None  # the file of the last result line
+    cut: str | None = None  # the file of the last result line before the last marker
+    fragment: tuple[int, int] | None = None  # a cut line's part after a marker, waiting for the next line
 
     def flush() -> None:
         if group is not None:
@@ -125,10 +142,24 @@ def parse_grep(
 
     for line in lines(shown, block):
         text = line.text
-        if line.partial or error_line(text):
-            if line.partial and group is not None and not _starts_group(text, group[0]):
-                flush()
-                group = None
+        if line.partial:
+            if line.end in before_cut and line.start not in after_cut:  # the part before the marker
+                path = _line_path(text, group[0] if group else None, spec)
+                if path is not None and group is not None and group[0] == path:
+                    group = (path, group[1], line.end)
+                elif path is not None:
+                    flush()
+                    group = (path, line.start, line.end)
+                last = path or last
+            else:  # the part after a marker
+                fragment = (line.start, line.end)
+            continue
+        if line.start in after_cut:  # a marker just before a whole line
+            fragment = fragment or (line.start, line.start)
+        if fragment is not None and fragment[0] in after_cut and (group is not None or last is not None):
+            flush()
+            group, cut, last = None, last, None
+        if error_line(text):
             continue
         if m := _BINARY.match(text):
             col.list(_ref(col, m.group("a") or m.group("b"), cwd, base), True)
@@ -149,6 +180,12 @@ def parse_grep(
             if _BARE_PATH.fullmatch(text) and _valid(text.strip(), spec.files, spec.recursive):
                 col.list(_ref(col, text.strip(), cwd, base), None)  # a bare path (``| cut -d: -f1``)
             continue
+        if fragment is not None:
+            s, e = fragment
+            if e > s and (path == cut or _line_path(shown[s:e], path, spec) == path):
+                group = (path, s, e)
+            fragment, cut = None, None
+        last = path
         if group is not None and group[0] == path:
             group = (path, group[1], line.end)
         else:
@@ -174,10 +211,6 @@ def _one_file(shown: str, block: Block, spec: GrepSpec) -> bool:
             return False
         seen = True
     return seen
-
-
-def _starts_group(text: str, path: str) -> bool:
-    return text.startswith(path)
 
 
 def _line_path(text: str, current: str | None, spec: GrepSpec) -> str | None:
