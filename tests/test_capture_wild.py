@@ -211,3 +211,139 @@ def test_a_cut_line_does_not_end_the_split_between_two_searches() -> None:
     shown = f"{RG_HEAD}{MARKER}{RG_TAIL}docs/ollama.md:1:# Ollama\n"
     c = cap('rg -n ollama components "LM Studio configuration.md"; rg -n ollama docs', shown, clipped=True)
     assert [r.path for r in c.reads] == [MD, "components/chat/chat-helpers/index.ts", "docs/ollama.md"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 2. git: a file at a revision, patches, blame (shapes from a Claude Code run on ai-workflow-agent and a
+# mini-swe-agent run on astropy)
+
+JENKINS_AT_REV = (
+    "                    archiveArtifacts artifacts: artifactPath, allowEmptyArchive: true\n"
+    "                }\n            }\n        }\n\n        success {\n"
+)
+PATCH = """diff --git a/Jenkinsfile b/Jenkinsfile
+index 9acd5aba..67efe836 100644
+--- a/Jenkinsfile
++++ b/Jenkinsfile
+@@ -657,6 +657,8 @@ pipeline {
+                 // keep the artifacts, success or failure
+                 // the target repository is cloned under REPOS_ROOT
++                // ai-workflow-agent itself: take them from WORKSPACE
+                 if (params.EXECUTION_MODE != 'auto_issue') {
+-                    def artifactPath = "${env.REPOS_ROOT}/${env.REPO_NAME}/.ai-workflow/**/*"
++                    def artifactPath = ".ai-workflow/issue-${env.ISSUE_NUMBER}/**/*"
++                    echo "Archiving artifacts from: ${artifactPath}"
+                     archiveArtifacts artifacts: artifactPath, allowEmptyArchive: true
+                 }
+"""
+NEW_SIDE = [  # the runs of context and added lines, split where a removed line was
+    PATCH.split("@@ pipeline {\n")[1].split("-  ")[0].rstrip("\n"),
+    "\n".join(PATCH.splitlines()[10:14]),
+]
+
+
+def test_git_show_of_a_file_at_a_revision_reads_it_at_that_revision() -> None:
+    c = cap('git show 7431e120:Jenkinsfile | grep -A 5 "archiveArtifacts" | head -10', JENKINS_AT_REV)
+    assert [(r.path, r.revision) for r in c.reads] == [("Jenkinsfile", "7431e120")]
+    assert c.reads[0].excerpt == JENKINS_AT_REV.rstrip("\n") + "\n"
+    assert [(r.path, r.revision) for r in cap("git show :src/index.ts", "export {};\n").reads] == [
+        ("src/index.ts", ":0")  # the index
+    ]
+    assert [r.path for r in cap("git -C jenkins show HEAD:README.md", "# Jenkins\n").reads] == [
+        "jenkins/README.md"
+    ]
+    assert cap("git show HEAD:CLAUDE.md", "fatal: path 'CLAUDE.md' does not exist in 'HEAD'\n").reads == ()
+    # the entry keeps the revision: the tab's show names it, the replay's tables carry it
+    tab = replay(run(('git show 7431e120:Jenkinsfile | grep -A 5 "archiveArtifacts"', JENKINS_AT_REV))).tab
+    assert tab.read_log[0].revision == "7431e120"
+    assert "Jenkinsfile at revision 7431e120" in tab.show("L1").text
+
+
+def test_a_patch_reads_each_hunks_new_side() -> None:
+    c = cap("git diff HEAD Jenkinsfile | head -30", PATCH)
+    # 'Jenkinsfile' is the path operand, not a revision: the new side is the working copy
+    assert [(r.path, r.revision, r.excerpt) for r in c.reads] == [
+        ("Jenkinsfile", None, NEW_SIDE[0]),
+        ("Jenkinsfile", None, NEW_SIDE[1]),
+    ]
+    assert not any(ln.startswith("-") for r in c.reads for ln in r.excerpt.splitlines())
+    assert [r.revision for r in cap("git diff --cached", PATCH).reads] == [":0", ":0"]
+    assert [r.revision for r in cap("git diff develop HEAD -- Jenkinsfile", PATCH).reads] == ["HEAD", "HEAD"]
+    assert [r.revision for r in cap("git diff main...feature", PATCH).reads] == ["feature", "feature"]
+    # run in a sub-folder, a path the command named keeps its name (git prints it from the repository's top)
+    sub = PATCH.replace(" a/Jenkinsfile", " a/jenkins/Jenkinsfile").replace(
+        " b/Jenkinsfile", " b/jenkins/Jenkinsfile"
+    )
+    s = step("git diff -- Jenkinsfile", sub)
+    assert [r.path for r in capture_step(s, cwd=f"{ROOT}/jenkins", root=ROOT).reads] == [
+        "jenkins/Jenkinsfile"
+    ] * 2
+
+
+def test_commits_name_the_revision_of_their_hunks() -> None:
+    shown = (
+        "commit 742fe0328fdf0bad803e1929fcc1ef7b1d200b14\nAuthor: yuto-takashi <y.takashi@tielec.net>\n"
+        "Date:   Fri Dec 5 10:49:00 2025 +0900\n\n    fix(squash): keep the artifacts\n\n"
+        + PATCH
+        + "\ncommit f29e3593aa\nAuthor: yuto-takashi <y.takashi@tielec.net>\n\n    earlier\n\n"
+        + PATCH
+    )
+    c = cap("git log -p -2 -- Jenkinsfile", shown)
+    assert [r.revision for r in c.reads] == ["742fe0328fdf0bad803e1929fcc1ef7b1d200b14"] * 2 + [
+        "f29e3593aa"
+    ] * 2
+    assert [r.excerpt for r in c.reads] == NEW_SIDE * 2  # commit messages and headers are git's words
+    assert [r.revision for r in cap("git show 742fe032", shown.split("\ncommit f29")[0]).reads] == [
+        "742fe0328fdf0bad803e1929fcc1ef7b1d200b14"
+    ] * 2
+
+
+def test_a_clip_marker_inside_a_patch_ends_what_is_read_until_a_file_is_named_again() -> None:
+    head, tail = PATCH[:420], PATCH[420:]
+    shown = f"{head}…300 tokens truncated…{tail}"
+    c = cap("git diff", shown, clipped=True)
+    assert c.reads and all(r.start + len(r.excerpt) <= len(head) for r in c.reads)  # nothing after the marker
+
+
+def test_git_listings_of_touched_files() -> None:
+    stat = (
+        "commit 7431e1200a1c6d226c098b088be071cf52e32374\nMerge: 4e9a4d10 742fe032\n"
+        "Author: yuto-takashi <y.takashi@tielec.net>\nDate:   Fri Dec 5 10:49:08 2025 +0900\n\n"
+        "    Merge pull request #220 from tielec/fix/jenkinsfile-artifact-path\n\n"
+        " src/commands/init.ts           | 24 +++++++++++++-----------\n"
+        " src/core/git/squash-manager.ts | 11 ++++++++---\n"
+        " 2 files changed, 21 insertions(+), 14 deletions(-)\n"
+    )
+    c = cap("git show 7431e120 --stat | head -30", stat)
+    assert c.reads == () and c.listed == ("src/commands/init.ts", "src/core/git/squash-manager.ts")
+    names = "commit daf1b7ed29c9\nAuthor: y <y@t.net>\n\n    [ai-workflow] Initialize\n\n.ai-workflow/issue-221/metadata.json\n"
+    assert cap("git show daf1b7ed --name-only | tail -20", names).listed == (
+        ".ai-workflow/issue-221/metadata.json",
+    )
+    assert cap("git diff --name-status HEAD~1", "M\tJenkinsfile\nD\told.ts\nA\tsrc/new.ts\n").listed == (
+        "Jenkinsfile",
+        "src/new.ts",
+    )
+    assert (
+        cap("git log --oneline -10", "daf1b7ed [ai-workflow] Initialize\n7431e120 Merge pull request\n")
+        == Capture()
+    )
+
+
+def test_git_blame_lines_carry_the_files_text() -> None:
+    shown = (
+        "^5ae1f0e (yuto-takashi 2025-12-01 10:00:00 +0900 657)                 // keep the artifacts\n"
+        "67efe836 (yuto-takashi 2025-12-05 10:49:08 +0900 658)                 if (params.EXECUTION_MODE) {\n"
+        "00000000 (Not Committed Yet 2025-12-05 11:00:00 +0900 659)\n"
+    )
+    c = cap("git blame -L 657,659 Jenkinsfile", shown)
+    assert [(r.path, r.revision, r.excerpt) for r in c.reads] == [("Jenkinsfile", None, shown.rstrip("\n"))]
+    assert [r.revision for r in cap("git blame 4e9a4d10 -- Jenkinsfile", shown).reads] == ["4e9a4d10"]
+
+
+def test_git_reads_are_kept_beside_a_workspace_with_another_version(tmp_path: Path) -> None:
+    (tmp_path / "Jenkinsfile").write_text("pipeline {\n  // the working copy, changed since\n}\n")
+    ws = Workspace(tmp_path, agent_root=ROOT)
+    c = cap('git show 7431e120:Jenkinsfile | grep -A 5 "archiveArtifacts"', JENKINS_AT_REV, workspace=ws)
+    assert [(r.path, r.revision) for r in c.reads] == [("Jenkinsfile", "7431e120")]
+    assert [r.excerpt for r in cap("git diff", PATCH, workspace=ws).reads] == NEW_SIDE

@@ -119,6 +119,9 @@ class ReadEntry:
     """The step's command."""
     excerpt: str
     """The file's text exactly as the step showed it."""
+    revision: str | None = None
+    """The git revision the excerpt shows the file at (``git show REV:FILE``, a commit's patch); None: the
+    working copy."""
 
 
 @dataclass(frozen=True)
@@ -507,7 +510,9 @@ class Tab:
             self._folder(path)
         new: list[ReadEntry] = []
         for read in capture.reads:
-            entry = ReadEntry(f"L{len(self._read_log) + 1}", step_index, read.path, command, read.excerpt)
+            entry = ReadEntry(
+                f"L{len(self._read_log) + 1}", step_index, read.path, command, read.excerpt, read.revision
+            )
             self._read_log.append(entry)
             self._entry_by_id[entry.id] = entry
             self._entry_tokens.append(None)
@@ -705,7 +710,8 @@ class Tab:
         if entry is None:
             held = _id_range("L", len(self._read_log)) if self._read_log else "no entries yet"
             return Reply(False, f"There is no read-log entry {lid.strip()!r} (the log holds {held}).")
-        head = f"{entry.id}{SEP}step {entry.step}{SEP}{entry.path}\ncommand: {entry.command}"
+        at = f" at revision {entry.revision}" if entry.revision else ""
+        head = f"{entry.id}{SEP}step {entry.step}{SEP}{entry.path}{at}\ncommand: {entry.command}"
         return Reply(True, f"{head}\nexcerpt ({_plural(len(entry.excerpt), 'char')}):\n{entry.excerpt}")
 
     def review(self) -> Review:

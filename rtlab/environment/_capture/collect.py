@@ -55,6 +55,11 @@ class Hit:
     ref: Ref
     start: int
     end: int
+    revision: str | None = None
+    """The version-control revision the text is the file at (``git show REV:FILE``); None: the working copy."""
+    confirm: bool = True
+    """Content matching may check it against the workspace's copy (False: the output's own structure names
+    the file line by line, or another version of it: git patches, ``git blame``, a file at a revision)."""
 
 
 @dataclass
@@ -88,11 +93,15 @@ class Collector:
             return None
         return self.workspace.to_local(ref.agent)
 
-    def read(self, ref: Ref, start: int, end: int) -> None:
-        """A read of ``ref`` over ``[start, end)`` of the shown text (trimmed of blank edges)."""
+    def read(
+        self, ref: Ref, start: int, end: int, *, revision: str | None = None, confirm: bool = True
+    ) -> None:
+        """A read of ``ref`` over ``[start, end)`` of the shown text (trimmed of blank edges); ``revision``
+        when the text is the file at another version than the working copy (then never confirmed by the
+        workspace's copy)."""
         start, end = trim(self.shown, start, end)
         if end > start:
-            self.hits.append(Hit(ref, start, end))
+            self.hits.append(Hit(ref, start, end, revision, confirm and revision is None))
 
     def list(self, ref: Ref, is_file: bool | None = None) -> None:
         """A path that appeared in a listing; ``is_file`` None when the listing does not say, False when it

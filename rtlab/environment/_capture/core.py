@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, replace
 
 from rtlab.environment._capture import frame as fr
-from rtlab.environment._capture import listing
+from rtlab.environment._capture import git, listing
 from rtlab.environment._capture import python as py
 from rtlab.environment._capture.collect import Collector, Hit
 from rtlab.environment._capture.families import Source, unit_source, unit_writes
@@ -44,6 +44,10 @@ class CapturedRead:
     """Exactly as shown: ``step.shown[start:start + len(excerpt)] == excerpt``."""
     start: int
     """Offset of the excerpt in ``step.shown``."""
+    revision: str | None = None
+    """The git revision the excerpt shows the file at, as the command named it (``git show 7431e120:Jenkinsfile``
+    gives ``7431e120``; a patch of ``git show``/``git log -p`` the commit it prints; ``:0`` the index); None for
+    the working copy."""
 
 
 @dataclass(frozen=True)
@@ -421,6 +425,10 @@ def _attribute(col: Collector, shown: str, item: Item, part: fr.Block) -> None:
         parse_semfs(col, shown, block, cwd, src.words)
     elif family == "python" and src.script is not None:
         py.attribute(col, shown, block, cwd, src.script)
+    elif family == "gitpatch" and src.git is not None:
+        git.parse_patch(col, shown, block, cwd, src.git)
+    elif family == "gitblame" and src.git is not None:
+        git.parse_blame(col, shown, block, cwd, src.git)
 
 
 _HEAD_HEADER = re.compile(r"^==> (?P<name>.+) <==$")
@@ -441,7 +449,7 @@ def _content(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: 
     if not headers:
         for path in src.files:
             for s, e in block.pieces:
-                col.read(col.ref(path, cwd), s, e)
+                col.read(col.ref(path, cwd), s, e, revision=src.revision)
         return
     bounds = [h[0] for h in headers[1:]] + [block.end]
     for (_, content_start, name), bound in zip(headers, bounds, strict=True):
@@ -599,12 +607,12 @@ def _match_content(col: Collector, shown: str, regions: list[fr.Region], workspa
     index = workspace.index
     kept: list[Hit] = []
     for hit in col.hits:
-        rel = col.local(hit.ref)
+        rel = col.local(hit.ref) if hit.confirm else None
         fid = index.file_id(rel) if rel is not None else None
         if fid is None:
-            kept.append(
-                hit
-            )  # outside the workspace, not in it, or not text (xlsx, pdf): the structure decides
+            # outside the workspace, not in it, not text (xlsx, pdf), or named line by line by the output's
+            # structure, or another version of the file (git): the structure decides
+            kept.append(hit)
             continue
         for span in find_spans(index, shown, fr.Block(((hit.start, hit.end),)), restrict={fid}):
             start, end = fr.trim(shown, span.start, span.end)
@@ -659,7 +667,7 @@ def _result(col: Collector) -> Capture:
         if sig in seen:
             continue
         seen.add(sig)
-        reads.append(CapturedRead(hit.ref.key, shown[hit.start : hit.end], hit.start))
+        reads.append(CapturedRead(hit.ref.key, shown[hit.start : hit.end], hit.start, hit.revision))
     read_keys = {r.path for r in reads}
     listed = [p for p in col.listed if p not in read_keys and p not in col.written]
     if col.guessed:

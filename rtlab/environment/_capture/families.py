@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from rtlab.environment._capture import python as py
+from rtlab.environment._capture.git import GitSpec, git_spec
 from rtlab.environment._capture.grep import GrepSpec, grep_spec
 from rtlab.environment._capture.listing import find_exec, find_parts
 from rtlab.environment._capture.units import (
@@ -39,8 +40,8 @@ class Source:
     """The command whose data a unit prints."""
 
     family: str
-    """``content``, ``listing``, ``grep``, ``semfs``, ``python``, ``literal``, ``pwd``, ``silent``, ``count``,
-    ``filter`` (prints its input) or ``other``."""
+    """``content``, ``listing``, ``grep``, ``semfs``, ``python``, ``gitpatch``, ``gitblame``, ``literal``,
+    ``pwd``, ``silent``, ``count``, ``filter`` (prints its input) or ``other``."""
     stage: Stage | None = None
     files: list[str] = field(default_factory=list)
     """The files it reads (content, python) or the operands it lists, as written (literal words only)."""
@@ -55,6 +56,10 @@ class Source:
     words: list[Word] = field(default_factory=list)
     """The source command's arguments (for the listing parsers)."""
     name: str = ""
+    git: GitSpec | None = None
+    """``gitpatch`` / ``gitblame``: what the git command prints."""
+    revision: str | None = None
+    """``content`` of ``git show REV:FILE``: the revision its text is the file at."""
 
 
 def _literal_files(words: list[Word]) -> tuple[list[str], bool]:
@@ -140,6 +145,8 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
         return Source("grep", stage, spec.files, grep=spec, words=words, name="grep")
     if name == "git" and words and words[0].text == "ls-files":
         return Source("listing", stage, words=words[1:], name="files")  # tracked files, never folders
+    if name == "git":
+        return _git(stage, words)
     if name in GREP:
         spec = grep_spec(name, words)
         if not spec.files and not spec.recursive:
@@ -178,6 +185,21 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
     if name in FILTERS and piped:
         return Source("filter", stage)
     return Source("other", stage, name=name)
+
+
+def _git(stage: Stage, words: list[Word]) -> Source:
+    """``git show REV:FILE`` prints a file at a revision; patches and blame have their own parsers."""
+    spec = git_spec(words)
+    if spec is None:
+        return Source("other", stage, name="git")
+    if spec.kind == "file":
+        files = [posixpath.join(spec.base, f) if spec.base else f for f in spec.files]
+        return Source("content", stage, files, words=words, name="git", revision=spec.revision)
+    family = "gitpatch" if spec.kind == "patch" else "gitblame"
+    files = (
+        [posixpath.join(spec.base, f) if spec.base else f for f in spec.files] if spec.kind == "blame" else []
+    )
+    return Source(family, stage, files, words=words, name="git", git=spec)
 
 
 def _dynamic_files(src: Source) -> Source:
