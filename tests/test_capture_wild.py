@@ -347,3 +347,95 @@ def test_git_reads_are_kept_beside_a_workspace_with_another_version(tmp_path: Pa
     c = cap('git show 7431e120:Jenkinsfile | grep -A 5 "archiveArtifacts"', JENKINS_AT_REV, workspace=ws)
     assert [(r.path, r.revision) for r in c.reads] == [("Jenkinsfile", "7431e120")]
     assert [r.excerpt for r in cap("git diff", PATCH, workspace=ws).reads] == NEW_SIDE
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 1. programs in other languages that print a file
+
+PKG = '{\n  "name": "ai-workflow-agent",\n  "version": "0.4.0",\n  "type": "module"\n}\n'
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "node -e \"console.log(require('fs').readFileSync('package.json', 'utf8'))\"",
+        "node -p \"require('fs').readFileSync('package.json', 'utf8')\"",  # -p prints the expression's value
+        "node -e \"const fs = require('fs'); const p = 'package.json'; process.stdout.write(fs.readFileSync(p, 'utf8'))\"",
+        "node -e \"const path = require('path'); const f = path.join('.', 'package.json'); "
+        "const text = require('fs').readFileSync(f, 'utf8'); console.log(text)\"",
+        "node - <<'NODE'\nconst fs = require('fs');\nfs.readFile('package.json', 'utf8', (err, data) => {\n"
+        "  console.log(data);\n});\nNODE",
+        "ruby -e 'puts File.read(\"package.json\")'",
+        'perl -e \'open(my $fh, "<", "package.json") or die; print while <$fh>\'',
+        "python3 -c \"from pathlib import Path; print(Path('package.json').read_text())\"",
+        "python3 - <<'EOF'\nprint(open('package.json').read())\nEOF",
+    ],
+)
+def test_a_one_line_program_printing_a_file_reads_it(command: str) -> None:
+    assert reads(cap(command, PKG)) == [("package.json", PKG)]
+
+
+def test_a_program_whose_output_is_not_the_files_content_reads_nothing() -> None:
+    # Codex's node here-document in ai-workflow-agent: reads a file, writes the plan, prints a status line
+    command = (
+        "node - <<'NODE'\nconst fs = require('fs');\nconst path = '.ai-workflow/pr-451/output/new_content.tmp';\n"
+        "const newContent = fs.readFileSync(path, 'utf8');\nconst plan = { changes: newContent };\n"
+        "fs.writeFileSync('.ai-workflow/pr-451/output/response-plan.json', JSON.stringify(plan, null, 2));\n"
+        "console.log('Wrote .ai-workflow/pr-451/output/response-plan.json');\nNODE"
+    )
+    c = cap(command, "Wrote .ai-workflow/pr-451/output/response-plan.json\n")
+    assert c.reads == () and c.written == (".ai-workflow/pr-451/output/response-plan.json",)
+    # computed from the file, not the file: a length, a count
+    assert (
+        cap("node -e \"console.log(require('fs').readFileSync('src/index.ts', 'utf8').length)\"", "4812\n")
+        == Capture()
+    )
+    assert cap("ruby -e 'puts File.readlines(\"Gemfile\").count'", "12\n") == Capture()
+    assert cap("perl -e 'open(F, \"<notes.txt\"); my @l = <F>; print scalar(@l)'", "3\n") == Capture()
+    assert cap("node -v", "v20.11.1\n") == Capture()
+
+
+def test_several_files_are_split_only_where_the_output_names_them() -> None:
+    command = (
+        "node -e \"for (const f of ['README.md', 'CLAUDE.md']) { console.log('=== ' + f + ' ==='); "
+        "console.log(require('fs').readFileSync(f, 'utf8')); }\""
+    )
+    shown = "=== README.md ===\n# AI Workflow\n\n=== CLAUDE.md ===\n# Notes for Claude\n"
+    assert reads(cap(command, shown)) == [
+        ("README.md", "# AI Workflow\n"),
+        ("CLAUDE.md", "# Notes for Claude\n"),
+    ]
+    # the same without headers: capture cannot tell where one file ends, so neither is credited
+    unsplit = command.replace("console.log('=== ' + f + ' ==='); ", "")
+    assert cap(unsplit, "# AI Workflow\n\n# Notes for Claude\n").reads == ()
+
+
+def test_line_programs_print_their_files_lines() -> None:
+    # perl -ne / ruby -ne run on every line of their files, like awk: the lines are the files'
+    assert reads(cap("perl -ne 'print if /TODO/' src/main.c", "// TODO: free the buffer\n")) == [
+        ("src/main.c", "// TODO: free the buffer\n")
+    ]
+    assert [r.path for r in cap("cat notes.txt | perl -lne 'print uc'", "LINE ONE\n").reads] == ["notes.txt"]
+    c = cap("perl -pi -e 's/foo/bar/' src/main.c", "")
+    assert c.reads == () and c.written == ("src/main.c",)
+
+
+def test_a_workspace_confirms_what_a_program_printed(tmp_path: Path) -> None:
+    (tmp_path / "package.json").write_text(PKG)
+    ws = Workspace(tmp_path, agent_root=ROOT)
+    command = "node -e \"console.log(require('fs').readFileSync('package.json', 'utf8'))\""
+    assert reads(cap(command, PKG, workspace=ws)) == [("package.json", PKG)]
+    # printed something else (the program changed it): not the file
+    assert cap(command.replace("console.log(", "console.log('x'+"), "x{}\n", workspace=ws).reads == ()
+
+
+def test_a_script_action_in_another_language() -> None:
+    from rtlab.records import Action
+
+    s = Step(index=0, tool="run_js", command="-", output=PKG, shown=PKG)
+    s.action = Action(
+        "script",
+        command="console.log(require('fs').readFileSync('package.json', 'utf8'))",
+        language="javascript",
+    )
+    assert [r.path for r in capture_step(s, cwd=ROOT, root=ROOT).reads] == ["package.json"]

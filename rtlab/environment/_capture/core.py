@@ -24,10 +24,12 @@ from dataclasses import dataclass, replace
 from rtlab.environment._capture import frame as fr
 from rtlab.environment._capture import git, listing
 from rtlab.environment._capture import python as py
+from rtlab.environment._capture import scripts as other_scripts
 from rtlab.environment._capture.collect import Collector, Hit
 from rtlab.environment._capture.families import Source, unit_source, unit_writes
 from rtlab.environment._capture.grep import GrepSpec, accepts, parse_grep, parse_semfs
 from rtlab.environment._capture.matching import find_spans
+from rtlab.environment._capture.scripts import Language
 from rtlab.environment._capture.units import Item, Repeat, Stage, units
 from rtlab.environment._workspace import Workspace
 from rtlab.records import Step
@@ -143,11 +145,19 @@ def _read(col: Collector, step: Step, path: str, cwd: str | None) -> list[fr.Reg
     return [fr.Region("", region.block)]
 
 
+_LANGUAGES: dict[str, Language] = {
+    "javascript": "javascript", "js": "javascript", "node": "javascript", "typescript": "javascript",
+    "ruby": "ruby", "perl": "perl",
+}  # fmt: skip
+
+
 def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.Region]:
-    """A Python program the harness ran (a ``script`` action): what it wrote, read and printed."""
+    """A program the harness ran (a ``script`` action; Python unless its ``language`` says otherwise): what
+    it wrote, read and printed."""
     shown = step.shown or ""
     region = fr.regions(step)[0]
-    script = py.analyze(code)
+    language = _LANGUAGES.get((step.action.language or "python").lower()) if step.action else None
+    script = other_scripts.analyze(code, language) if language is not None else py.analyze(code)
     for w in script.writes:
         col.write(col.ref(w, cwd))
     for p in script.inputs:
@@ -182,7 +192,7 @@ def _note_writes(col: Collector, items: list[Item]) -> None:
         src = unit_source(item, item.cwd)
         for path in unit_writes(item, src.script):
             col.write(col.ref(path, item.cwd))
-        for path in src.files if src.family in ("content", "python", "grep") else []:
+        for path in src.files if src.family in ("content", "script", "grep", "gitblame") else []:
             col.named.add(col.ref(path, item.cwd).key)
 
 
@@ -423,7 +433,7 @@ def _attribute(col: Collector, shown: str, item: Item, part: fr.Block) -> None:
         parse_grep(col, shown, block, cwd, src.grep)
     elif family == "semfs":
         parse_semfs(col, shown, block, cwd, src.words)
-    elif family == "python" and src.script is not None:
+    elif family == "script" and src.script is not None:
         py.attribute(col, shown, block, cwd, src.script)
     elif family == "gitpatch" and src.git is not None:
         git.parse_patch(col, shown, block, cwd, src.git)

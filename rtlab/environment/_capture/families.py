@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass, field
 
 from rtlab.environment._capture import python as py
+from rtlab.environment._capture import scripts as other_scripts
 from rtlab.environment._capture.git import GitSpec, git_spec
 from rtlab.environment._capture.grep import GrepSpec, grep_spec
 from rtlab.environment._capture.listing import find_exec, find_parts
+from rtlab.environment._capture.scripts import Language
 from rtlab.environment._capture.units import (
     CONTENT,
     FILTERS,
@@ -40,8 +42,9 @@ class Source:
     """The command whose data a unit prints."""
 
     family: str
-    """``content``, ``listing``, ``grep``, ``semfs``, ``python``, ``gitpatch``, ``gitblame``, ``literal``,
-    ``pwd``, ``silent``, ``count``, ``filter`` (prints its input) or ``other``."""
+    """``content``, ``listing``, ``grep``, ``semfs``, ``script`` (a program: Python, JavaScript, Ruby, Perl),
+    ``gitpatch``, ``gitblame``, ``literal``, ``pwd``, ``silent``, ``count``, ``filter`` (prints its input) or
+    ``other``."""
     stage: Stage | None = None
     files: list[str] = field(default_factory=list)
     """The files it reads (content, python) or the operands it lists, as written (literal words only)."""
@@ -136,6 +139,8 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
     words = stage.words
     if is_python(name):
         return _python(stage, piped)
+    if name in RUNNERS:
+        return _other_script(stage, piped, RUNNERS[name])
     if name == "semfs" and words and words[0].text == "grep":
         return Source("semfs", stage, words=words, name=name)
     if name == "git" and words and words[0].text == "grep":
@@ -306,7 +311,7 @@ def _python(stage: Stage, piped: bool) -> Source:
         if not t.startswith("-"):
             inputs = [w.text for w in args[i + 1 :] if w.literal and py._is_file_name(w.text)]
             return Source(
-                "python", stage, inputs, script=py.Script(inputs=inputs, code_seen=False), name="python"
+                "script", stage, inputs, script=py.Script(inputs=inputs, code_seen=False), name="python"
             )
         i += 1
     if code is None:
@@ -314,7 +319,92 @@ def _python(stage: Stage, piped: bool) -> Source:
     if code is None:
         return Source("other", stage)
     script = py.analyze(code)
-    return Source("python", stage, script.inputs, script=script, name="python")
+    return Source("script", stage, script.inputs, script=script, name="python")
+
+
+RUNNERS: dict[str, Language] = {
+    "node": "javascript", "nodejs": "javascript", "bun": "javascript", "deno": "javascript", "ruby": "ruby",
+    "perl": "perl",
+}  # fmt: skip
+"""Interpreters of other languages whose one-line programs (``-e``) and here-documents capture reads."""
+_RUNNER_VALUE = {
+    "javascript": ("-r", "--require", "--import", "--loader"),
+    "ruby": ("-r", "-I"),
+    "perl": ("-I", "-M"),
+}
+_LOOP_FLAGS = re.compile(r"^-[lanpiw0-9]*[np][lanpiw0-9]*$")
+"""``perl -n`` / ``-p`` / ``-lne`` / ``-pe`` (the ``e`` taken apart): the program runs on every input line."""
+
+
+def _other_script(stage: Stage, piped: bool, language: Language) -> Source:
+    """``node -e CODE``, ``node -p EXPR``, ``node - <<EOF``, ``ruby -e``, ``perl -e`` (several ``-e`` joined),
+    ``node script.js ARGS`` (the code unseen). ``perl -ne``/``-pe``, ``ruby -ne``/``-pe`` run their program
+    on every line of their files: like ``awk``, they print the files' content."""
+    words = stage.words
+    if stage.name in ("deno", "bun") and words and words[0].text in ("eval", "run", "x"):
+        words = words[1:] if words[0].text == "eval" else words
+    code: list[str] = []
+    operands: list[str] = []
+    prints_value = loop = in_place = unknown = False
+    script_file = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        flags = t[1:] if t.startswith("-") and not t.startswith("--") else ""
+        if operands or script_file:
+            operands.append(t) if w.literal else None
+            unknown = unknown or not w.literal
+        elif t in ("-e", "--eval", "-p", "--print") or (
+            language != "javascript"
+            and (flags.endswith("e") or (language == "perl" and flags.endswith("E")))
+        ):
+            if i + 1 < len(words):
+                code.append(words[i + 1].text)
+            prints_value = prints_value or (language == "javascript" and t in ("-p", "--print"))
+            loop = loop or (language != "javascript" and any(c in flags[:-1] for c in "np"))
+            in_place = in_place or (language != "javascript" and "i" in flags[:-1])
+            i += 2
+            continue
+        elif language != "javascript" and _LOOP_FLAGS.match(t):
+            loop, in_place = True, in_place or "i" in flags
+        elif t.startswith(("-i", "--in-place")) and language != "javascript":
+            in_place = True
+        elif t in _RUNNER_VALUE[language]:
+            i += 1
+        elif t == "-":
+            code.append(stage.heredoc or "")
+        elif t.startswith("-"):
+            pass
+        else:
+            script_file = not code
+            if not script_file:
+                operands.append(t) if w.literal else None
+                unknown = unknown or not w.literal
+        i += 1
+    if in_place:
+        return Source("silent", stage)
+    if not code and not script_file and stage.heredoc is not None:
+        code.append(stage.heredoc)
+    files = [f for f in operands if f != "-"]
+    if script_file or not code:
+        if not script_file:
+            return Source("other", stage, name=stage.name)
+        inputs = [f for f in files if py._is_file_name(f)]
+        return Source(
+            "script", stage, inputs, script=py.Script(inputs=inputs, code_seen=False), name=language
+        )
+    if loop:
+        if not files and not unknown:
+            if stage.stdin_file is not None and stage.stdin_file.literal:
+                files = [stage.stdin_file.text]
+            else:
+                return Source("filter" if piped else "other", stage)
+        return Source("content", stage, files, unknown, words=stage.words, name=stage.name)
+    script = other_scripts.analyze("\n".join(code), language, prints_value=prints_value)
+    if script.reads_files and not script.inputs:  # a program reading its arguments (process.argv, ARGV)
+        script.inputs = [f for f in files if py._is_file_name(f)]
+    return Source("script", stage, script.inputs, script=script, name=language)
 
 
 def unit_source(unit: Unit, cwd: str | None) -> Source:
@@ -333,7 +423,7 @@ def _fold(unit: Unit, cwd: str | None) -> Source:
             if src.family == "literal" and stage.name not in ("cat", "tee"):
                 src = Source("other", stage)
             continue
-        if nxt.family == "python" and not nxt.files and src.family == "content":
+        if nxt.family == "script" and not nxt.files and src.family == "content":
             nxt.files = list(src.files)
             if nxt.script is not None:
                 nxt.script.inputs = list(src.files)
@@ -390,4 +480,7 @@ def _stage_writes(stage: Stage) -> list[str]:
             return [operands[1]]
     if name == "dd":
         return [t[3:] for t in texts if t.startswith("of=")]
+    if name in ("perl", "ruby") and any(re.match(r"^-\w*i", t) for t in texts):  # perl -pi -e CODE FILES
+        code_at = next((k for k, t in enumerate(texts) if re.match(r"^-\w*e$", t)), None)
+        return [t for t in texts[code_at + 2 :] if not t.startswith("-")] if code_at is not None else []
     return []

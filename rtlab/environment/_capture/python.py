@@ -574,6 +574,8 @@ def attribute(
         if path is None or normalize_path(path) in written:
             continue
         if whole and not script.reads_files:
+            if len(script.walked) == 1 and "/" not in path and script.walked[0] not in (".", "./"):
+                path = _join((script.walked[0], path))  # names of one folder's entries (os.listdir)
             col.list(col.ref(path, cwd), True)  # a listing script (os.walk, glob): paths only
             continue
         content_start = line.end + 1 if whole or len(line.text) < 200 else line.start
