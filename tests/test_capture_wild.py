@@ -439,3 +439,99 @@ def test_a_script_action_in_another_language() -> None:
         language="javascript",
     )
     assert [r.path for r in capture_step(s, cwd=ROOT, root=ROOT).reads] == ["package.json"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 4. loops whose body reads the loop's file
+
+A_MD, B_MD = "# Architecture\nThe agent runs phases.\n", "# Changelog\n## 0.4.0\n"
+
+
+def test_a_loop_over_several_files_without_separators_credits_none() -> None:
+    # unrolled, each iteration's output is one file's, but nothing shows where one ends
+    assert (
+        cap('for f in ARCHITECTURE.md CHANGELOG.md; do rg -n "agent" "$f"; done', "2:The agent runs\n")
+        == Capture()
+    )
+    assert cap('for f in ARCHITECTURE.md CHANGELOG.md; do cat "$f"; done', A_MD + B_MD).reads == ()
+    # one file: the whole output is its
+    assert reads(cap('for f in ARCHITECTURE.md; do cat "$f"; done', A_MD)) == [("ARCHITECTURE.md", A_MD)]
+    # a header echoed per file splits the output
+    c = cap(
+        'for f in ARCHITECTURE.md CHANGELOG.md; do echo "== $f"; head -5 "$f"; done',
+        f"== ARCHITECTURE.md\n{A_MD}== CHANGELOG.md\n{B_MD}",
+    )
+    assert reads(c) == [("ARCHITECTURE.md", A_MD), ("CHANGELOG.md", B_MD)]
+    # prefixed search lines name their files themselves
+    c = cap(
+        'for f in ARCHITECTURE.md CHANGELOG.md; do grep -H -n "0.4" "$f"; done', "CHANGELOG.md:2:## 0.4.0\n"
+    )
+    assert reads(c) == [("CHANGELOG.md", "CHANGELOG.md:2:## 0.4.0")]
+
+
+def test_a_loop_over_a_command_substitution() -> None:
+    # without a workspace the words are unknown: only the echoed headers name the files
+    shown = f"== docs/a.md\n{A_MD}== docs/b.md\n{B_MD}"
+    c = cap('for f in $(ls docs/*.md); do echo "== $f"; cat "$f"; done', shown)
+    assert reads(c) == [("docs/a.md", A_MD), ("docs/b.md", B_MD)]
+    # no header: the search's lines are nobody's (never a file named '$f')
+    assert (
+        cap('for f in $(ls docs/*.md); do grep -n TODO "$f"; done', "3:TODO one\n7:TODO two\n") == Capture()
+    )
+
+
+def test_loops_and_xargs_over_files_a_workspace_resolves(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text(A_MD)
+    (tmp_path / "docs" / "b.md").write_text(B_MD)
+    (tmp_path / "list.txt").write_text("docs/b.md\n")
+    ws = Workspace(tmp_path, agent_root=ROOT)
+    # one file matched: its output is its own, even with no header
+    for command in (
+        'for f in $(ls docs/a*.md); do grep -n "agent" "$f"; done',
+        "for f in $(find docs -name 'a.md'); do grep -n agent \"$f\"; done",
+        "find docs -name 'a.md' -exec grep -n agent {} \\;",
+        "find docs -name 'a*' | xargs grep -n agent",
+    ):
+        assert [r.path for r in cap(command, "2:The agent runs phases.\n", workspace=ws).reads] == [
+            "docs/a.md"
+        ], command
+    assert [
+        r.path for r in cap('while read f; do head -2 "$f"; done < list.txt', B_MD, workspace=ws).reads
+    ] == ["docs/b.md"]
+
+
+def test_xargs_and_find_exec() -> None:
+    # a literal feeder names the file
+    assert reads(cap("echo ARCHITECTURE.md | xargs cat", A_MD)) == [("ARCHITECTURE.md", A_MD)]
+    # head on many files at once prints its headers
+    shown = f"==> ./docs/a.md <==\n{A_MD}\n==> ./docs/b.md <==\n{B_MD}"
+    for command in ("find . -name '*.md' | xargs head -n 5", "find . -name '*.md' -exec head -n 5 {} +"):
+        assert [r.path for r in cap(command, shown).reads] == ["docs/a.md", "docs/b.md"], command
+    # one run per file: no headers, files unknown: nothing
+    assert cap("find . -name '*.md' -exec cat {} \\;", A_MD + B_MD) == Capture()
+    # a batch grep prints prefixes; a line number is never taken for a path
+    c = cap(
+        "find . -name '*.ts' | xargs grep -n SecretMasker",
+        "./src/secret-masker.ts:12:export class SecretMasker {\n",
+    )
+    assert [r.path for r in c.reads] == ["src/secret-masker.ts"]
+    assert (
+        cap("find . -name '*.ts' | xargs grep -n SecretMasker", "12:export class SecretMasker {\n")
+        == Capture()
+    )
+
+
+def test_while_read_loops() -> None:
+    shown = f"--- docs/a.md\n{A_MD}--- docs/b.md\n{B_MD}"
+    # the feeder's output goes to the loop: the model sees none of it (no listing of '--- docs/b.md')
+    c = cap('find docs -name "*.md" | while read f; do echo "--- $f"; head -3 "$f"; done', shown)
+    assert reads(c) == [("docs/a.md", A_MD), ("docs/b.md", B_MD)] and c.listed == ()
+    c = cap('while IFS= read -r f; do echo "--- $f"; head -3 "$f"; done < list.txt', shown)
+    assert reads(c) == [("docs/a.md", A_MD), ("docs/b.md", B_MD)]
+    # the list file's own text is not shown by `cat list.txt | while ...`
+    c = cap('cat list.txt | while read -r f; do wc -l "$f"; done', "2 docs/a.md\n2 docs/b.md\n")
+    assert c.reads == () and c.listed == ("docs/a.md", "docs/b.md")
+    # literal feeders are unrolled
+    c = cap('printf "%s\\n" docs/a.md docs/b.md | while read f; do echo "--- $f"; cat "$f"; done', shown)
+    assert reads(c) == [("docs/a.md", A_MD), ("docs/b.md", B_MD)]

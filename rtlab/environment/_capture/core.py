@@ -20,6 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
 
 from rtlab.environment._capture import frame as fr
 from rtlab.environment._capture import git, listing
@@ -28,12 +29,13 @@ from rtlab.environment._capture import scripts as other_scripts
 from rtlab.environment._capture.collect import Collector, Hit
 from rtlab.environment._capture.families import Source, unit_source, unit_writes
 from rtlab.environment._capture.grep import GrepSpec, accepts, parse_grep, parse_semfs
+from rtlab.environment._capture.listing import find_parts
 from rtlab.environment._capture.matching import find_spans
 from rtlab.environment._capture.scripts import Language
-from rtlab.environment._capture.units import Item, Repeat, Stage, units
+from rtlab.environment._capture.units import Item, Repeat, Stage, Unit, units
 from rtlab.environment._workspace import Workspace
 from rtlab.records import Step
-from rtlab.text import Redirect, normalize_path
+from rtlab.text import Redirect, Word, normalize_path
 
 
 @dataclass(frozen=True)
@@ -174,9 +176,9 @@ def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.R
 def _shell(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
     shown = step.shown or ""
     found = fr.regions(step)
-    expand = _glob_expander(col.workspace)
+    resolver = _WorkspaceResolver(col.workspace) if col.workspace is not None else None
     for region in found:
-        items = units(region.command, cwd, expand=expand)
+        items = units(region.command, cwd, resolve=resolver)
         _note_writes(col, items)
         _note_folders(col, items, cwd, shown)
         for item, part in _segment(col, shown, items, region.block, region.exit_code):
@@ -345,7 +347,7 @@ def _assign(
     spans: dict[int, fr.Block] = {}
     if any_units and pos <= end:
         shared = part.within(found[pos].start, found[end].end)
-        spans.update({i: shared for i in any_units})
+        spans.update({i: shared for i in _sharing(pending, any_units)})
     bounds: dict[int, tuple[int, int]] = {}
     for line, unit in zip(found, owner, strict=True):
         if unit is not None:
@@ -354,6 +356,25 @@ def _assign(
     for unit, (first, last) in bounds.items():
         spans[unit] = part.within(first, last)
     out.extend((pending[i][0], spans[i]) for i in sorted(spans))
+
+
+def _sharing(pending: list[tuple[Item, Source | None]], any_units: list[int]) -> list[int]:
+    """The units with no recognisable line shape that share a text, less the iterations of a loop: a loop over
+    several files whose outputs nothing tells apart (``for f in a b; do cat "$f"; done``) credits none of
+    them (each would get every file's text)."""
+    iterations: dict[int, set[int]] = {}
+    for i in any_units:
+        item = pending[i][0]
+        if isinstance(item, Unit) and item.loop is not None:
+            iterations.setdefault(item.loop[0], set()).add(item.loop[1])
+    mixed = {loop for loop, seen in iterations.items() if len(seen) > 1}
+    if not mixed:
+        return any_units
+    return [
+        i
+        for i in any_units
+        if not (isinstance(item := pending[i][0], Unit) and item.loop is not None and item.loop[0] in mixed)
+    ]
 
 
 def _take(
@@ -457,6 +478,8 @@ def _content(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: 
         else []
     )
     if not headers:
+        if len(src.files) > 1 and not src.share:
+            return
         for path in src.files:
             for s, e in block.pieces:
                 col.read(col.ref(path, cwd), s, e, revision=src.revision)
@@ -516,6 +539,11 @@ def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -
         None,
     )
     if anchor_at is None:
+        if rep.values is not None and len(rep.values) == 1:  # one file: the whole output is its iteration's
+            bound = [_bind(item, {rep.var: rep.values[0]}) for item in rep.body]
+            for item, sub in _segment(col, shown, bound, part, 0):
+                _attribute(col, shown, item, sub)
+            return
         dynamic = [
             (item, info) for item, (kind, info) in zip(rep.body, emissions, strict=True) if kind == "dynamic"
         ]
@@ -524,7 +552,7 @@ def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -
             and isinstance(dynamic[0][1], Source)
             and dynamic[0][1].family in ("grep", "listing")
         ):
-            _attribute(col, shown, dynamic[0][0], part)
+            _attribute(col, shown, dynamic[0][0], part)  # prefixed lines name their files themselves
         return
     rx: re.Pattern[str] = emissions[anchor_at][1]  # type: ignore[assignment]
     before = sum(1 for kind, _ in emissions[:anchor_at] if kind != "silent")
@@ -550,7 +578,7 @@ def _group(name: str) -> str:
 
 def _bind(item: Item, env: dict[str, str]) -> Item:
     if isinstance(item, Repeat):
-        return Repeat(item.var, [_bind(i, env) for i in item.body], item.cwd, item.items)
+        return Repeat(item.var, [_bind(i, env) for i in item.body], item.cwd, item.items, item.values)
     stages = [
         Stage(
             s.name,
@@ -566,24 +594,94 @@ def _bind(item: Item, env: dict[str, str]) -> Item:
     return replace(item, stages=stages, source=None)
 
 
-def _glob_expander(workspace: Workspace | None):
-    """``expand(pattern, cwd)`` for loop words: a glob matched against the workspace's files, or None."""
-    if workspace is None:
-        return None
+class _WorkspaceResolver:
+    """What the workspace tells of the words a loop, ``xargs`` or ``find -exec`` runs over
+    (:class:`rtlab.environment._capture.units.Resolver`): paths as the command would print them."""
 
-    def expand(pattern: str, cwd: str | None) -> list[str] | None:
-        agent = normalize_path(pattern, cwd=cwd)
-        rel = workspace.to_local(agent)
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def _as_printed(self, found: list[str], pattern: str, cwd: str | None) -> list[str]:
+        ws = self.workspace
+        if pattern.startswith("/") or cwd is None or ws.agent_root is None:
+            base = ws.agent_root if pattern.startswith("/") else None
+            return [posixpath.join(base, f) if base else f for f in found]
+        return [posixpath.relpath(posixpath.join(ws.agent_root, f), cwd) for f in found]
+
+    def glob(self, pattern: str, cwd: str | None) -> list[str] | None:
+        rel = self.workspace.to_local(normalize_path(pattern, cwd=cwd))
         if rel is None:
             return None
         rx = re.compile(_glob_regex(rel))
-        found = [f for f in workspace.files() if rx.fullmatch(f)]
-        if pattern.startswith("/") or cwd is None or workspace.agent_root is None:
-            base = workspace.agent_root if pattern.startswith("/") else None
-            return [posixpath.join(base, f) if base else f for f in found]
-        return [posixpath.relpath(posixpath.join(workspace.agent_root, f), cwd) for f in found]
+        return self._as_printed([f for f in self.workspace.files() if rx.fullmatch(f)], pattern, cwd)
 
-    return expand
+    def find(self, words: list[Word], cwd: str | None) -> list[str] | None:
+        """``find START... [-maxdepth N] [-mindepth N] [-type f] [-name/-iname/-path P]...`` (tests joined by
+        and; anything else, ``-o`` or ``!`` included: None); actions (``-exec``, ``-print``) end the tests."""
+        if not all(w.literal for w in words):
+            return None
+        starts, expression = find_parts(words)
+        tests: list[tuple[str, str]] = []
+        i = 0
+        while i < len(expression):
+            tok = expression[i]
+            if tok in _FIND_ACTIONS:
+                break
+            if tok in ("-type", "-name", "-iname", "-path", "-ipath", "-wholename", "-maxdepth", "-mindepth"):
+                if i + 1 >= len(expression):
+                    return None
+                tests.append((tok, expression[i + 1]))
+                i += 2
+                continue
+            if tok in ("-a", "-and"):
+                i += 1
+                continue
+            return None
+        if any(t == "-type" and v != "f" for t, v in tests):
+            return None
+        out: list[str] = []
+        for start in starts:
+            rel = self.workspace.to_local(normalize_path(start, cwd=cwd))
+            if rel is None:
+                return None
+            prefix = "" if rel == "." else rel.rstrip("/") + "/"
+            for f in self.workspace.files():
+                if prefix and not f.startswith(prefix):
+                    continue
+                below = f[len(prefix) :]
+                printed = start + below if start.endswith("/") else posixpath.join(start, below)
+                if all(_find_test(t, v, printed, below) for t, v in tests):
+                    out.append(printed)
+        return out
+
+    def lines(self, path: str, cwd: str | None) -> list[str] | None:
+        rel = self.workspace.to_local(normalize_path(path, cwd=cwd))
+        text = self.workspace.read_text(rel) if rel is not None else None
+        if text is None:
+            return None
+        return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+_FIND_ACTIONS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-print", "-print0", "-ls", "-printf", "-fprint", "-delete"}
+)
+
+
+def _find_test(test: str, value: str, printed: str, below: str) -> bool:
+    depth = below.count("/") + 1
+    if test == "-type":
+        return True  # the workspace lists files only
+    if test == "-maxdepth":
+        return value.isdigit() and depth <= int(value)
+    if test == "-mindepth":
+        return value.isdigit() and depth >= int(value)
+    if test == "-name":
+        return fnmatchcase(posixpath.basename(printed), value)
+    if test == "-iname":
+        return fnmatchcase(posixpath.basename(printed).lower(), value.lower())
+    if test in ("-path", "-wholename"):
+        return fnmatchcase(printed, value)
+    return fnmatchcase(printed.lower(), value.lower())  # -ipath
 
 
 def _glob_regex(pattern: str) -> str:

@@ -23,6 +23,7 @@ from rtlab.environment._capture.units import (
     GREP,
     LISTING,
     SILENT,
+    VALUE_OPTIONS,
     Stage,
     Unit,
     is_python,
@@ -54,6 +55,11 @@ class Source:
     """``head``/``tail`` of several files: ``==> name <==`` headers."""
     grep: GrepSpec | None = None
     script: py.Script | None = None
+    batch: bool = False
+    """Run by ``xargs``/``find -exec ... +`` on many files at once."""
+    share: bool = True
+    """Several files with no headers each get the whole output (``cat a b``); False for files an ``xargs`` or
+    ``find -exec`` ran on, whose outputs nothing tells apart: none is credited."""
     literal: list[tuple[str, str]] | None = None
     """Literal output as tokens ``(lit, text)`` / ``(var, name)`` / ``(dyn, "")``."""
     words: list[Word] = field(default_factory=list)
@@ -159,6 +165,9 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
                 return Source("count" if spec.count or spec.list_files or spec.quiet else "filter", stage)
             return Source("other", stage)
         files, unknown = _literal_files([w for w in words if w.text in spec.files])
+        if unknown:  # ``grep x "$f"`` in a loop capture cannot unroll: the file is not ``$f``
+            spec.files = [f for f in spec.files if f in files]
+            spec.unknown_files = True
         return Source("grep", stage, files, unknown, grep=spec, words=words, name=name)
     if name in ("echo", "printf"):
         tokens = echo_tokens(words) if name == "echo" else printf_tokens(words)
@@ -173,10 +182,17 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
         exec_cmd = find_exec([w.text for w in words])
         if exec_cmd:
             inner = Stage(
-                posixpath.basename(exec_cmd[0]), [literal_word(t) for t in exec_cmd[1:] if t != "{}"], []
+                posixpath.basename(exec_cmd[0]),
+                [_FED if t == "{}" else literal_word(t) for t in exec_cmd[1:]],
+                [],
             )
             src = stage_source(inner, piped=False, cwd=cwd)
-            return _dynamic_files(src)
+            texts = [w.text for w in words]
+            batch = (
+                "+"
+                in texts[texts.index(next(t for t in texts if t in ("-exec", "-execdir", "-ok", "-okdir"))) :]
+            )
+            return _dynamic_files(src, batch=batch)
         starts, _ = find_parts(words)
         return Source("listing", stage, starts, words=words, name="find")
     if name in LISTING:
@@ -207,26 +223,68 @@ def _git(stage: Stage, words: list[Word]) -> Source:
     return Source(family, stage, files, words=words, name="git", git=spec)
 
 
-def _dynamic_files(src: Source) -> Source:
-    """The source as run by ``xargs``/``find -exec``: it reads files it cannot name."""
+_FED = Word((("dyn", "{}"),))
+"""The files ``xargs`` / ``find -exec`` give the command they run: a word whose value capture does not know."""
+
+
+def _dynamic_files(src: Source, batch: bool) -> Source:
+    """The source as run by ``xargs``/``find -exec``: it reads files it cannot name (see :func:`with_fed` once
+    they are known). ``batch``: one run gets many files (``xargs CMD``, ``-exec CMD {} +``), so ``head`` and
+    ``tail`` print ``==> name <==`` headers and ``grep`` prints ``path:`` prefixes; else one run per file."""
     src.unknown_files = True
+    src.batch = batch
+    words = {w.text for w in src.words}
     if src.family == "grep" and src.grep is not None:
-        src.grep.prefix = "-h" not in {w.text for w in src.words} and "--no-filename" not in {
-            w.text for w in src.words
-        }
+        src.grep.prefix = "-h" not in words and "--no-filename" not in words and (batch or "-H" in words)
         src.grep.recursive = True
         src.grep.files = []
+        src.grep.unknown_files = True
     if src.family == "content":
         src.files = []
+        src.headers = batch and src.name in ("head", "tail") and not words & {"-q", "--quiet", "--silent"}
+    return src
+
+
+def with_fed(src: Source, fed: list[str]) -> Source:
+    """An ``xargs``/``find -exec`` source once the files it ran on are known: one file's output is that
+    file's; several files' outputs are told apart only by ``head``'s headers or ``grep``'s prefixes (run file
+    by file, without them, nothing says where one ends)."""
+    if not src.unknown_files:
+        return src
+    src.unknown_files = False
+    src.files = list(fed)
+    src.share = len(fed) <= 1
+    if src.family == "grep" and src.grep is not None:
+        src.grep.files = list(fed)
+        src.grep.unknown_files = False
+        src.grep.recursive = False
+        words = {w.text for w in src.words}
+        src.grep.prefix = "-h" not in words and (("-H" in words) or (src.batch and len(fed) > 1))
     return src
 
 
 def _xargs(stage: Stage, cwd: str | None) -> Source:
-    args = split_args("xargs", stage.words)
-    if not args.operands:
+    words = stage.words
+    k = 0  # xargs's own options end at the command it runs, whose options follow it
+    short, long = VALUE_OPTIONS["xargs"]
+    while k < len(words) and words[k].text.startswith("-") and words[k].text != "-":
+        t = words[k].text
+        takes = (len(t) == 2 and t[1] in short) or (t in long)
+        k += 2 if takes else 1
+    args = split_args("xargs", words[:k])
+    if k >= len(words):
         return Source("filter", stage)
-    inner = Stage(posixpath.basename(args.operands[0].text), args.operands[1:], [])
-    return _dynamic_files(stage_source(inner, piped=False, cwd=cwd))
+    replace_word = args.value("-I", "--replace")
+    marker = replace_word.text if replace_word is not None else "{}" if args.has("-i") else None
+    if marker:  # ``xargs -I{} cat {}``: the file goes where the marker is
+        rest = [_FED if marker in w.text else w for w in words[k + 1 :]]
+    else:
+        rest = [*words[k + 1 :], _FED]
+    inner = Stage(posixpath.basename(words[k].text), rest, [])
+    one = args.has("-I", "-i", "--replace", "-L", "-l", "--max-lines") or any(
+        w.text == "1" for w in args.values.get("-n", []) + args.values.get("--max-args", [])
+    )
+    return _dynamic_files(stage_source(inner, piped=False, cwd=cwd), batch=not one)
 
 
 def _listing(stage: Stage, piped: bool) -> Source:
@@ -356,8 +414,7 @@ def _other_script(stage: Stage, piped: bool, language: Language) -> Source:
             operands.append(t) if w.literal else None
             unknown = unknown or not w.literal
         elif t in ("-e", "--eval", "-p", "--print") or (
-            language != "javascript"
-            and (flags.endswith("e") or (language == "perl" and flags.endswith("E")))
+            language != "javascript" and (flags.endswith("e") or (language == "perl" and flags.endswith("E")))
         ):
             if i + 1 < len(words):
                 code.append(words[i + 1].text)
@@ -411,7 +468,8 @@ def unit_source(unit: Unit, cwd: str | None) -> Source:
     """The source of a whole pipeline, folding its filters (worked out once per unit)."""
     if isinstance(unit.source, Source):
         return unit.source
-    unit.source = _fold(unit, cwd)
+    src = _fold(unit, cwd)
+    unit.source = with_fed(src, unit.fed) if unit.fed is not None else src
     return unit.source
 
 

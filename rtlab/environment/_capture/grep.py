@@ -44,6 +44,8 @@ class GrepSpec:
     recursive: bool = False
     numbers: bool = False
     """``-n``: match lines carry ``path:N:``."""
+    unknown_files: bool = False
+    """It searches files the command does not name (``xargs grep``): unprefixed lines are nobody's."""
     maybe_file: bool = False
     """One operand without an extension (``rg x Dockerfile``, ``rg x src``), searched recursively: a folder
     prints ``path:`` prefixes, a file none; the output tells which (:func:`_one_file`)."""
@@ -83,8 +85,8 @@ def grep_spec(name: str, words: list[Word]) -> GrepSpec:
 
 
 def _valid(path: str, files: list[str], recursive: bool) -> bool:
-    if not path or path[0].isspace() or len(path) > 400 or "\t" in path:
-        return False
+    if not path or path[0].isspace() or len(path) > 400 or "\t" in path or path.isdigit():
+        return False  # a bare number is a line number (``12:text`` of a search of one file), not a path
     if not files:
         return recursive or not path.strip() == ""
     for op in files:
@@ -110,7 +112,7 @@ def parse_grep(
     ):
         spec = replace(spec, prefix=False)
     if not spec.prefix and not spec.list_files:
-        if spec.count:
+        if spec.count or spec.unknown_files:
             return
         targets = spec.files
         for s, e in block.pieces:
