@@ -10,6 +10,7 @@ modelled on the real outputs' shapes, and, where a reader reads the wild file to
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
 
 import pytest
@@ -535,3 +536,143 @@ def test_while_read_loops() -> None:
     # literal feeders are unrolled
     c = cap('printf "%s\\n" docs/a.md docs/b.md | while read f; do echo "--- $f"; cat "$f"; done', shown)
     assert reads(c) == [("docs/a.md", A_MD), ("docs/b.md", B_MD)]
+
+
+def test_a_program_the_shell_did_not_find_wrote_nothing() -> None:
+    # Codex in ai-workflow-agent: python is not installed; the here-document's writes never happened
+    command = "python3 - <<'PY'\nfrom pathlib import Path\nPath('out/plan.json').write_text('{}')\nPY"
+    assert cap(command, "/bin/bash: line 1: python3: command not found\n", exit_code=127) == Capture()
+    assert cap(command, "", exit_code=0).written == ("out/plan.json",)
+
+
+def test_find_printing_names_at_depth_one() -> None:
+    # ``-printf '%f\n'`` prints the name alone; at -maxdepth 1 every name is an entry of the start folder
+    assert cap("find jenkins -maxdepth 1 -type f -printf '%f\\n'", "README.md\nJenkinsfile\n").listed == (
+        "jenkins/README.md",
+        "jenkins/Jenkinsfile",
+    )
+    assert (
+        cap("find jenkins -type f -printf '%f\\n'", "README.md\n").listed == ()
+    )  # deeper: the folder is unknown
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the Codex exec streams of ai-workflow-agent (readable today), replayed
+
+
+@pytest.fixture(scope="module")
+def codex_exec(real: Path) -> dict[str, Trajectory]:
+    from rtlab.ingest.readers import ReadOptions, get_reader
+
+    folder = real / "wild" / "codex-exec"
+    if not folder.is_dir():
+        pytest.skip(f"{folder} is absent")
+    out = {}
+    for path in sorted(folder.iterdir()):
+        [t] = get_reader("codex").read(path, ReadOptions())
+        out[path.name.split("__")[1]] = t
+    return out
+
+
+def _caps(t: Trajectory) -> list[Capture]:
+    return [capture_step(s, cwd=s.cwd or t.cwd, root=t.cwd) for s in t.steps]
+
+
+def test_codex_exec_pr464_read_log_by_hand(codex_exec) -> None:
+    """pr-464, step by step: ``ls -la`` of the repository and its folders (files without an extension listed),
+    ``grep -n``/``sed -n`` of ``Jenkinsfile`` (read), ``find -maxdepth 1 -printf '%f\\n'`` (listed), two
+    Python here-documents that never ran (``python``, ``python3``: command not found: nothing written), two
+    ``node`` here-documents (a syntax error; then one that read the Jenkinsfile and the job DSL with
+    ``fs.readFileSync`` and printed only ``wrote ...response-plan.json``: written, not read), and a ``cat``
+    of the plan."""
+    t = codex_exec["pr-464"]
+    caps = _caps(t)
+    assert len(t.steps) == 22
+    finalize = "jenkins/jobs/pipeline/ai-workflow/pr-comment-finalize/Jenkinsfile"
+    dsl = "jenkins/jobs/dsl/ai-workflow/ai_workflow_pr_comment_finalize_job.groovy"
+    plan = ".ai-workflow/pr-464/output/response-plan.json"
+    assert {"Dockerfile", "Jenkinsfile", "LICENSE", ".gitignore", "README.md"} <= set(caps[0].listed)
+    assert {".git", ".ai-workflow", "jenkins", "src"} <= set(caps[0].folders)
+    assert caps[14].listed == (finalize,)  # ``ls -la`` of its folder: a file without an extension
+    assert caps[11].listed == ("jenkins/README.md",)
+    assert [r.path for r in caps[9].reads] == ["Jenkinsfile"]  # grep -n of one file: its numbered lines
+    assert [r.path for r in caps[10].reads] == ["Jenkinsfile"]
+    assert caps[17] == caps[18] == Capture()  # the shell found no python: nothing ran
+    assert caps[20].reads == () and [posixpath.basename(w) for w in caps[20].written] == [
+        "response-plan.json"
+    ]
+    assert "wrote " in t.steps[20].shown and "readFileSync(jenkinsPath" in t.steps[20].command
+    # why each file is in the read log: step 9/10 (Jenkinsfile), 15 (sed of finalize's Jenkinsfile),
+    # 16 (sed of the job DSL), 21 (cat of the plan the node script wrote)
+    assert {e.path for e in replay(t).tab.read_log} == {"Jenkinsfile", finalize, dsl, plan}
+
+
+def test_codex_exec_node_here_documents_write_and_do_not_read(codex_exec) -> None:
+    for name, steps in (("pr-451", (22,)), ("pr-436", (10,))):
+        t = codex_exec[name]
+        caps = _caps(t)
+        for i in steps:
+            assert t.steps[i].command.startswith("node - <<'NODE'") and t.steps[i].exit_code == 0
+            assert caps[i].reads == (), (name, i)
+            assert [posixpath.basename(w) for w in caps[i].written] == ["response-plan.json"], (name, i)
+    # plain ``ls`` of the same repository: 'Dockerfile', 'Jenkinsfile', 'LICENSE' are not told from folders
+    listed = set(_caps(codex_exec["pr-436"])[0].listed)
+    assert "README.md" in listed and not listed & {"Dockerfile", "Jenkinsfile", "LICENSE", "docs", "src"}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# a Claude Code stream (no reader yet): its Bash calls taken from the raw JSON, typed as shell steps
+
+
+def _claude_bash_steps(path: Path) -> list[Step]:
+    """Each Bash ``tool_use`` with its ``tool_result`` text, in order (a few lines of JSON walking)."""
+    import json
+
+    commands: dict[str, str] = {}
+    steps: list[Step] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        content = (json.loads(line).get("message") or {}).get("content") if line.strip() else None
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use" and block.get("name") == "Bash":
+                commands[block["id"]] = block["input"]["command"]
+            elif block.get("type") == "tool_result" and block.get("tool_use_id") in commands:
+                text = block.get("content")
+                if isinstance(text, list):
+                    text = "".join(b.get("text", "") for b in text if b.get("type") == "text")
+                command = commands[block["tool_use_id"]]
+                steps.append(typed(Step(len(steps), "shell", command, {"command": command}, text, text)))
+    return steps
+
+
+def test_claude_code_git_steps(real: Path) -> None:
+    path = (
+        real
+        / "wild"
+        / "claude-code-stream"
+        / "tielec__issue-221__04_implementation__execute__agent_log_raw.txt"
+    )
+    if not path.is_file():
+        pytest.skip(f"{path} is absent")
+    steps = _claude_bash_steps(path)
+    assert len(steps) == 31
+    caps = {s.index: capture_step(s, cwd=ROOT, root=ROOT) for s in steps}
+    by_command = {s.command: caps[s.index] for s in steps}
+    # git show REV:FILE | grep ...: Jenkinsfile at each revision
+    for rev in ("7431e120", "4e9a4d10"):
+        c = by_command[f'git show {rev}:Jenkinsfile | grep -A 5 "archiveArtifacts" | head -10']
+        assert [(r.path, r.revision) for r in c.reads] == [("Jenkinsfile", rev)]
+    # git diff HEAD Jenkinsfile: the hunk's context and added lines, split at the removed one
+    c = by_command["git diff HEAD Jenkinsfile | head -30"]
+    assert [(r.path, r.revision) for r in c.reads] == [("Jenkinsfile", None)] * 2
+    assert all(not ln.startswith("-") for r in c.reads for ln in r.excerpt.splitlines())
+    # --stat and --name-only list what the commit touched; git log --oneline reads and lists nothing
+    assert by_command["git show 7431e120 --stat | head -30"].listed == (
+        "src/commands/init.ts",
+        "src/core/git/squash-manager.ts",
+    )
+    assert by_command["git show daf1b7ed --name-only | tail -20"].listed == (
+        ".ai-workflow/issue-221/metadata.json",
+    )
+    assert by_command["git log --oneline -10"] == Capture()
+    # a merge commit's header alone shows no file
+    assert by_command["git show 742fe032 | head -150"] == Capture()

@@ -179,21 +179,33 @@ def _shell(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
     resolver = _WorkspaceResolver(col.workspace) if col.workspace is not None else None
     for region in found:
         items = units(region.command, cwd, resolve=resolver)
-        _note_writes(col, items)
+        missing = (
+            frozenset(m.group("name") for m in _NOT_FOUND.finditer(shown))
+            if "not found" in shown
+            else frozenset()
+        )
+        _note_writes(col, items, missing)
         _note_folders(col, items, cwd, shown)
         for item, part in _segment(col, shown, items, region.block, region.exit_code):
             _attribute(col, shown, item, part)
     return found
 
 
-def _note_writes(col: Collector, items: list[Item]) -> None:
+_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: )?(?P<name>[\w.+-]+): (?:command )?not found$")
+"""The shell's word that a command does not exist (``/bin/bash: line 1: python: command not found``)."""
+
+
+def _note_writes(col: Collector, items: list[Item], missing: frozenset[str] = frozenset()) -> None:
+    """What the units write (a unit whose command the shell did not find, ``missing``, ran nothing) and the
+    files they name."""
     for item in items:
         if isinstance(item, Repeat):
-            _note_writes(col, item.body)
+            _note_writes(col, item.body, missing)
             continue
         src = unit_source(item, item.cwd)
-        for path in unit_writes(item, src.script):
-            col.write(col.ref(path, item.cwd))
+        if item.stages[0].name not in missing:
+            for path in unit_writes(item, src.script):
+                col.write(col.ref(path, item.cwd))
         for path in src.files if src.family in ("content", "script", "grep", "gitblame") else []:
             col.named.add(col.ref(path, item.cwd).key)
 

@@ -42,6 +42,15 @@ _STAT_TYPE = re.compile(r"\b(?P<kind>regular (?:empty )?file|directory|symbolic 
 _COLUMNS = re.compile(r"\s{2,}")
 _GLOB = re.compile(r"[*?\[]")
 _PATH_PRINTF = re.compile(r"%[pP](?:\\n|\n)?")
+_NAME_PRINTF = re.compile(r"%f(?:\\n|\n| )?")
+
+
+def _depth_one(expression: list[str]) -> bool:
+    """``find START -maxdepth 1``: every path printed is an entry of START."""
+    return any(
+        t == "-maxdepth" and i + 1 < len(expression) and expression[i + 1] == "1"
+        for i, t in enumerate(expression)
+    )
 
 
 def _name(raw: str, classify: bool) -> tuple[str, bool | None]:
@@ -144,7 +153,9 @@ def parse_find(col: Collector, shown: str, block: Block, cwd: str | None, words:
             printf = expression[i + 1]
     is_file: bool | None = True if types == {"f"} else False if types == {"d"} else None
     relative_to = starts[0] if printf is not None and "%P" in printf and len(starts) == 1 else None
-    if printf is not None and not _PATH_PRINTF.fullmatch(printf):
+    if printf is not None and _NAME_PRINTF.fullmatch(printf) and len(starts) == 1 and _depth_one(expression):
+        relative_to = starts[0]  # '%f' is the name alone: at depth 1 the path is START/name
+    elif printf is not None and not _PATH_PRINTF.fullmatch(printf):
         return
     for line in lines(shown, block):
         text = line.text.rstrip("\r")
