@@ -48,7 +48,7 @@ def make_ref(text: str, cwd: str | None, root: str | None) -> Ref:
     return Ref(relative_to(agent, root), agent)
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
     """A read found in the output: the file and the span of the shown text attributed to it."""
 
@@ -120,7 +120,8 @@ class Collector:
             else:
                 return  # no extension, and nothing says file or folder: not listed
         if is_file:
-            self.guessed.discard(ref.key)  # the listing says so: no longer a guess
+            if self.guessed:
+                self.guessed.discard(ref.key)  # the listing says so: no longer a guess
             self.listed[ref.key] = None
         else:
             self.folder(ref)

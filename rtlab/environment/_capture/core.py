@@ -6,13 +6,15 @@ Order of work for one step:
    reader marked (headers, notices, clip markers), one region per command part.
 2. The step's typed action (:class:`rtlab.records.Action`) says what the call did: a ``read`` shows a file,
    ``write``/``edit`` change one, ``search`` and ``list`` print paths (relative to the action's ``base``), a
-   ``script`` is a Python program, a ``shell`` call is a command line.
+   ``script`` is a program (Python, JavaScript, Ruby, Perl), a ``shell`` call is a command line.
 3. Shell commands are parsed into units (:mod:`rtlab.environment._capture.units`); ``echo``/``printf`` output (known text)
    splits the output between units, and consecutive units with recognisable line formats (``pwd``,
-   ``ls -l``, ``wc``) split by line shape; each unit's part goes to its family's parser.
+   ``ls -l``, ``wc``) split by line shape; each unit's part goes to its family's parser. A workspace
+   resolves the words of loops, ``xargs`` and ``find -exec`` (:class:`_WorkspaceResolver`).
 4. With a :class:`rtlab.environment._workspace.Workspace`, every read of a text file in it is confirmed by content
-   matching (and trimmed to the matching text, or dropped when its content does not appear), and what no
-   structural rule attributed is matched against the whole workspace (scripts printing slices).
+   matching (and trimmed to the matching text, or dropped when its content does not appear; git's reads
+   are not: another version, or named line by line), and what no structural rule attributed is matched
+   against the whole workspace (scripts printing slices).
 """
 
 from __future__ import annotations
@@ -216,11 +218,11 @@ _CD_FAILED = re.compile(r"(?m)\bcd: ")
 
 def _note_folders(col: Collector, items: list[Item], cwd: str | None, shown: str) -> None:
     """The folders a command ``cd``-ed into (the working directories of its units), unless a ``cd`` failed."""
-    if _CD_FAILED.search(shown):
+    moved = [i.cwd for i in items if i.cwd is not None and i.cwd != cwd and not i.cwd.startswith("~")]
+    if not moved or ("cd: " in shown and _CD_FAILED.search(shown)):
         return
-    for item in items:
-        if item.cwd is not None and item.cwd != cwd and not item.cwd.startswith("~"):
-            col.folder(col.ref(item.cwd, None))
+    for folder in dict.fromkeys(moved):
+        col.folder(col.ref(folder, None))
 
 
 def _emission(item: Item) -> tuple[str, re.Pattern[str] | Source | None]:
@@ -783,13 +785,15 @@ def _result(col: Collector) -> Capture:
     seen: set[tuple[str, int, int]] = set()
     reads: list[CapturedRead] = []
     for hit in sorted(col.hits, key=lambda h: (h.start, h.end, h.ref.key)):
-        sig = (hit.ref.key, hit.start, hit.end)
+        key, start, end = hit.ref.key, hit.start, hit.end
+        sig = (key, start, end)
         if sig in seen:
             continue
         seen.add(sig)
-        reads.append(CapturedRead(hit.ref.key, shown[hit.start : hit.end], hit.start, hit.revision))
+        reads.append(CapturedRead(key, shown[start:end], start, hit.revision))
     read_keys = {r.path for r in reads}
-    listed = [p for p in col.listed if p not in read_keys and p not in col.written]
+    written = col.written
+    listed = [p for p in col.listed if p not in read_keys and p not in written] if col.listed else []
     if col.guessed:
         listed = _without_folders(col, listed, read_keys)
     return Capture(tuple(reads), tuple(listed), tuple(col.written), tuple(col.folders))

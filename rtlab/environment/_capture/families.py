@@ -1,8 +1,11 @@
-"""What each unit's source command is (content, listing, search, python, literal, ...) and what it writes.
+"""What each unit's source command is (content, listing, search, script, git, literal, ...) and what it writes.
 
 A pipeline's output comes from its *source*: ``cat f | grep x | head`` shows lines of ``f``; ``find . | sort``
 shows paths; ``... | wc -l`` shows a number (nothing read, nothing listed). Filters keep the source;
-``xargs CMD`` and ``find -exec CMD`` make ``CMD`` the source with files capture cannot name.
+``xargs CMD`` and ``find -exec CMD`` make ``CMD`` the source with files capture cannot name, unless the walker
+knew them (:attr:`rtlab.environment._capture.units.Unit.fed`, :func:`with_fed`). ``git`` commands that print
+file content (:mod:`rtlab.environment._capture.git`) and programs in other languages
+(:mod:`rtlab.environment._capture.scripts`) have families of their own.
 """
 
 from __future__ import annotations

@@ -85,7 +85,13 @@ def grep_spec(name: str, words: list[Word]) -> GrepSpec:
 
 
 def _valid(path: str, files: list[str], recursive: bool) -> bool:
-    if not path or path[0].isspace() or len(path) > 400 or "\t" in path or path.isdigit():
+    if (
+        not path
+        or path[0].isspace()
+        or len(path) > 400
+        or "\t" in path
+        or (path[0].isdigit() and path.isdigit())
+    ):
         return False  # a bare number is a line number (``12:text`` of a search of one file), not a path
     if not files:
         return recursive or not path.strip() == ""
@@ -144,7 +150,7 @@ def _parse_prefixed(
 
     for line in lines(shown, block):
         text = line.text
-        if line.partial:
+        if line.partial:  # only where a clip marker cut the output
             if line.end in before_cut and line.start not in after_cut:  # the part before the marker
                 path = _line_path(text, group[0] if group else None, spec)
                 if path is not None and group is not None and group[0] == path:
@@ -156,10 +162,8 @@ def _parse_prefixed(
             else:  # the part after a marker
                 fragment = (line.start, line.end)
             continue
-        if line.start in after_cut:  # a marker just before a whole line
-            fragment = fragment or (line.start, line.start)
         if fragment is not None and fragment[0] in after_cut and (group is not None or last is not None):
-            flush()
+            flush()  # the first whole line after a marker: what was before it ends at the marker
             group, cut, last = None, last, None
         if error_line(text):
             continue

@@ -268,8 +268,6 @@ class _Program:
             return [], end
         if tok.kind == "name" and tok.text in self.env:
             return self.env[tok.text], k + 1
-        if tok.kind == "name" and tok.text in ("__dirname", "process") or tok.text in ("(", ")"):
-            return [], end
         return [], end
 
     def _interpolated(self, tok: _Token) -> list[str]:

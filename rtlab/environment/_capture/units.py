@@ -3,9 +3,14 @@ its resolved words and what kind of output it prints.
 
 A unit is one pipeline. Its *source* (the stage whose data reaches the output: the first stage, or a later
 stage that reads its own files or an ``xargs`` command) decides the family: ``content`` (cat, head, sed, ...),
-``listing`` (ls, find, tree, ...), ``grep``, ``python``, ``literal`` (echo, printf: known text, used to split
-the output between units), ``silent`` (nothing printed), ``count`` (a computed number) or ``other``. Loops over
-literal words are unrolled; a loop over unknown words becomes a :class:`Repeat`.
+``listing`` (ls, find, tree, ...), ``grep``, ``script`` (Python, JavaScript, Ruby, Perl), ``gitpatch``,
+``gitblame``, ``literal`` (echo, printf: known text, used to split the output between units), ``silent``
+(nothing printed), ``count`` (a computed number) or ``other``. Loops whose words are known in order (literal
+words; globs and ``$(ls GLOB)`` a :class:`Resolver` expands; ``while read f`` fed by a literal ``printf`` or a
+list file the resolver reads) are unrolled, each unit tagged with its iteration (:attr:`Unit.loop`); other
+loops (``$(find ...)``, whose order is unknown, a glob without a workspace) become a :class:`Repeat`, with the
+set of its words when the resolver knows it. A pipeline that feeds a ``while read`` loop prints nothing the
+model sees. The files an ``xargs`` or ``find -exec`` stage runs on are kept in :attr:`Unit.fed` when known.
 """
 
 from __future__ import annotations
