@@ -271,6 +271,7 @@ def test_a_patch_reads_each_hunks_new_side() -> None:
     assert [r.revision for r in cap("git diff --cached", PATCH).reads] == [":0", ":0"]
     assert [r.revision for r in cap("git diff develop HEAD -- Jenkinsfile", PATCH).reads] == ["HEAD", "HEAD"]
     assert [r.revision for r in cap("git diff main...feature", PATCH).reads] == ["feature", "feature"]
+    assert [r.revision for r in cap("git diff -M --color=never HEAD~1 HEAD", PATCH).reads] == ["HEAD", "HEAD"]
     # run in a sub-folder, a path the command named keeps its name (git prints it from the repository's top)
     sub = PATCH.replace(" a/Jenkinsfile", " a/jenkins/Jenkinsfile").replace(
         " b/Jenkinsfile", " b/jenkins/Jenkinsfile"
@@ -361,11 +362,13 @@ PKG = '{\n  "name": "ai-workflow-agent",\n  "version": "0.4.0",\n  "type": "modu
     [
         "node -e \"console.log(require('fs').readFileSync('package.json', 'utf8'))\"",
         "node -p \"require('fs').readFileSync('package.json', 'utf8')\"",  # -p prints the expression's value
+        "node -pe \"require('fs').readFileSync('package.json', 'utf8')\"",
         "node -e \"const fs = require('fs'); const p = 'package.json'; process.stdout.write(fs.readFileSync(p, 'utf8'))\"",
         "node -e \"const path = require('path'); const f = path.join('.', 'package.json'); "
         "const text = require('fs').readFileSync(f, 'utf8'); console.log(text)\"",
         "node - <<'NODE'\nconst fs = require('fs');\nfs.readFile('package.json', 'utf8', (err, data) => {\n"
         "  console.log(data);\n});\nNODE",
+        "node - <<'NODE'\nconst base = '.';\nconsole.log(require('fs').readFileSync(`${base}/package.json`, 'utf8'));\nNODE",
         "ruby -e 'puts File.read(\"package.json\")'",
         'perl -e \'open(my $fh, "<", "package.json") or die; print while <$fh>\'',
         "python3 -c \"from pathlib import Path; print(Path('package.json').read_text())\"",
@@ -394,6 +397,8 @@ def test_a_program_whose_output_is_not_the_files_content_reads_nothing() -> None
     assert cap("ruby -e 'puts File.readlines(\"Gemfile\").count'", "12\n") == Capture()
     assert cap("perl -e 'open(F, \"<notes.txt\"); my @l = <F>; print scalar(@l)'", "3\n") == Capture()
     assert cap("node -v", "v20.11.1\n") == Capture()
+    c = cap("node -e \"require('fs').writeFileSync('out/plan.json', JSON.stringify({}))\"", "")
+    assert c == Capture(written=("out/plan.json",))
 
 
 def test_several_files_are_split_only_where_the_output_names_them() -> None:

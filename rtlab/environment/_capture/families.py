@@ -403,7 +403,7 @@ def _other_script(stage: Stage, piped: bool, language: Language) -> Source:
     on every line of their files: like ``awk``, they print the files' content."""
     words = stage.words
     if stage.name in ("deno", "bun") and words and words[0].text in ("eval", "run", "x"):
-        words = words[1:] if words[0].text == "eval" else words
+        words = words[1:]  # ``deno eval CODE``; ``bun run FILE``: the file is the program
     code: list[str] = []
     operands: list[str] = []
     prints_value = loop = in_place = unknown = False
@@ -414,14 +414,15 @@ def _other_script(stage: Stage, piped: bool, language: Language) -> Source:
         t = w.text
         flags = t[1:] if t.startswith("-") and not t.startswith("--") else ""
         if operands or script_file:
-            operands.append(t) if w.literal else None
+            if w.literal:
+                operands.append(t)
             unknown = unknown or not w.literal
-        elif t in ("-e", "--eval", "-p", "--print") or (
+        elif t in ("-e", "--eval", "-p", "--print", "-pe", "-ep") or (
             language != "javascript" and (flags.endswith("e") or (language == "perl" and flags.endswith("E")))
         ):
             if i + 1 < len(words):
                 code.append(words[i + 1].text)
-            prints_value = prints_value or (language == "javascript" and t in ("-p", "--print"))
+            prints_value = prints_value or (language == "javascript" and t in ("-p", "--print", "-pe", "-ep"))
             loop = loop or (language != "javascript" and any(c in flags[:-1] for c in "np"))
             in_place = in_place or (language != "javascript" and "i" in flags[:-1])
             i += 2
@@ -438,9 +439,9 @@ def _other_script(stage: Stage, piped: bool, language: Language) -> Source:
             pass
         else:
             script_file = not code
-            if not script_file:
-                operands.append(t) if w.literal else None
-                unknown = unknown or not w.literal
+            if not script_file and w.literal:
+                operands.append(t)
+            unknown = unknown or (not script_file and not w.literal)
         i += 1
     if in_place:
         return Source("silent", stage)

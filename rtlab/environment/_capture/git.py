@@ -38,15 +38,13 @@ GitKind = Literal["file", "patch", "blame"]
 _GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 _REV_FILE = re.compile(r"^(?P<rev>[^:\s]*):(?P<path>[^:\s].*)$")
 _STAGE_FILE = re.compile(r"^:(?P<stage>[0-3]):(?P<path>.+)$")
-_HEX = re.compile(r"^[0-9a-f]{7,40}$")
 _REVISION = re.compile(
     r"^(?:HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@|[0-9a-f]{7,40}|[\w.\-/]+)(?:[~^]\d*|@\{[^}]*\})*$"
 )
 _NAME_FILE = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
 _PATCH_VALUE = frozenset(
-    {"-U", "--unified", "-n", "--max-count", "--skip", "--since", "--until", "--after", "--before", "--author",
-     "--committer", "--grep", "-S", "-G", "--format", "--pretty", "-L", "--diff-filter", "--stat-width",
-     "--relative", "--src-prefix", "--dst-prefix", "--word-diff", "--color", "-M", "-C", "--find-renames"}
+    {"-n", "--max-count", "--skip", "--since", "--until", "--after", "--before", "--author", "--committer",
+     "--grep", "-S", "-G", "--format", "--pretty", "-L", "--diff-filter", "--src-prefix", "--dst-prefix"}
 )  # fmt: skip
 """Options that take their value as the next word (``-n 5``), so it is no revision or path."""
 

@@ -85,12 +85,8 @@ _WRITES: dict[str, frozenset[str]] = {
     "ruby": frozenset({"write", "binwrite"}),
     "perl": frozenset(),
 }
-_WRITERS: dict[str, frozenset[str | None]] = {
-    "javascript": frozenset({"fs", "fsp", "promises", "fse"}),
-    "ruby": frozenset({"File", "IO"}),
-    "perl": frozenset(),
-}
-"""The receivers of writing calls (``fs.writeFileSync``, ``File.write``)."""
+_WRITERS: dict[str, frozenset[str | None]] = {"ruby": frozenset({"File", "IO"}), "perl": frozenset()}
+"""The receivers of Ruby's writing calls (``File.write``; ``$stdout.write`` prints)."""
 _WALKS: dict[str, frozenset[str]] = {
     "javascript": frozenset({"readdirSync", "readdir", "opendirSync"}),
     "ruby": frozenset({"glob", "entries", "children", "each_child"}),
@@ -226,6 +222,17 @@ class _Program:
             spans.append((first, end))
         return spans
 
+    def _writer(self, i: int) -> bool:
+        """Whether the writing name at ``i`` is the file system's: ``fs.writeFileSync``,
+        ``require('fs').writeFileSync``, a destructured ``writeFileSync(...)``; Ruby's ``File.write``."""
+        if self.lang == "javascript":
+            return (
+                self._receiver(i) is not None
+                or self.t[i - 1].text == "."
+                or (i + 1 < len(self.t) and self.t[i + 1].text == "(")
+            )
+        return self._receiver(i) in _WRITERS[self.lang]
+
     def _receiver(self, i: int) -> str | None:
         """The name before ``.`` (or ``::``) in ``X.name``, if any."""
         if i >= 2 and self.t[i - 1].text in (".", "::", "?.") and self.t[i - 2].kind == "name":
@@ -293,9 +300,8 @@ class _Program:
     def walk(self) -> None:
         t = self.t
         for i, tok in enumerate(t):
-            if tok.kind == "str" and tok.value is not None and _is_file_name(tok.value):
-                if not self._module_name(i):
-                    self._note(self.inputs, [tok.value])
+            if tok.kind == "str" and tok.value is not None and not self._module_name(i):
+                self._note(self.inputs, [v for v in self._interpolated(tok) if _is_file_name(v)])
             if tok.kind == "readline" and tok.text not in ("<STDIN>", "<>"):
                 self.reads = True
             if tok.kind != "name":
@@ -306,7 +312,7 @@ class _Program:
             elif self._reading(i):
                 self.reads = True
                 self._note(self.inputs, [v for v in self._read_path(i) if _opened_name(v)])
-            elif name in _WRITES[self.lang] and self._receiver(i) in _WRITERS[self.lang]:
+            elif name in _WRITES[self.lang] and self._writer(i):
                 args = self._args(i)
                 if args:
                     self._note(self.writes, self.values(*args[0]))
