@@ -236,7 +236,10 @@ def test_ls_recursive_rebuilds_paths_from_its_headers() -> None:
     ("command", "shown", "listed"),
     [
         ("ls reports", "q1.md\nq2.md\n", ("reports/q1.md", "reports/q2.md")),
-        ("ls -F", "data/\nnotes.txt\nrun*\nreports/\n", ("notes.txt",)),  # no extension, no marker: not kept
+        # -F marks every folder with '/': 'run*' is an executable file (it was dropped as extensionless before)
+        ("ls -F", "data/\nnotes.txt\nrun*\nreports/\n", ("notes.txt", "run")),
+        ("ls -p", "data/\nMakefile\n.env\n", ("Makefile", ".env")),  # -p too: unmarked names are files
+        ("ls --indicator-style=none", "data\nMakefile\n", ()),  # no markers: the extension rule again
         ("ls -p data", "sales.csv\narchive/\n", ("data/sales.csv",)),
         ("ls -l reports/q1.md", "-rw-r--r-- 1 a a 170 Jun 10 08:13 reports/q1.md\n", ("reports/q1.md",)),
         ("ls reports/*.md", "reports/q1.md\nreports/q2.md\n", ("reports/q1.md", "reports/q2.md")),

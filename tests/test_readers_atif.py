@@ -1120,7 +1120,9 @@ def test_export_passes_harbor_and_inspect_scout(samples: dict[str, Path], tmp_pa
     names in ``RTLAB_ATIF_CHECK_PYTHON`` (``RTLAB_ATIF_CHECK_PATH``: what it adds to its ``PYTHONPATH``)."""
     python = os.environ.get("RTLAB_ATIF_CHECK_PYTHON")
     if not python:
-        pytest.skip("RTLAB_ATIF_CHECK_PYTHON is not set (an interpreter with harbor and inspect-scout; see .ci/run)")
+        pytest.skip(
+            "RTLAB_ATIF_CHECK_PYTHON is not set (an interpreter with harbor and inspect-scout; see .ci/run)"
+        )
     expected: dict[str, list[int]] = {}
     for fmt, unit in samples.items():
         originals = read_unit(unit, fmt)

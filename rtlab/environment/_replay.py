@@ -182,7 +182,14 @@ def replay_summary(r: Replay, *, redact: bool = False) -> dict[str, Any]:
         "requirements_source": r.requirements,
         "config": r.config.name,
         "read_log": [
-            {"id": e.id, "step": e.step, "path": e.path, "command": e.command, "chars": len(e.excerpt)}
+            {
+                "id": e.id,
+                "step": e.step,
+                "path": e.path,
+                **({"revision": e.revision} if e.revision else {}),  # git's; absent for the working copy
+                "command": e.command,
+                "chars": len(e.excerpt),
+            }
             for e in r.tab.read_log
         ],
         "candidates": [{"path": c.path, "score": c.score} for c in r.tab.candidates_ranked()],
@@ -211,7 +218,8 @@ def redact_text(text: str) -> str:
 
 
 def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
-    """One row per read-log entry: trajectory, id, step, path, command, chars, excerpt."""
+    """One row per read-log entry: trajectory, id, step, path, revision (git's, None for the working copy),
+    command, chars, excerpt."""
     import pandas as pd
 
     rows = [
@@ -221,6 +229,7 @@ def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
             "id": e.id,
             "step": e.step,
             "path": e.path,
+            "revision": e.revision,
             "command": e.command,
             "chars": len(e.excerpt),
             "excerpt": redact_text(e.excerpt) if redact else e.excerpt,
@@ -228,9 +237,8 @@ def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
         for r in replays
         for e in r.tab.read_log
     ]
-    return pd.DataFrame(
-        rows, columns=["trajectory", "source_path", "id", "step", "path", "command", "chars", "excerpt"]
-    )
+    columns = ["trajectory", "source_path", "id", "step", "path", "revision", "command", "chars", "excerpt"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def candidates_frame(replays: Iterable[Replay]):

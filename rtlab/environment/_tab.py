@@ -42,6 +42,7 @@ or C changed. ``record`` and ``status_line`` are linear in what the step brought
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -118,6 +119,9 @@ class ReadEntry:
     """The step's command."""
     excerpt: str
     """The file's text exactly as the step showed it."""
+    revision: str | None = None
+    """The git revision the excerpt shows the file at (``git show REV:FILE``, a commit's patch); None: the
+    working copy."""
 
 
 @dataclass(frozen=True)
@@ -430,6 +434,7 @@ class Tab:
         # ranking needs it (paths come by the thousand with every listing; most replays rank once, at the end)
         self._candidates: dict[str, int] = {}
         self._written: set[str] = set()
+        self._folders: set[str] = set()  # paths shown to be folders, and the parents of every path seen
         self._paths: list[str] = []
         self._path_pos: dict[str, int] = {}
         self._path_tokens: list[list[str]] = []
@@ -496,10 +501,18 @@ class Tab:
     # -- the environment's side --------------------------------------------------------------------------
 
     def record(self, step_index: int, command: str, capture: Capture) -> tuple[ReadEntry, ...]:
-        """Add the step's reads to L (a file read twice gets two entries) and its listed-only paths to C."""
+        """Add the step's reads to L (a file read twice gets two entries) and its listed-only paths to C.
+
+        A path shown to be a folder, by this step or an earlier one (``capture.folders``, or the parent of a
+        path read, listed or written), is never a candidate: a later step that shows a candidate to be a folder
+        (``cd v1.2``, ``cat v1.2/notes.md``) takes it out of C."""
+        for path in capture.folders:
+            self._folder(path)
         new: list[ReadEntry] = []
         for read in capture.reads:
-            entry = ReadEntry(f"L{len(self._read_log) + 1}", step_index, read.path, command, read.excerpt)
+            entry = ReadEntry(
+                f"L{len(self._read_log) + 1}", step_index, read.path, command, read.excerpt, read.revision
+            )
             self._read_log.append(entry)
             self._entry_by_id[entry.id] = entry
             self._entry_tokens.append(None)
@@ -513,8 +526,14 @@ class Tab:
         for path in capture.written:
             self._written.add(path)
             self._drop_candidate(path)
+            self._folder(posixpath.dirname(path))
         for path in capture.listed:
-            if path in self._candidates or path in self._files_read or path in self._written:
+            if (
+                path in self._candidates
+                or path in self._files_read
+                or path in self._written
+                or path in self._folders
+            ):
                 continue
             self._candidates[path] = step_index
             self._v_cand += 1
@@ -526,6 +545,14 @@ class Tab:
             self._path_pos[path] = len(self._paths)
             self._paths.append(path)
             self._v_paths += 1
+            self._folder(posixpath.dirname(path))
+
+    def _folder(self, path: str) -> None:
+        """``path`` and its parents are folders: none is (or stays) a candidate."""
+        while path not in ("", ".", "/") and path not in self._folders:
+            self._folders.add(path)
+            self._drop_candidate(path)
+            path = posixpath.dirname(path)
 
     def _index_paths(self) -> None:
         """Tokens and postings for the paths seen since the last ranking."""
@@ -683,7 +710,8 @@ class Tab:
         if entry is None:
             held = _id_range("L", len(self._read_log)) if self._read_log else "no entries yet"
             return Reply(False, f"There is no read-log entry {lid.strip()!r} (the log holds {held}).")
-        head = f"{entry.id}{SEP}step {entry.step}{SEP}{entry.path}\ncommand: {entry.command}"
+        at = f" at revision {entry.revision}" if entry.revision else ""
+        head = f"{entry.id}{SEP}step {entry.step}{SEP}{entry.path}{at}\ncommand: {entry.command}"
         return Reply(True, f"{head}\nexcerpt ({_plural(len(entry.excerpt), 'char')}):\n{entry.excerpt}")
 
     def review(self) -> Review:

@@ -22,7 +22,12 @@ does not say whether it is a file or a folder."""
 
 
 def has_extension(path: str) -> bool:
-    """The file rule for listings that do not tell files from folders: the last name has an extension."""
+    """The file rule for listings that do not tell files from folders (plain ``ls``, ``find`` without
+    ``-type``, ``du``): the last name has an extension. It is a guess, so it yields to evidence: a path the same
+    step shows to be a folder (see :meth:`Collector.folder`) or the parent of another path it names is not
+    listed. An entry without an extension (``Dockerfile``, ``LICENSE``, ``.env``) that such a listing prints is
+    not listed: most of them are folders (``src``, ``docs``, ``.git``); a listing that tells (``ls -l``,
+    ``ls -F``, ``find -type f``, ``tree``, ``git ls-files``) or a workspace lists it."""
     name = posixpath.basename(path.rstrip("/"))
     return bool(_FILE_NAME.match(name))
 
@@ -43,13 +48,18 @@ def make_ref(text: str, cwd: str | None, root: str | None) -> Ref:
     return Ref(relative_to(agent, root), agent)
 
 
-@dataclass
+@dataclass(slots=True)
 class Hit:
     """A read found in the output: the file and the span of the shown text attributed to it."""
 
     ref: Ref
     start: int
     end: int
+    revision: str | None = None
+    """The version-control revision the text is the file at (``git show REV:FILE``); None: the working copy."""
+    confirm: bool = True
+    """Content matching may check it against the workspace's copy (False: the output's own structure names
+    the file line by line, or another version of it: git patches, ``git blame``, a file at a revision)."""
 
 
 @dataclass
@@ -67,6 +77,11 @@ class Collector:
     """Keys of files the command itself named (preferred when content matching finds identical copies)."""
     literal: list[tuple[int, int]] = field(default_factory=list)
     """Spans of text the command itself printed (``echo``, here-documents): never any file's content."""
+    folders: dict[str, None] = field(default_factory=dict)
+    """Paths the step shows to be folders (``ls -l`` mode ``d``, a trailing ``/``, ``tree`` nesting, ``find -type
+    d``, a ``cd`` target), in order."""
+    guessed: set[str] = field(default_factory=set)
+    """Listed keys that only :func:`has_extension` made files (the listing did not say)."""
 
     def ref(self, text: str, cwd: str | None) -> Ref:
         """The key and agent path of a path the output or command named, seen from ``cwd``."""
@@ -78,24 +93,43 @@ class Collector:
             return None
         return self.workspace.to_local(ref.agent)
 
-    def read(self, ref: Ref, start: int, end: int) -> None:
-        """A read of ``ref`` over ``[start, end)`` of the shown text (trimmed of blank edges)."""
+    def read(
+        self, ref: Ref, start: int, end: int, *, revision: str | None = None, confirm: bool = True
+    ) -> None:
+        """A read of ``ref`` over ``[start, end)`` of the shown text (trimmed of blank edges); ``revision``
+        when the text is the file at another version than the working copy (then never confirmed by the
+        workspace's copy)."""
         start, end = trim(self.shown, start, end)
         if end > start:
-            self.hits.append(Hit(ref, start, end))
+            self.hits.append(Hit(ref, start, end, revision, confirm and revision is None))
 
     def list(self, ref: Ref, is_file: bool | None = None) -> None:
-        """A path that appeared in a listing; ``is_file`` None when the listing does not say."""
+        """A path that appeared in a listing; ``is_file`` None when the listing does not say, False when it
+        says folder (then the path is a folder: :meth:`folder`)."""
         if ref.key in ("", ".", "/"):
             return
         if is_file is None:
             rel = self.local(ref)
             if rel is not None and self.workspace is not None and self.workspace.exists(rel):
                 is_file = self.workspace.is_file(rel)
+            elif has_extension(ref.key):
+                if ref.key not in self.listed:
+                    self.guessed.add(ref.key)
+                self.listed[ref.key] = None
+                return
             else:
-                is_file = has_extension(ref.key)
+                return  # no extension, and nothing says file or folder: not listed
         if is_file:
+            if self.guessed:
+                self.guessed.discard(ref.key)  # the listing says so: no longer a guess
             self.listed[ref.key] = None
+        else:
+            self.folder(ref)
+
+    def folder(self, ref: Ref) -> None:
+        """A path the output or the command shows to be a folder."""
+        if ref.key not in ("", ".", "/"):
+            self.folders[ref.key] = None
 
     def write(self, ref: Ref) -> None:
         """A path the step wrote (devices such as ``/dev/null`` ignored)."""

@@ -6,13 +6,15 @@ Order of work for one step:
    reader marked (headers, notices, clip markers), one region per command part.
 2. The step's typed action (:class:`rtlab.records.Action`) says what the call did: a ``read`` shows a file,
    ``write``/``edit`` change one, ``search`` and ``list`` print paths (relative to the action's ``base``), a
-   ``script`` is a Python program, a ``shell`` call is a command line.
+   ``script`` is a program (Python, JavaScript, Ruby, Perl), a ``shell`` call is a command line.
 3. Shell commands are parsed into units (:mod:`rtlab.environment._capture.units`); ``echo``/``printf`` output (known text)
    splits the output between units, and consecutive units with recognisable line formats (``pwd``,
-   ``ls -l``, ``wc``) split by line shape; each unit's part goes to its family's parser.
+   ``ls -l``, ``wc``) split by line shape; each unit's part goes to its family's parser. A workspace
+   resolves the words of loops, ``xargs`` and ``find -exec`` (:class:`_WorkspaceResolver`).
 4. With a :class:`rtlab.environment._workspace.Workspace`, every read of a text file in it is confirmed by content
-   matching (and trimmed to the matching text, or dropped when its content does not appear), and what no
-   structural rule attributed is matched against the whole workspace (scripts printing slices).
+   matching (and trimmed to the matching text, or dropped when its content does not appear; git's reads
+   are not: another version, or named line by line), and what no structural rule attributed is matched
+   against the whole workspace (scripts printing slices).
 """
 
 from __future__ import annotations
@@ -20,18 +22,22 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, replace
+from fnmatch import fnmatchcase
 
 from rtlab.environment._capture import frame as fr
-from rtlab.environment._capture import listing
+from rtlab.environment._capture import git, listing
 from rtlab.environment._capture import python as py
+from rtlab.environment._capture import scripts as other_scripts
 from rtlab.environment._capture.collect import Collector, Hit
 from rtlab.environment._capture.families import Source, unit_source, unit_writes
 from rtlab.environment._capture.grep import GrepSpec, accepts, parse_grep, parse_semfs
+from rtlab.environment._capture.listing import find_parts
 from rtlab.environment._capture.matching import find_spans
-from rtlab.environment._capture.units import Item, Repeat, Stage, units
+from rtlab.environment._capture.scripts import Language
+from rtlab.environment._capture.units import Item, Repeat, Stage, Unit, units
 from rtlab.environment._workspace import Workspace
 from rtlab.records import Step
-from rtlab.text import Redirect, normalize_path
+from rtlab.text import Redirect, Word, normalize_path
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,10 @@ class CapturedRead:
     """Exactly as shown: ``step.shown[start:start + len(excerpt)] == excerpt``."""
     start: int
     """Offset of the excerpt in ``step.shown``."""
+    revision: str | None = None
+    """The git revision the excerpt shows the file at, as the command named it (``git show 7431e120:Jenkinsfile``
+    gives ``7431e120``; a patch of ``git show``/``git log -p`` the commit it prints; ``:0`` the index); None for
+    the working copy."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,9 @@ class Capture:
     """Paths that appeared in the shown text while their content did not (folders left out)."""
     written: tuple[str, ...] = ()
     """Paths the step wrote (normalised like ``CapturedRead.path``)."""
+    folders: tuple[str, ...] = ()
+    """Paths the step showed to be folders (``ls -l`` mode ``d``, a trailing ``/``, ``tree`` nesting, ``find
+    -type d``, a ``cd`` target): the tab never takes them for listed files, in this step or a later one."""
 
 
 EMPTY = Capture()
@@ -136,11 +149,19 @@ def _read(col: Collector, step: Step, path: str, cwd: str | None) -> list[fr.Reg
     return [fr.Region("", region.block)]
 
 
+_LANGUAGES: dict[str, Language] = {
+    "javascript": "javascript", "js": "javascript", "node": "javascript", "typescript": "javascript",
+    "ruby": "ruby", "perl": "perl",
+}  # fmt: skip
+
+
 def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.Region]:
-    """A Python program the harness ran (a ``script`` action): what it wrote, read and printed."""
+    """A program the harness ran (a ``script`` action; Python unless its ``language`` says otherwise): what
+    it wrote, read and printed."""
     shown = step.shown or ""
     region = fr.regions(step)[0]
-    script = py.analyze(code)
+    language = _LANGUAGES.get((step.action.language or "python").lower()) if step.action else None
+    script = other_scripts.analyze(code, language) if language is not None else py.analyze(code)
     for w in script.writes:
         col.write(col.ref(w, cwd))
     for p in script.inputs:
@@ -157,25 +178,51 @@ def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.R
 def _shell(col: Collector, step: Step, cwd: str | None) -> list[fr.Region]:
     shown = step.shown or ""
     found = fr.regions(step)
-    expand = _glob_expander(col.workspace)
+    resolver = _WorkspaceResolver(col.workspace) if col.workspace is not None else None
     for region in found:
-        items = units(region.command, cwd, expand=expand)
-        _note_writes(col, items)
+        items = units(region.command, cwd, resolve=resolver)
+        missing = (
+            frozenset(m.group("name") for m in _NOT_FOUND.finditer(shown))
+            if "not found" in shown
+            else frozenset()
+        )
+        _note_writes(col, items, missing)
+        _note_folders(col, items, cwd, shown)
         for item, part in _segment(col, shown, items, region.block, region.exit_code):
             _attribute(col, shown, item, part)
     return found
 
 
-def _note_writes(col: Collector, items: list[Item]) -> None:
+_NOT_FOUND = re.compile(r"(?m)^(?:[\w./-]+: )?(?:line \d+: )?(?P<name>[\w.+-]+): (?:command )?not found$")
+"""The shell's word that a command does not exist (``/bin/bash: line 1: python: command not found``)."""
+
+
+def _note_writes(col: Collector, items: list[Item], missing: frozenset[str] = frozenset()) -> None:
+    """What the units write (a unit whose command the shell did not find, ``missing``, ran nothing) and the
+    files they name."""
     for item in items:
         if isinstance(item, Repeat):
-            _note_writes(col, item.body)
+            _note_writes(col, item.body, missing)
             continue
         src = unit_source(item, item.cwd)
-        for path in unit_writes(item, src.script):
-            col.write(col.ref(path, item.cwd))
-        for path in src.files if src.family in ("content", "python", "grep") else []:
+        if item.stages[0].name not in missing:
+            for path in unit_writes(item, src.script):
+                col.write(col.ref(path, item.cwd))
+        for path in src.files if src.family in ("content", "script", "grep", "gitblame") else []:
             col.named.add(col.ref(path, item.cwd).key)
+
+
+_CD_FAILED = re.compile(r"(?m)\bcd: ")
+"""A shell's message that a ``cd`` failed (``bash: line 1: cd: nope: No such file or directory``)."""
+
+
+def _note_folders(col: Collector, items: list[Item], cwd: str | None, shown: str) -> None:
+    """The folders a command ``cd``-ed into (the working directories of its units), unless a ``cd`` failed."""
+    moved = [i.cwd for i in items if i.cwd is not None and i.cwd != cwd and not i.cwd.startswith("~")]
+    if not moved or ("cd: " in shown and _CD_FAILED.search(shown)):
+        return
+    for folder in dict.fromkeys(moved):
+        col.folder(col.ref(folder, None))
 
 
 def _emission(item: Item) -> tuple[str, re.Pattern[str] | Source | None]:
@@ -314,7 +361,7 @@ def _assign(
     spans: dict[int, fr.Block] = {}
     if any_units and pos <= end:
         shared = part.within(found[pos].start, found[end].end)
-        spans.update({i: shared for i in any_units})
+        spans.update({i: shared for i in _sharing(pending, any_units)})
     bounds: dict[int, tuple[int, int]] = {}
     for line, unit in zip(found, owner, strict=True):
         if unit is not None:
@@ -323,6 +370,25 @@ def _assign(
     for unit, (first, last) in bounds.items():
         spans[unit] = part.within(first, last)
     out.extend((pending[i][0], spans[i]) for i in sorted(spans))
+
+
+def _sharing(pending: list[tuple[Item, Source | None]], any_units: list[int]) -> list[int]:
+    """The units with no recognisable line shape that share a text, less the iterations of a loop: a loop over
+    several files whose outputs nothing tells apart (``for f in a b; do cat "$f"; done``) credits none of
+    them (each would get every file's text)."""
+    iterations: dict[int, set[int]] = {}
+    for i in any_units:
+        item = pending[i][0]
+        if isinstance(item, Unit) and item.loop is not None:
+            iterations.setdefault(item.loop[0], set()).add(item.loop[1])
+    mixed = {loop for loop, seen in iterations.items() if len(seen) > 1}
+    if not mixed:
+        return any_units
+    return [
+        i
+        for i in any_units
+        if not (isinstance(item := pending[i][0], Unit) and item.loop is not None and item.loop[0] in mixed)
+    ]
 
 
 def _take(
@@ -335,7 +401,8 @@ def _take(
     stop: int = 0,
 ) -> int:
     """Assign lines to strict units in ``order`` while they accept them; the first line left (forward) or
-    the last line left (backward)."""
+    the last line left (backward). A line cut by a clip marker whose shape does not pass goes with the unit
+    when the next whole line does (the marker cut a line of its output)."""
     pos = 0 if forward else len(found) - 1
     units = iter(order)
     unit = next(units, None)
@@ -344,13 +411,26 @@ def _take(
         test, limit = tests[unit]  # type: ignore[misc]
         line = found[pos]
         blank = not line.text.strip()
-        if (blank and (taken or not forward)) or (taken < limit and _accepts(test, line)):
+        if (
+            (blank and (taken or not forward))
+            or (taken < limit and _accepts(test, line))
+            or (line.partial and taken < limit and _continues(found, pos, test, forward))
+        ):
             owner[pos] = unit
             pos += 1 if forward else -1
-            taken += 0 if blank else 1
+            taken += 0 if blank or line.partial else 1
         else:
             unit, taken = next(units, None), 0
     return pos
+
+
+def _continues(found: list[fr.Line], pos: int, test: object, forward: bool) -> bool:
+    """Whether the first whole line past the cut lines at ``pos`` (in the direction of the walk) passes."""
+    step = 1 if forward else -1
+    k = pos + step
+    while 0 <= k < len(found) and (found[k].partial or not found[k].text.strip()):
+        k += step
+    return 0 <= k < len(found) and _accepts(test, found[k])
 
 
 def _without_failed(
@@ -388,8 +468,12 @@ def _attribute(col: Collector, shown: str, item: Item, part: fr.Block) -> None:
         parse_grep(col, shown, block, cwd, src.grep)
     elif family == "semfs":
         parse_semfs(col, shown, block, cwd, src.words)
-    elif family == "python" and src.script is not None:
+    elif family == "script" and src.script is not None:
         py.attribute(col, shown, block, cwd, src.script)
+    elif family == "gitpatch" and src.git is not None:
+        git.parse_patch(col, shown, block, cwd, src.git)
+    elif family == "gitblame" and src.git is not None:
+        git.parse_blame(col, shown, block, cwd, src.git)
 
 
 _HEAD_HEADER = re.compile(r"^==> (?P<name>.+) <==$")
@@ -408,9 +492,11 @@ def _content(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: 
         else []
     )
     if not headers:
+        if len(src.files) > 1 and not src.share:
+            return
         for path in src.files:
             for s, e in block.pieces:
-                col.read(col.ref(path, cwd), s, e)
+                col.read(col.ref(path, cwd), s, e, revision=src.revision)
         return
     bounds = [h[0] for h in headers[1:]] + [block.end]
     for (_, content_start, name), bound in zip(headers, bounds, strict=True):
@@ -448,8 +534,8 @@ def _listing(col: Collector, shown: str, block: fr.Block, cwd: str | None, src: 
     }.get(src.name)
     if parser is not None:
         parser(col, shown, block, cwd, words)
-    elif src.name == "paths":
-        listing.parse_paths(col, shown, block, cwd)
+    elif src.name in ("paths", "files"):
+        listing.parse_paths(col, shown, block, cwd, is_file=True if src.name == "files" else None)
 
 
 def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -> None:
@@ -467,6 +553,11 @@ def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -
         None,
     )
     if anchor_at is None:
+        if rep.values is not None and len(rep.values) == 1:  # one file: the whole output is its iteration's
+            bound = [_bind(item, {rep.var: rep.values[0]}) for item in rep.body]
+            for item, sub in _segment(col, shown, bound, part, 0):
+                _attribute(col, shown, item, sub)
+            return
         dynamic = [
             (item, info) for item, (kind, info) in zip(rep.body, emissions, strict=True) if kind == "dynamic"
         ]
@@ -475,7 +566,7 @@ def _attribute_repeat(col: Collector, shown: str, rep: Repeat, part: fr.Block) -
             and isinstance(dynamic[0][1], Source)
             and dynamic[0][1].family in ("grep", "listing")
         ):
-            _attribute(col, shown, dynamic[0][0], part)
+            _attribute(col, shown, dynamic[0][0], part)  # prefixed lines name their files themselves
         return
     rx: re.Pattern[str] = emissions[anchor_at][1]  # type: ignore[assignment]
     before = sum(1 for kind, _ in emissions[:anchor_at] if kind != "silent")
@@ -501,7 +592,7 @@ def _group(name: str) -> str:
 
 def _bind(item: Item, env: dict[str, str]) -> Item:
     if isinstance(item, Repeat):
-        return Repeat(item.var, [_bind(i, env) for i in item.body], item.cwd, item.items)
+        return Repeat(item.var, [_bind(i, env) for i in item.body], item.cwd, item.items, item.values)
     stages = [
         Stage(
             s.name,
@@ -517,24 +608,94 @@ def _bind(item: Item, env: dict[str, str]) -> Item:
     return replace(item, stages=stages, source=None)
 
 
-def _glob_expander(workspace: Workspace | None):
-    """``expand(pattern, cwd)`` for loop words: a glob matched against the workspace's files, or None."""
-    if workspace is None:
-        return None
+class _WorkspaceResolver:
+    """What the workspace tells of the words a loop, ``xargs`` or ``find -exec`` runs over
+    (:class:`rtlab.environment._capture.units.Resolver`): paths as the command would print them."""
 
-    def expand(pattern: str, cwd: str | None) -> list[str] | None:
-        agent = normalize_path(pattern, cwd=cwd)
-        rel = workspace.to_local(agent)
+    def __init__(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+
+    def _as_printed(self, found: list[str], pattern: str, cwd: str | None) -> list[str]:
+        ws = self.workspace
+        if pattern.startswith("/") or cwd is None or ws.agent_root is None:
+            base = ws.agent_root if pattern.startswith("/") else None
+            return [posixpath.join(base, f) if base else f for f in found]
+        return [posixpath.relpath(posixpath.join(ws.agent_root, f), cwd) for f in found]
+
+    def glob(self, pattern: str, cwd: str | None) -> list[str] | None:
+        rel = self.workspace.to_local(normalize_path(pattern, cwd=cwd))
         if rel is None:
             return None
         rx = re.compile(_glob_regex(rel))
-        found = [f for f in workspace.files() if rx.fullmatch(f)]
-        if pattern.startswith("/") or cwd is None or workspace.agent_root is None:
-            base = workspace.agent_root if pattern.startswith("/") else None
-            return [posixpath.join(base, f) if base else f for f in found]
-        return [posixpath.relpath(posixpath.join(workspace.agent_root, f), cwd) for f in found]
+        return self._as_printed([f for f in self.workspace.files() if rx.fullmatch(f)], pattern, cwd)
 
-    return expand
+    def find(self, words: list[Word], cwd: str | None) -> list[str] | None:
+        """``find START... [-maxdepth N] [-mindepth N] [-type f] [-name/-iname/-path P]...`` (tests joined by
+        and; anything else, ``-o`` or ``!`` included: None); actions (``-exec``, ``-print``) end the tests."""
+        if not all(w.literal for w in words):
+            return None
+        starts, expression = find_parts(words)
+        tests: list[tuple[str, str]] = []
+        i = 0
+        while i < len(expression):
+            tok = expression[i]
+            if tok in _FIND_ACTIONS:
+                break
+            if tok in ("-type", "-name", "-iname", "-path", "-ipath", "-wholename", "-maxdepth", "-mindepth"):
+                if i + 1 >= len(expression):
+                    return None
+                tests.append((tok, expression[i + 1]))
+                i += 2
+                continue
+            if tok in ("-a", "-and"):
+                i += 1
+                continue
+            return None
+        if any(t == "-type" and v != "f" for t, v in tests):
+            return None
+        out: list[str] = []
+        for start in starts:
+            rel = self.workspace.to_local(normalize_path(start, cwd=cwd))
+            if rel is None:
+                return None
+            prefix = "" if rel == "." else rel.rstrip("/") + "/"
+            for f in self.workspace.files():
+                if prefix and not f.startswith(prefix):
+                    continue
+                below = f[len(prefix) :]
+                printed = start + below if start.endswith("/") else posixpath.join(start, below)
+                if all(_find_test(t, v, printed, below) for t, v in tests):
+                    out.append(printed)
+        return out
+
+    def lines(self, path: str, cwd: str | None) -> list[str] | None:
+        rel = self.workspace.to_local(normalize_path(path, cwd=cwd))
+        text = self.workspace.read_text(rel) if rel is not None else None
+        if text is None:
+            return None
+        return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+_FIND_ACTIONS = frozenset(
+    {"-exec", "-execdir", "-ok", "-okdir", "-print", "-print0", "-ls", "-printf", "-fprint", "-delete"}
+)
+
+
+def _find_test(test: str, value: str, printed: str, below: str) -> bool:
+    depth = below.count("/") + 1
+    if test == "-type":
+        return True  # the workspace lists files only
+    if test == "-maxdepth":
+        return value.isdigit() and depth <= int(value)
+    if test == "-mindepth":
+        return value.isdigit() and depth >= int(value)
+    if test == "-name":
+        return fnmatchcase(posixpath.basename(printed), value)
+    if test == "-iname":
+        return fnmatchcase(posixpath.basename(printed).lower(), value.lower())
+    if test in ("-path", "-wholename"):
+        return fnmatchcase(printed, value)
+    return fnmatchcase(printed.lower(), value.lower())  # -ipath
 
 
 def _glob_regex(pattern: str) -> str:
@@ -568,12 +729,12 @@ def _match_content(col: Collector, shown: str, regions: list[fr.Region], workspa
     index = workspace.index
     kept: list[Hit] = []
     for hit in col.hits:
-        rel = col.local(hit.ref)
+        rel = col.local(hit.ref) if hit.confirm else None
         fid = index.file_id(rel) if rel is not None else None
         if fid is None:
-            kept.append(
-                hit
-            )  # outside the workspace, not in it, or not text (xlsx, pdf): the structure decides
+            # outside the workspace, not in it, not text (xlsx, pdf), or named line by line by the output's
+            # structure, or another version of the file (git): the structure decides
+            kept.append(hit)
             continue
         for span in find_spans(index, shown, fr.Block(((hit.start, hit.end),)), restrict={fid}):
             start, end = fr.trim(shown, span.start, span.end)
@@ -624,11 +785,27 @@ def _result(col: Collector) -> Capture:
     seen: set[tuple[str, int, int]] = set()
     reads: list[CapturedRead] = []
     for hit in sorted(col.hits, key=lambda h: (h.start, h.end, h.ref.key)):
-        sig = (hit.ref.key, hit.start, hit.end)
+        key, start, end = hit.ref.key, hit.start, hit.end
+        sig = (key, start, end)
         if sig in seen:
             continue
         seen.add(sig)
-        reads.append(CapturedRead(hit.ref.key, shown[hit.start : hit.end], hit.start))
+        reads.append(CapturedRead(key, shown[start:end], start, hit.revision))
     read_keys = {r.path for r in reads}
-    listed = tuple(p for p in col.listed if p not in read_keys and p not in col.written)
-    return Capture(tuple(reads), listed, tuple(col.written))
+    written = col.written
+    listed = [p for p in col.listed if p not in read_keys and p not in written] if col.listed else []
+    if col.guessed:
+        listed = _without_folders(col, listed, read_keys)
+    return Capture(tuple(reads), tuple(listed), tuple(col.written), tuple(col.folders))
+
+
+def _without_folders(col: Collector, listed: list[str], read_keys: set[str]) -> list[str]:
+    """Listed paths the extension rule guessed to be files, less those the step shows to be folders: named as
+    folders, or the parent of another path it read, listed or wrote (``v1.2`` beside ``v1.2/notes.md``)."""
+    folders = set(col.folders)
+    for key in (*read_keys, *col.listed, *col.written):
+        parent = posixpath.dirname(key)
+        while parent not in ("", ".", "/") and parent not in folders:
+            folders.add(parent)
+            parent = posixpath.dirname(parent)
+    return [p for p in listed if p not in col.guessed or p not in folders]

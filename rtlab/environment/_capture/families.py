@@ -1,8 +1,11 @@
-"""What each unit's source command is (content, listing, search, python, literal, ...) and what it writes.
+"""What each unit's source command is (content, listing, search, script, git, literal, ...) and what it writes.
 
 A pipeline's output comes from its *source*: ``cat f | grep x | head`` shows lines of ``f``; ``find . | sort``
 shows paths; ``... | wc -l`` shows a number (nothing read, nothing listed). Filters keep the source;
-``xargs CMD`` and ``find -exec CMD`` make ``CMD`` the source with files capture cannot name.
+``xargs CMD`` and ``find -exec CMD`` make ``CMD`` the source with files capture cannot name, unless the walker
+knew them (:attr:`rtlab.environment._capture.units.Unit.fed`, :func:`with_fed`). ``git`` commands that print
+file content (:mod:`rtlab.environment._capture.git`) and programs in other languages
+(:mod:`rtlab.environment._capture.scripts`) have families of their own.
 """
 
 from __future__ import annotations
@@ -12,14 +15,18 @@ import re
 from dataclasses import dataclass, field
 
 from rtlab.environment._capture import python as py
+from rtlab.environment._capture import scripts as other_scripts
+from rtlab.environment._capture.git import GitSpec, git_spec
 from rtlab.environment._capture.grep import GrepSpec, grep_spec
 from rtlab.environment._capture.listing import find_exec, find_parts
+from rtlab.environment._capture.scripts import Language
 from rtlab.environment._capture.units import (
     CONTENT,
     FILTERS,
     GREP,
     LISTING,
     SILENT,
+    VALUE_OPTIONS,
     Stage,
     Unit,
     is_python,
@@ -39,8 +46,9 @@ class Source:
     """The command whose data a unit prints."""
 
     family: str
-    """``content``, ``listing``, ``grep``, ``semfs``, ``python``, ``literal``, ``pwd``, ``silent``, ``count``,
-    ``filter`` (prints its input) or ``other``."""
+    """``content``, ``listing``, ``grep``, ``semfs``, ``script`` (a program: Python, JavaScript, Ruby, Perl),
+    ``gitpatch``, ``gitblame``, ``literal``, ``pwd``, ``silent``, ``count``, ``filter`` (prints its input) or
+    ``other``."""
     stage: Stage | None = None
     files: list[str] = field(default_factory=list)
     """The files it reads (content, python) or the operands it lists, as written (literal words only)."""
@@ -50,11 +58,20 @@ class Source:
     """``head``/``tail`` of several files: ``==> name <==`` headers."""
     grep: GrepSpec | None = None
     script: py.Script | None = None
+    batch: bool = False
+    """Run by ``xargs``/``find -exec ... +`` on many files at once."""
+    share: bool = True
+    """Several files with no headers each get the whole output (``cat a b``); False for files an ``xargs`` or
+    ``find -exec`` ran on, whose outputs nothing tells apart: none is credited."""
     literal: list[tuple[str, str]] | None = None
     """Literal output as tokens ``(lit, text)`` / ``(var, name)`` / ``(dyn, "")``."""
     words: list[Word] = field(default_factory=list)
     """The source command's arguments (for the listing parsers)."""
     name: str = ""
+    git: GitSpec | None = None
+    """``gitpatch`` / ``gitblame``: what the git command prints."""
+    revision: str | None = None
+    """``content`` of ``git show REV:FILE``: the revision its text is the file at."""
 
 
 def _literal_files(words: list[Word]) -> tuple[list[str], bool]:
@@ -131,6 +148,8 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
     words = stage.words
     if is_python(name):
         return _python(stage, piped)
+    if name in RUNNERS:
+        return _other_script(stage, piped, RUNNERS[name])
     if name == "semfs" and words and words[0].text == "grep":
         return Source("semfs", stage, words=words, name=name)
     if name == "git" and words and words[0].text == "grep":
@@ -139,7 +158,9 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
         spec.prefix = spec.prefix or not spec.files
         return Source("grep", stage, spec.files, grep=spec, words=words, name="grep")
     if name == "git" and words and words[0].text == "ls-files":
-        return Source("listing", stage, words=words[1:], name="paths")
+        return Source("listing", stage, words=words[1:], name="files")  # tracked files, never folders
+    if name == "git":
+        return _git(stage, words)
     if name in GREP:
         spec = grep_spec(name, words)
         if not spec.files and not spec.recursive:
@@ -147,6 +168,9 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
                 return Source("count" if spec.count or spec.list_files or spec.quiet else "filter", stage)
             return Source("other", stage)
         files, unknown = _literal_files([w for w in words if w.text in spec.files])
+        if unknown:  # ``grep x "$f"`` in a loop capture cannot unroll: the file is not ``$f``
+            spec.files = [f for f in spec.files if f in files]
+            spec.unknown_files = True
         return Source("grep", stage, files, unknown, grep=spec, words=words, name=name)
     if name in ("echo", "printf"):
         tokens = echo_tokens(words) if name == "echo" else printf_tokens(words)
@@ -161,10 +185,17 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
         exec_cmd = find_exec([w.text for w in words])
         if exec_cmd:
             inner = Stage(
-                posixpath.basename(exec_cmd[0]), [literal_word(t) for t in exec_cmd[1:] if t != "{}"], []
+                posixpath.basename(exec_cmd[0]),
+                [_FED if t == "{}" else literal_word(t) for t in exec_cmd[1:]],
+                [],
             )
             src = stage_source(inner, piped=False, cwd=cwd)
-            return _dynamic_files(src)
+            texts = [w.text for w in words]
+            batch = (
+                "+"
+                in texts[texts.index(next(t for t in texts if t in ("-exec", "-execdir", "-ok", "-okdir"))) :]
+            )
+            return _dynamic_files(src, batch=batch)
         starts, _ = find_parts(words)
         return Source("listing", stage, starts, words=words, name="find")
     if name in LISTING:
@@ -180,26 +211,83 @@ def stage_source(stage: Stage, *, piped: bool, cwd: str | None) -> Source:
     return Source("other", stage, name=name)
 
 
-def _dynamic_files(src: Source) -> Source:
-    """The source as run by ``xargs``/``find -exec``: it reads files it cannot name."""
+def _git(stage: Stage, words: list[Word]) -> Source:
+    """``git show REV:FILE`` prints a file at a revision; patches and blame have their own parsers."""
+    spec = git_spec(words)
+    if spec is None:
+        return Source("other", stage, name="git")
+    if spec.kind == "file":
+        files = [posixpath.join(spec.base, f) if spec.base else f for f in spec.files]
+        return Source("content", stage, files, words=words, name="git", revision=spec.revision)
+    family = "gitpatch" if spec.kind == "patch" else "gitblame"
+    files = (
+        [posixpath.join(spec.base, f) if spec.base else f for f in spec.files] if spec.kind == "blame" else []
+    )
+    return Source(family, stage, files, words=words, name="git", git=spec)
+
+
+_FED = Word((("dyn", "{}"),))
+"""The files ``xargs`` / ``find -exec`` give the command they run: a word whose value capture does not know."""
+
+
+def _dynamic_files(src: Source, batch: bool) -> Source:
+    """The source as run by ``xargs``/``find -exec``: it reads files it cannot name (see :func:`with_fed` once
+    they are known). ``batch``: one run gets many files (``xargs CMD``, ``-exec CMD {} +``), so ``head`` and
+    ``tail`` print ``==> name <==`` headers and ``grep`` prints ``path:`` prefixes; else one run per file."""
     src.unknown_files = True
+    src.batch = batch
+    words = {w.text for w in src.words}
     if src.family == "grep" and src.grep is not None:
-        src.grep.prefix = "-h" not in {w.text for w in src.words} and "--no-filename" not in {
-            w.text for w in src.words
-        }
+        src.grep.prefix = "-h" not in words and "--no-filename" not in words and (batch or "-H" in words)
         src.grep.recursive = True
         src.grep.files = []
+        src.grep.unknown_files = True
     if src.family == "content":
         src.files = []
+        src.headers = batch and src.name in ("head", "tail") and not words & {"-q", "--quiet", "--silent"}
+    return src
+
+
+def with_fed(src: Source, fed: list[str]) -> Source:
+    """An ``xargs``/``find -exec`` source once the files it ran on are known: one file's output is that
+    file's; several files' outputs are told apart only by ``head``'s headers or ``grep``'s prefixes (run file
+    by file, without them, nothing says where one ends)."""
+    if not src.unknown_files:
+        return src
+    src.unknown_files = False
+    src.files = list(fed)
+    src.share = len(fed) <= 1
+    if src.family == "grep" and src.grep is not None:
+        src.grep.files = list(fed)
+        src.grep.unknown_files = False
+        src.grep.recursive = False
+        words = {w.text for w in src.words}
+        src.grep.prefix = "-h" not in words and (("-H" in words) or (src.batch and len(fed) > 1))
     return src
 
 
 def _xargs(stage: Stage, cwd: str | None) -> Source:
-    args = split_args("xargs", stage.words)
-    if not args.operands:
+    words = stage.words
+    k = 0  # xargs's own options end at the command it runs, whose options follow it
+    short, long = VALUE_OPTIONS["xargs"]
+    while k < len(words) and words[k].text.startswith("-") and words[k].text != "-":
+        t = words[k].text
+        takes = (len(t) == 2 and t[1] in short) or (t in long)
+        k += 2 if takes else 1
+    args = split_args("xargs", words[:k])
+    if k >= len(words):
         return Source("filter", stage)
-    inner = Stage(posixpath.basename(args.operands[0].text), args.operands[1:], [])
-    return _dynamic_files(stage_source(inner, piped=False, cwd=cwd))
+    replace_word = args.value("-I", "--replace")
+    marker = replace_word.text if replace_word is not None else "{}" if args.has("-i") else None
+    if marker:  # ``xargs -I{} cat {}``: the file goes where the marker is
+        rest = [_FED if marker in w.text else w for w in words[k + 1 :]]
+    else:
+        rest = [*words[k + 1 :], _FED]
+    inner = Stage(posixpath.basename(words[k].text), rest, [])
+    one = args.has("-I", "-i", "--replace", "-L", "-l", "--max-lines") or any(
+        w.text == "1" for w in args.values.get("-n", []) + args.values.get("--max-args", [])
+    )
+    return _dynamic_files(stage_source(inner, piped=False, cwd=cwd), batch=not one)
 
 
 def _listing(stage: Stage, piped: bool) -> Source:
@@ -284,7 +372,7 @@ def _python(stage: Stage, piped: bool) -> Source:
         if not t.startswith("-"):
             inputs = [w.text for w in args[i + 1 :] if w.literal and py._is_file_name(w.text)]
             return Source(
-                "python", stage, inputs, script=py.Script(inputs=inputs, code_seen=False), name="python"
+                "script", stage, inputs, script=py.Script(inputs=inputs, code_seen=False), name="python"
             )
         i += 1
     if code is None:
@@ -292,14 +380,100 @@ def _python(stage: Stage, piped: bool) -> Source:
     if code is None:
         return Source("other", stage)
     script = py.analyze(code)
-    return Source("python", stage, script.inputs, script=script, name="python")
+    return Source("script", stage, script.inputs, script=script, name="python")
+
+
+RUNNERS: dict[str, Language] = {
+    "node": "javascript", "nodejs": "javascript", "bun": "javascript", "deno": "javascript", "ruby": "ruby",
+    "perl": "perl",
+}  # fmt: skip
+"""Interpreters of other languages whose one-line programs (``-e``) and here-documents capture reads."""
+_RUNNER_VALUE = {
+    "javascript": ("-r", "--require", "--import", "--loader"),
+    "ruby": ("-r", "-I"),
+    "perl": ("-I", "-M"),
+}
+_LOOP_FLAGS = re.compile(r"^-[lanpiw0-9]*[np][lanpiw0-9]*$")
+"""``perl -n`` / ``-p`` / ``-lne`` / ``-pe`` (the ``e`` taken apart): the program runs on every input line."""
+
+
+def _other_script(stage: Stage, piped: bool, language: Language) -> Source:
+    """``node -e CODE``, ``node -p EXPR``, ``node - <<EOF``, ``ruby -e``, ``perl -e`` (several ``-e`` joined),
+    ``node script.js ARGS`` (the code unseen). ``perl -ne``/``-pe``, ``ruby -ne``/``-pe`` run their program
+    on every line of their files: like ``awk``, they print the files' content."""
+    words = stage.words
+    if stage.name in ("deno", "bun") and words and words[0].text in ("eval", "run", "x"):
+        words = words[1:]  # ``deno eval CODE``; ``bun run FILE``: the file is the program
+    code: list[str] = []
+    operands: list[str] = []
+    prints_value = loop = in_place = unknown = False
+    script_file = False
+    i = 0
+    while i < len(words):
+        w = words[i]
+        t = w.text
+        flags = t[1:] if t.startswith("-") and not t.startswith("--") else ""
+        if operands or script_file:
+            if w.literal:
+                operands.append(t)
+            unknown = unknown or not w.literal
+        elif t in ("-e", "--eval", "-p", "--print", "-pe", "-ep") or (
+            language != "javascript" and (flags.endswith("e") or (language == "perl" and flags.endswith("E")))
+        ):
+            if i + 1 < len(words):
+                code.append(words[i + 1].text)
+            prints_value = prints_value or (language == "javascript" and t in ("-p", "--print", "-pe", "-ep"))
+            loop = loop or (language != "javascript" and any(c in flags[:-1] for c in "np"))
+            in_place = in_place or (language != "javascript" and "i" in flags[:-1])
+            i += 2
+            continue
+        elif language != "javascript" and _LOOP_FLAGS.match(t):
+            loop, in_place = True, in_place or "i" in flags
+        elif t.startswith(("-i", "--in-place")) and language != "javascript":
+            in_place = True
+        elif t in _RUNNER_VALUE[language]:
+            i += 1
+        elif t == "-":
+            code.append(stage.heredoc or "")
+        elif t.startswith("-"):
+            pass
+        else:
+            script_file = not code
+            if not script_file and w.literal:
+                operands.append(t)
+            unknown = unknown or (not script_file and not w.literal)
+        i += 1
+    if in_place:
+        return Source("silent", stage)
+    if not code and not script_file and stage.heredoc is not None:
+        code.append(stage.heredoc)
+    files = [f for f in operands if f != "-"]
+    if script_file or not code:
+        if not script_file:
+            return Source("other", stage, name=stage.name)
+        inputs = [f for f in files if py._is_file_name(f)]
+        return Source(
+            "script", stage, inputs, script=py.Script(inputs=inputs, code_seen=False), name=language
+        )
+    if loop:
+        if not files and not unknown:
+            if stage.stdin_file is not None and stage.stdin_file.literal:
+                files = [stage.stdin_file.text]
+            else:
+                return Source("filter" if piped else "other", stage)
+        return Source("content", stage, files, unknown, words=stage.words, name=stage.name)
+    script = other_scripts.analyze("\n".join(code), language, prints_value=prints_value)
+    if script.reads_files and not script.inputs:  # a program reading its arguments (process.argv, ARGV)
+        script.inputs = [f for f in files if py._is_file_name(f)]
+    return Source("script", stage, script.inputs, script=script, name=language)
 
 
 def unit_source(unit: Unit, cwd: str | None) -> Source:
     """The source of a whole pipeline, folding its filters (worked out once per unit)."""
     if isinstance(unit.source, Source):
         return unit.source
-    unit.source = _fold(unit, cwd)
+    src = _fold(unit, cwd)
+    unit.source = with_fed(src, unit.fed) if unit.fed is not None else src
     return unit.source
 
 
@@ -311,7 +485,7 @@ def _fold(unit: Unit, cwd: str | None) -> Source:
             if src.family == "literal" and stage.name not in ("cat", "tee"):
                 src = Source("other", stage)
             continue
-        if nxt.family == "python" and not nxt.files and src.family == "content":
+        if nxt.family == "script" and not nxt.files and src.family == "content":
             nxt.files = list(src.files)
             if nxt.script is not None:
                 nxt.script.inputs = list(src.files)
@@ -368,4 +542,7 @@ def _stage_writes(stage: Stage) -> list[str]:
             return [operands[1]]
     if name == "dd":
         return [t[3:] for t in texts if t.startswith("of=")]
+    if name in ("perl", "ruby") and any(re.match(r"^-\w*i", t) for t in texts):  # perl -pi -e CODE FILES
+        code_at = next((k for k, t in enumerate(texts) if re.match(r"^-\w*e$", t)), None)
+        return [t for t in texts[code_at + 2 :] if not t.startswith("-")] if code_at is not None else []
     return []

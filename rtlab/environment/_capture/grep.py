@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 
 from rtlab.environment._capture.collect import Collector, Ref
@@ -26,6 +26,10 @@ _GLOB = re.compile(r"[*?\[]")
 _COUNT = re.compile(r"^(?P<path>[^:\n]+):\d+$")
 _SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
 _BARE_PATH = re.compile(r"[^\s:][^:]*")
+_NUMBERED = re.compile(r"^\d+[:-]")
+_TREE_FILTERS = ("--include", "--exclude", "--exclude-dir", "-g", "--glob", "--iglob", "-t", "--type", "-T",
+                 "--type-not", "--files")  # fmt: skip
+"""Options that only make sense when a folder is searched."""
 
 
 @dataclass
@@ -40,6 +44,11 @@ class GrepSpec:
     recursive: bool = False
     numbers: bool = False
     """``-n``: match lines carry ``path:N:``."""
+    unknown_files: bool = False
+    """It searches files the command does not name (``xargs grep``): unprefixed lines are nobody's."""
+    maybe_file: bool = False
+    """One operand without an extension (``rg x Dockerfile``, ``rg x src``), searched recursively: a folder
+    prints ``path:`` prefixes, a file none; the output tells which (:func:`_one_file`)."""
 
 
 def grep_spec(name: str, words: list[Word]) -> GrepSpec:
@@ -61,6 +70,11 @@ def grep_spec(name: str, words: list[Word]) -> GrepSpec:
     one_file = single and bool(_SUFFIX.search(operands[0]))
     if single:
         spec.prefix = spec.recursive and not one_file
+        spec.maybe_file = (
+            spec.prefix
+            and not operands[0].endswith(("/", "."))
+            and not args.has(*_TREE_FILTERS)  # ``--include``, ``-g``: a folder is searched
+        )
     else:
         spec.prefix = bool(operands) or spec.recursive
     if args.has("-H", "--with-filename"):
@@ -71,8 +85,14 @@ def grep_spec(name: str, words: list[Word]) -> GrepSpec:
 
 
 def _valid(path: str, files: list[str], recursive: bool) -> bool:
-    if not path or path[0].isspace() or len(path) > 400 or "\t" in path:
-        return False
+    if (
+        not path
+        or path[0].isspace()
+        or len(path) > 400
+        or "\t" in path
+        or (path[0].isdigit() and path.isdigit())
+    ):
+        return False  # a bare number is a line number (``12:text`` of a search of one file), not a path
     if not files:
         return recursive or not path.strip() == ""
     for op in files:
@@ -90,15 +110,39 @@ def parse_grep(
     """Attribute a grep-family output. ``base`` resolves relative paths (a search action's own base)."""
     if spec.quiet:
         return
+    if (
+        spec.maybe_file
+        and spec.prefix
+        and not (spec.list_files or spec.count)
+        and _one_file(shown, block, spec)
+    ):
+        spec = replace(spec, prefix=False)
     if not spec.prefix and not spec.list_files:
-        if spec.count:
+        if spec.count or spec.unknown_files:
             return
         targets = spec.files
         for s, e in block.pieces:
             for target in targets:
                 col.read(col.ref(target, cwd), s, e)
         return
+    _parse_prefixed(col, shown, block, cwd, spec, base)
+
+
+def _parse_prefixed(
+    col: Collector, shown: str, block: Block, cwd: str | None, spec: GrepSpec, base: str | None
+) -> None:
+    """``path:N:text`` lines, consecutive lines of one file making one excerpt, which never spans a clip
+    marker. A line the marker cut in two: its part before the marker starts with its path and is that file's;
+    its part after the marker names no file, so it is the file's whose lines are on both sides of the marker
+    (a search prints each file's lines together), or the next line's when it starts with that line's own
+    ``path:`` prefix (the marker fell between two lines); otherwise it is nobody's."""
+    pieces = block.pieces
+    after_cut = {s for i, (s, _) in enumerate(pieces) if i and block.clip_after(i - 1)}
+    before_cut = {e for i, (_, e) in enumerate(pieces) if i < len(pieces) - 1 and block.clip_after(i)}
     group: tuple[str, int, int] | None = None  # (path, start, end)
+    last: str | None = None  # the file of the last result line
+    cut: str | None = None  # the file of the last result line before the last marker
+    fragment: tuple[int, int] | None = None  # a cut line's part after a marker, waiting for the next line
 
     def flush() -> None:
         if group is not None:
@@ -106,10 +150,22 @@ def parse_grep(
 
     for line in lines(shown, block):
         text = line.text
-        if line.partial or error_line(text):
-            if line.partial and group is not None and not _starts_group(text, group[0]):
-                flush()
-                group = None
+        if line.partial:  # only where a clip marker cut the output
+            if line.end in before_cut and line.start not in after_cut:  # the part before the marker
+                path = _line_path(text, group[0] if group else None, spec)
+                if path is not None and group is not None and group[0] == path:
+                    group = (path, group[1], line.end)
+                elif path is not None:
+                    flush()
+                    group = (path, line.start, line.end)
+                last = path or last
+            else:  # the part after a marker
+                fragment = (line.start, line.end)
+            continue
+        if fragment is not None and fragment[0] in after_cut and (group is not None or last is not None):
+            flush()  # the first whole line after a marker: what was before it ends at the marker
+            group, cut, last = None, last, None
+        if error_line(text):
             continue
         if m := _BINARY.match(text):
             col.list(_ref(col, m.group("a") or m.group("b"), cwd, base), True)
@@ -130,6 +186,12 @@ def parse_grep(
             if _BARE_PATH.fullmatch(text) and _valid(text.strip(), spec.files, spec.recursive):
                 col.list(_ref(col, text.strip(), cwd, base), None)  # a bare path (``| cut -d: -f1``)
             continue
+        if fragment is not None:
+            s, e = fragment
+            if e > s and (path == cut or _line_path(shown[s:e], path, spec) == path):
+                group = (path, s, e)
+            fragment, cut = None, None
+        last = path
         if group is not None and group[0] == path:
             group = (path, group[1], line.end)
         else:
@@ -138,8 +200,23 @@ def parse_grep(
     flush()
 
 
-def _starts_group(text: str, path: str) -> bool:
-    return text.startswith(path)
+def _one_file(shown: str, block: Block, spec: GrepSpec) -> bool:
+    """Whether a search of one operand that may be a file or a folder searched a file: no result line carries
+    a ``path:`` prefix or is a path under the operand, and with ``-n`` every line starts with its number
+    (``12:text``, ``13-context``); then every line is the operand's text."""
+    seen = False
+    for line in lines(shown, block):
+        text = line.text
+        if line.partial or not text.strip() or text == "--" or error_line(text):
+            continue
+        if _line_path(text, None, spec) is not None:
+            return False
+        if spec.numbers and not _NUMBERED.match(text):
+            return False
+        if _BARE_PATH.fullmatch(text) and _valid(text.strip(), spec.files, True):
+            return False
+        seen = True
+    return seen
 
 
 def _line_path(text: str, current: str | None, spec: GrepSpec) -> str | None:

@@ -1,7 +1,9 @@
 """Listing outputs: ``ls`` (long, recursive, classified), ``find`` (``-type``, ``-ls``, ``-printf``), ``tree``,
 ``fd``, ``du``, ``wc``, ``file``, ``stat``, ``realpath`` and list actions. Every path they show
-is *listed*; folders are dropped where the output says so (``ls -l`` mode ``d``, a trailing ``/``, ``tree``'s
-nesting, ``file``'s ``directory``); elsewhere :func:`rtlab.environment._capture.collect.has_extension` decides.
+is *listed*; folders are dropped where the output says so (``ls -l`` mode ``d``, a trailing ``/`` (so under
+``ls -F``/``-p`` an unmarked name is a file), ``tree``'s nesting, ``file``'s ``directory``, ``find -type``, ``git
+ls-files``: files only), and recorded as folders; elsewhere :func:`rtlab.environment._capture.collect.has_extension`
+decides, unless the step shows the path to be a folder.
 """
 
 from __future__ import annotations
@@ -40,16 +42,29 @@ _STAT_TYPE = re.compile(r"\b(?P<kind>regular (?:empty )?file|directory|symbolic 
 _COLUMNS = re.compile(r"\s{2,}")
 _GLOB = re.compile(r"[*?\[]")
 _PATH_PRINTF = re.compile(r"%[pP](?:\\n|\n)?")
+_NAME_PRINTF = re.compile(r"%f(?:\\n|\n| )?")
+
+
+def _depth_one(expression: list[str]) -> bool:
+    """``find START -maxdepth 1``: every path printed is an entry of START."""
+    return any(
+        t == "-maxdepth" and i + 1 < len(expression) and expression[i + 1] == "1"
+        for i, t in enumerate(expression)
+    )
 
 
 def _name(raw: str, classify: bool) -> tuple[str, bool | None]:
-    """An entry name without a symlink target or ``-F`` marker, and whether the marker says folder."""
+    """An entry name without a symlink target or ``-F`` marker, and whether the entry is a file (None: the
+    line does not say). Under ``-F``/``-p`` every folder ends in ``/``, so an unmarked name (or ``*``, an
+    executable) is a file; ``@`` (a link) may point at either."""
     name = raw.split(" -> ", 1)[0]
     if name.endswith("/"):
         return name.rstrip("/"), False
-    if classify and name[-1:] in "*@|=":
-        return name[:-1], None
-    return name, None
+    if not classify:
+        return name, None
+    if name[-1:] in "*@|=":
+        return name[:-1], None if name[-1] != "*" else True
+    return name, True
 
 
 def _ls_entries(line: str, long_format: bool) -> list[tuple[str, bool | None]]:
@@ -71,7 +86,10 @@ def parse_ls(col: Collector, shown: str, block: Block, cwd: str | None, words: l
     args = split_args("ls", words)
     operands = [w.text for w in args.operands]
     long_format = args.has("-l", "-g", "-o", "-n")
-    classify = args.has("-F", "-p", "--classify", "--indicator-style")
+    style = args.value("--indicator-style")
+    classify = args.has("-F", "-p", "--classify", "--file-type") or (
+        style is not None and style.text in ("slash", "file-type", "classify")
+    )
     recursive = args.has("-R", "--recursive")
     directory = args.has("-d", "--directory")
     globbed = any(_GLOB.search(o) for o in operands)
@@ -83,13 +101,14 @@ def parse_ls(col: Collector, shown: str, block: Block, cwd: str | None, words: l
             continue
         if headers and text.endswith(":") and not LS_LONG.match(text):
             current = text[:-1]
+            col.folder(col.ref(current, cwd))
             continue
         for raw, is_file in _ls_entries(text, long_format):
             name, marker = _name(raw, classify)
             if name in (".", "..") or not name:
                 continue
-            if marker is False:
-                is_file = False
+            if is_file is None or marker is False:
+                is_file = marker
             if name in operands or directory or name.startswith("/"):
                 path = name
             else:
@@ -132,11 +151,11 @@ def parse_find(col: Collector, shown: str, block: Block, cwd: str | None, words:
             types.update(expression[i + 1].split(","))
         if tok in ("-printf", "-fprintf") and i + 1 < len(expression):
             printf = expression[i + 1]
-    if types == {"d"}:
-        return
-    is_file: bool | None = True if types == {"f"} else None
+    is_file: bool | None = True if types == {"f"} else False if types == {"d"} else None
     relative_to = starts[0] if printf is not None and "%P" in printf and len(starts) == 1 else None
-    if printf is not None and not _PATH_PRINTF.fullmatch(printf):
+    if printf is not None and _NAME_PRINTF.fullmatch(printf) and len(starts) == 1 and _depth_one(expression):
+        relative_to = starts[0]  # '%f' is the name alone: at depth 1 the path is START/name
+    elif printf is not None and not _PATH_PRINTF.fullmatch(printf):
         return
     for line in lines(shown, block):
         text = line.text.rstrip("\r")
@@ -185,6 +204,7 @@ def parse_tree(col: Collector, shown: str, block: Block, cwd: str | None, words:
     for i, (depth, path) in enumerate(entries):
         has_children = i + 1 < len(entries) and entries[i + 1][0] > depth
         if has_children or path.endswith("/"):
+            col.folder(col.ref(path.rstrip("/"), cwd))
             continue
         name = path.rstrip("*@|=") if classify else path
         if limit is not None and depth >= limit:
@@ -197,28 +217,34 @@ def parse_fd(col: Collector, shown: str, block: Block, cwd: str | None, words: l
     """``fd``: one path per line relative to the working directory; ``-t f`` files, ``-t d`` folders."""
     args = split_args("fd", words)
     types = {w.text for w in args.values.get("-t", []) + args.values.get("--type", [])}
-    if types and types <= {"d", "directory"}:
-        return
-    is_file = True if types and types <= {"f", "file"} else None
+    folders = bool(types) and types <= {"d", "directory"}
+    is_file = True if types and types <= {"f", "file"} else False if folders else None
     for line in lines(shown, block):
         text = line.text.rstrip("\r")
         if line.partial or not text.strip() or error_line(text):
             continue
-        if text.endswith("/"):
-            continue
-        col.list(col.ref(text, cwd), is_file)
+        col.list(col.ref(text.rstrip("/"), cwd), False if text.endswith("/") else is_file)
 
 
-def parse_paths(col: Collector, shown: str, block: Block, cwd: str | None, base: str | None = None) -> None:
-    """One path per line (``realpath``, ``locate``, list actions: relative to ``base``)."""
+def parse_paths(
+    col: Collector,
+    shown: str,
+    block: Block,
+    cwd: str | None,
+    base: str | None = None,
+    *,
+    is_file: bool | None = None,
+) -> None:
+    """One path per line (``realpath``, ``locate``, list actions: relative to ``base``); ``is_file`` True for
+    commands that print files only (``git ls-files``). A trailing ``/`` marks a folder."""
     for line in lines(shown, block):
         text = line.text.rstrip("\r")
         if line.partial or not text.strip() or error_line(text) or text.startswith("["):
             continue
-        if text.endswith("/"):
-            continue
+        folder = text.endswith("/")
+        text = text.rstrip("/")
         path = posixpath.join(base, text) if base and not text.startswith("/") else text
-        col.list(col.ref(path, cwd), None)
+        col.list(col.ref(path, cwd), False if folder else is_file)
 
 
 def parse_wc(col: Collector, shown: str, block: Block, cwd: str | None, words: list[Word]) -> None:
@@ -278,7 +304,9 @@ def parse_stat(col: Collector, shown: str, block: Block, cwd: str | None, words:
             pending = m.group("path")
             found = True
         elif pending is not None and (t := _STAT_TYPE.search(line.text)):
-            col.list(col.ref(pending, cwd), t.group("kind").startswith("regular"))
+            kind = t.group("kind")
+            if not kind.startswith("symbolic"):  # a link may point at a file or a folder
+                col.list(col.ref(pending, cwd), kind.startswith("regular"))
             pending = None
     if pending is not None:
         col.list(col.ref(pending, cwd), None)

@@ -94,6 +94,31 @@ def _is_file_name(text: str) -> bool:
     return suffix in FILE_SUFFIXES or (bool(suffix) and "/" in text and suffix.isalnum() and len(suffix) <= 6)
 
 
+_OPENED_ARG = frozenset(
+    {"open", "read_csv", "read_excel", "read_json", "read_table", "read_parquet", "load_workbook", "ExcelFile",
+     "open_workbook", "loadtxt", "genfromtxt"}
+)  # fmt: skip
+"""Calls whose first argument is a file they open."""
+_OPENED_RECEIVER = frozenset({"read_text", "read_bytes", "open"})
+"""Path methods whose receiver is a file they open (``Path('LICENSE').read_text()``)."""
+_OPENED = _OPENED_ARG | _OPENED_RECEIVER
+
+
+def _opened_name(text: str) -> bool:
+    """A value a file-opening call received that names a file: not a descriptor number, a device, a URL, a
+    glob or a folder."""
+    return (
+        bool(text)
+        and len(text) < 400
+        and "\n" not in text
+        and not text.isdigit()
+        and not text.startswith("/dev/")
+        and not text.endswith("/")
+        and "://" not in text
+        and not _has_glob(text)
+    )
+
+
 def _has_glob(text: str) -> bool:
     return _GLOB_CHAR.search(text) is not None
 
@@ -277,6 +302,11 @@ def _analyze(code: str) -> Script:
                 opens = True
             if name in _READ_CALLS or name in ("join", "joinpath"):
                 note([v for a in node.args for v in ev.values(a) if _is_file_name(v)], script.inputs)
+            if name in _OPENED:  # what these open is a file, whatever its name (``open('Dockerfile')``)
+                opened = node.args[:1] if name in _OPENED_ARG else []
+                if isinstance(node.func, ast.Attribute) and name in _OPENED_RECEIVER:
+                    opened = [node.func.value]
+                note([v for a in opened for v in ev.values(a) if _opened_name(v)], script.inputs)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
             note([v for v in ev.values(node) if _is_file_name(v)], script.inputs)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _is_file_name(node.value):
@@ -544,6 +574,8 @@ def attribute(
         if path is None or normalize_path(path) in written:
             continue
         if whole and not script.reads_files:
+            if len(script.walked) == 1 and "/" not in path and script.walked[0] not in (".", "./"):
+                path = _join((script.walked[0], path))  # names of one folder's entries (os.listdir)
             col.list(col.ref(path, cwd), True)  # a listing script (os.walk, glob): paths only
             continue
         content_start = line.end + 1 if whole or len(line.text) < 200 else line.start

@@ -3,9 +3,14 @@ its resolved words and what kind of output it prints.
 
 A unit is one pipeline. Its *source* (the stage whose data reaches the output: the first stage, or a later
 stage that reads its own files or an ``xargs`` command) decides the family: ``content`` (cat, head, sed, ...),
-``listing`` (ls, find, tree, ...), ``grep``, ``python``, ``literal`` (echo, printf: known text, used to split
-the output between units), ``silent`` (nothing printed), ``count`` (a computed number) or ``other``. Loops over
-literal words are unrolled; a loop over unknown words becomes a :class:`Repeat`.
+``listing`` (ls, find, tree, ...), ``grep``, ``script`` (Python, JavaScript, Ruby, Perl), ``gitpatch``,
+``gitblame``, ``literal`` (echo, printf: known text, used to split the output between units), ``silent``
+(nothing printed), ``count`` (a computed number) or ``other``. Loops whose words are known in order (literal
+words; globs and ``$(ls GLOB)`` a :class:`Resolver` expands; ``while read f`` fed by a literal ``printf`` or a
+list file the resolver reads) are unrolled, each unit tagged with its iteration (:attr:`Unit.loop`); other
+loops (``$(find ...)``, whose order is unknown, a glob without a workspace) become a :class:`Repeat`, with the
+set of its words when the resolver knows it. A pipeline that feeds a ``while read`` loop prints nothing the
+model sees. The files an ``xargs`` or ``find -exec`` stage runs on are kept in :attr:`Unit.fed` when known.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from rtlab.text import Compound, Pipeline, Redirect, Simple, Word, literal_word, normalize_path, parse
 
@@ -221,6 +227,12 @@ class Unit:
     """Redirections of an enclosing compound command (``done > out.txt``)."""
     source: object | None = field(default=None, repr=False, compare=False)
     """The unit's :class:`rtlab.environment._capture.families.Source`, worked out once (scripts are parsed once)."""
+    loop: tuple[int, int] | None = None
+    """``(loop, iteration)`` for a unit of an unrolled loop: iterations that nothing in the output tells apart
+    are not credited with each other's text."""
+    fed: list[str] | None = None
+    """The files an ``xargs`` or ``find -exec`` stage runs its command on, when they are known (a literal
+    ``echo``/``printf``, a glob or a ``find`` the workspace resolves); None when unknown."""
 
     @property
     def silent_output(self) -> bool:
@@ -238,27 +250,45 @@ class Unit:
 
 @dataclass
 class Repeat:
-    """A loop over words capture cannot know (a glob, a command substitution): its body, once, with ``var``."""
+    """A loop over words capture cannot know in order (a glob without a workspace, a command substitution, a
+    ``while read`` loop): its body, once, with ``var``."""
 
     var: str
     body: list[Unit | Repeat]
     cwd: str | None
     items: list[Word] = field(default_factory=list)
+    values: list[str] | None = None
+    """The files the loop runs over, in no known order (``$(find ...)`` resolved by the workspace)."""
 
 
 Item = Unit | Repeat
 
 
-def units(command: str, cwd: str | None, *, expand=None) -> list[Item]:
-    """The units of a command line in execution order; ``expand(pattern, cwd)`` lists a glob's matches if it can."""
-    walker = _Walker(expand)
+class Resolver(Protocol):
+    """What a workspace knows of the words a loop or ``xargs`` runs over (None: it cannot say)."""
+
+    def glob(self, pattern: str, cwd: str | None) -> list[str] | None:
+        """A glob's matches, sorted as the shell sorts them, as the shell prints them."""
+
+    def find(self, words: list[Word], cwd: str | None) -> list[str] | None:
+        """The files ``find WORDS`` prints (in no known order), as it prints them."""
+
+    def lines(self, path: str, cwd: str | None) -> list[str] | None:
+        """The lines of a file (``while read f; do ...; done < list``)."""
+
+
+def units(command: str, cwd: str | None, *, resolve: Resolver | None = None) -> list[Item]:
+    """The units of a command line in execution order; ``resolve`` (a workspace's knowledge) expands globs,
+    ``find`` and list files where it can."""
+    walker = _Walker(resolve)
     return walker.walk(parse(command), cwd, {})
 
 
 class _Walker:
-    def __init__(self, expand) -> None:
-        self.expand = expand
+    def __init__(self, resolve: Resolver | None) -> None:
+        self.resolve = resolve
         self.depth = 0
+        self.loops = 0
 
     def walk(self, pipelines: list[Pipeline], cwd: str | None, env: dict[str, str]) -> list[Item]:
         """The units of parsed pipelines run from ``cwd`` with the variables ``env``."""
@@ -277,8 +307,13 @@ class _Walker:
             feeder: Unit | None = None  # ``( ... ) | sort``: the group's last unit is piped into the rest
             for stage in p.stages:
                 if isinstance(stage, Compound):
+                    fed: tuple[list[str] | None, bool] | None = None
+                    if stages and _read_var(stage) is not None:
+                        # ``X | while read f; do ...; done``: X's output feeds the loop, the model sees none of it
+                        fed = self._feed(stages, cwd[0])
+                        stages = []
                     inner: list[Item] = []
-                    self._compound(stage, p.connector if not out else "", list(cwd), dict(env), inner)
+                    self._compound(stage, p.connector if not out else "", list(cwd), dict(env), inner, fed)
                     out.extend(inner)
                     feeder = inner[-1] if inner and isinstance(inner[-1], Unit) and not stages else None
                     continue
@@ -288,7 +323,9 @@ class _Walker:
             if stages and feeder is not None:
                 feeder.stages.extend(stages)
             elif stages:
-                out.append(Unit(stages, cwd[0], p.connector))
+                unit = Unit(stages, cwd[0], p.connector)
+                unit.fed = self._fed(stages, cwd[0])
+                out.append(unit)
 
     def _stage(
         self, simple: Simple, cwd: list[str | None], env: dict[str, str], out: list[Item], alone: bool
@@ -330,13 +367,32 @@ class _Walker:
         return Stage(name, rest, [_resolve_redirect(r, env) for r in simple.redirects], argv0)
 
     def _compound(
-        self, node: Compound, connector: str, cwd: list[str | None], env: dict[str, str], out: list[Item]
+        self,
+        node: Compound,
+        connector: str,
+        cwd: list[str | None],
+        env: dict[str, str],
+        out: list[Item],
+        fed: tuple[list[str] | None, bool] | None = None,
     ) -> None:
         scoped_cwd = list(cwd) if node.kind == "subshell" else cwd
         scoped_env = dict(env) if node.kind == "subshell" else env
         start = len(out)
+        read_var = _read_var(node)
         if node.kind == "for":
             self._for(node, scoped_cwd, scoped_env, out)
+        elif read_var is not None:
+            if fed is None:  # ``while read f; do ...; done < list``
+                target = next(
+                    (r.target for r in node.redirects if r.op == "<" and r.target is not None), None
+                )
+                listed = (
+                    self.resolve.lines(target.text, cwd[0])
+                    if self.resolve and target and target.literal
+                    else None
+                )
+                fed = (listed, True)
+            self._loop(read_var, fed[0], fed[1], node.body, [], scoped_cwd, scoped_env, out)
         else:
             self._walk(node.condition + node.body, scoped_cwd, scoped_env, out)
         for item in out[start:]:
@@ -346,33 +402,156 @@ class _Walker:
             out[start].connector = connector or out[start].connector  # type: ignore[union-attr]
 
     def _for(self, node: Compound, cwd: list[str | None], env: dict[str, str], out: list[Item]) -> None:
-        var = node.var or ""
-        values = self._loop_values(node.items or [], cwd[0], env)
-        if values is not None and len(values) <= 200:
-            for value in values:
+        values, ordered = self._loop_values(node.items or [], cwd[0], env)
+        items = [w.resolve(env) for w in node.items or []]
+        self._loop(node.var or "", values, ordered, node.body, items, cwd, env, out)
+
+    def _loop(
+        self,
+        var: str,
+        values: list[str] | None,
+        ordered: bool,
+        body_pipelines: list[Pipeline],
+        items: list[Word],
+        cwd: list[str | None],
+        env: dict[str, str],
+        out: list[Item],
+    ) -> None:
+        """A loop of ``var`` over ``values``: unrolled when their order is known (each iteration's units
+        tagged), else one :class:`Repeat` that may know the set of values."""
+        if values is not None and ordered and len(values) <= 200:
+            self.loops += 1
+            for k, value in enumerate(values):
                 env[var] = value
-                self._walk(node.body, cwd, env, out)
+                start = len(out)
+                self._walk(body_pipelines, cwd, env, out)
+                for item in out[start:]:
+                    if isinstance(item, Unit) and item.loop is None:
+                        item.loop = (self.loops, k)
             env.pop(var, None)
             return
         env.pop(var, None)
         body: list[Item] = []
-        self._walk(node.body, list(cwd), dict(env), body)
-        out.append(Repeat(var, body, cwd[0], [w.resolve(env) for w in node.items or []]))
+        self._walk(body_pipelines, list(cwd), dict(env), body)
+        out.append(Repeat(var, body, cwd[0], items, values))
 
-    def _loop_values(self, items: list[Word], cwd: str | None, env: dict[str, str]) -> list[str] | None:
+    def _loop_values(
+        self, items: list[Word], cwd: str | None, env: dict[str, str]
+    ) -> tuple[list[str] | None, bool]:
+        """The words a ``for`` loop runs over and whether their order is known: literal words, globs and
+        ``$(ls GLOB)`` the workspace expands (sorted, as the shell does), ``$(find ...)`` (no known order)."""
         values: list[str] = []
+        ordered = True
         for w in items:
             w = w.resolve(env)
             if w.literal:
                 values.append(w.text)
-            elif all(k in ("lit", "glob") for k, _ in w.parts) and self.expand is not None:
-                found = self.expand(w.text, cwd)
-                if found is None:
-                    return None
-                values.extend(found)
-            else:
-                return None
-        return values
+                continue
+            found: list[str] | None = None
+            if all(k in ("lit", "glob") for k, _ in w.parts) and self.resolve is not None:
+                found = self.resolve.glob(w.text, cwd)
+            elif len(w.parts) == 1 and w.parts[0][0] == "dyn":
+                inner = _substitution(w.parts[0][1])
+                got = self._feed_stages(inner, cwd) if inner is not None else None
+                if got is not None:
+                    found, in_order = got
+                    ordered = ordered and in_order
+            if found is None:
+                return None, False
+            values.extend(found)
+        return values, ordered
+
+    def _feed_stages(self, command: str, cwd: str | None) -> tuple[list[str] | None, bool] | None:
+        """:meth:`_feed` of a command substitution's text."""
+        pipelines = parse(command)
+        if len(pipelines) != 1 or not all(isinstance(s, Simple) for s in pipelines[0].stages):
+            return None
+        stages = [self._stage(s, [cwd], {}, [], False) for s in pipelines[0].stages]  # type: ignore[arg-type]
+        if any(s is None for s in stages):
+            return None
+        found, ordered = self._feed([s for s in stages if s is not None], cwd)
+        return (found, ordered) if found is not None else None
+
+    def _feed(self, stages: list[Stage], cwd: str | None) -> tuple[list[str] | None, bool]:
+        """The words a pipeline prints, one a line, when they are known, and whether in a known order: literal
+        ``echo``/``printf``, ``ls`` of globs and files, ``cat LIST`` (the workspace's copy), ``find`` (the
+        workspace's files, in no known order)."""
+        if len(stages) != 1:
+            return None, False
+        stage = stages[0]
+        words = stage.words
+        name = stage.name
+        if name in ("echo", "printf") and all(w.literal for w in words):
+            texts = [w.text for w in words if not (name == "echo" and w.text in ("-e", "-n", "-E"))]
+            if name == "printf":
+                if not texts or texts[0].replace("\\n", "\n") not in ("%s\n", "%s\\n"):
+                    return None, False
+                texts = texts[1:]
+            return [t for text in texts for t in text.replace("\\n", "\n").split()], True
+        if self.resolve is None:
+            return None, False
+        if (
+            name == "ls"
+            and words
+            and all(not w.text.startswith("-") or w.text in ("-1", "-d") for w in words)
+        ):
+            values: list[str] = []
+            for w in words:
+                if w.text.startswith("-"):
+                    continue
+                got = (
+                    self.resolve.glob(w.text, cwd) if all(k in ("lit", "glob") for k, _ in w.parts) else None
+                )
+                if (
+                    not got
+                ):  # a folder (ls prints its entries' names, not paths), or nothing the workspace has
+                    return None, False
+                values.extend(got)
+            return values, True
+        if name == "cat" and len(words) == 1 and words[0].literal:
+            return self.resolve.lines(words[0].text, cwd), True
+        if name == "find":
+            return self.resolve.find(words, cwd), False
+        return None, False
+
+    def _fed(self, stages: list[Stage], cwd: str | None) -> list[str] | None:
+        """The files a unit's ``xargs`` (fed by the stages before it) or ``find -exec`` runs its command on."""
+        for k, stage in enumerate(stages):
+            if stage.name == "xargs" and k:
+                return self._feed(stages[:k], cwd)[0]
+        first = stages[0]
+        if (
+            first.name == "find"
+            and self.resolve is not None
+            and any(w.text in ("-exec", "-execdir") for w in first.words)
+        ):
+            return self.resolve.find(first.words, cwd)
+        return None
+
+
+def _substitution(text: str) -> str | None:
+    """The command inside ``$(...)`` or backquotes."""
+    if text.startswith("$(") and text.endswith(")"):
+        return text[2:-1]
+    if text.startswith("`") and text.endswith("`") and len(text) > 1:
+        return text[1:-1]
+    return None
+
+
+def _read_var(node: Compound) -> str | None:
+    """The variable of ``while [IFS=] read [-r] VAR; do ...; done``, else None."""
+    if node.kind != "while" or len(node.condition) != 1 or len(node.condition[0].stages) != 1:
+        return None
+    simple = node.condition[0].stages[0]
+    if not isinstance(simple, Simple):
+        return None
+    words = [w.text for w in simple.words if not _ASSIGNMENT.match(w.text)]
+    if not words or words[0] != "read":
+        return None
+    names = [t for t in words[1:] if not t.startswith("-")]
+    if len(names) != 1 or any(t not in ("-r",) for t in words[1:] if t.startswith("-")):
+        return None
+    return names[0]
 
 
 def _strip_prefixes(words: list[Word]) -> list[Word]:
