@@ -127,6 +127,15 @@ def test_failed_or_error_only_commands_read_nothing() -> None:
     )
     tb = "Traceback (most recent call last):\n  File \"<stdin>\", line 1, in <module>\nFileNotFoundError: [Errno 2] No such file or directory: 'x.csv'\n"
     assert cap("python3 -c \"print(open('x.csv').read())\"", tb, exit_code=1) == Capture()
+    # a program that did not compile: Python's report has no Traceback header, and the source line it quotes
+    # (naming the file the program would have opened) is the program's text, not the file's
+    program = "import csv; rows = list(csv.reader(open('data/sales.csv'))); for r in rows: if r: print(r)"
+    syntax = f'  File "<string>", line 1\n    {program}\n{" " * 64}^^^\nSyntaxError: invalid syntax\n'
+    assert cap(f'python3 -c "{program}"', syntax, exit_code=1) == Capture()
+    # the same report after real output: the output before it is still read
+    sales = "region,amount\nnorth,1200\nsouth,900\n"
+    assert cap("cat data/sales.csv; python3 -c 'x ='", sales + '  File "<string>", line 1\n    x =\n       ^\n'
+               "SyntaxError: invalid syntax\n") != Capture()  # fmt: skip
     assert cap("cat reports/q1.md", None) == Capture()  # unanswered
 
 

@@ -183,11 +183,14 @@ _ERROR_LINE = re.compile(
 )
 """A line a failing tool prints instead of output (``cat: x: No such file or directory``, ``Usage: ...``)."""
 
-_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):")
+_TRACEBACK = re.compile(r"^Traceback \(most recent call last\):|^  File \"[^\"\n]+\", line \d+")
+"""Where Python's report of an exception starts: its traceback header, or (a program that did not compile, whose
+report has no header: ``python -c``'s ``  File "<string>", line 1``, the source line, a caret line,
+``SyntaxError: ...``) its first location line. The report runs to the exception's own line."""
 _WARNING = re.compile(r"^\S+\.py:\d+: \w*Warning: ")
 """Python's ``warnings`` line on stderr (``/x/site-packages/openpyxl/reader/excel.py:227: UserWarning: ...``)."""
 _EXCEPTION_LINE = re.compile(r"^[\w.]*(?:Error|Exception|Interrupt|Exit|Warning)\b(?::.*)?$")
-_INNER_DROP_TEXTS = ("Traceback (most recent call last):", "Warning: ")
+_INNER_DROP_TEXTS = ("Traceback (most recent call last):", '  File "', "Warning: ")
 """A line that :func:`without_errors` drops inside a block holds one of these (``_TRACEBACK``, ``_WARNING``)."""
 
 
