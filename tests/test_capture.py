@@ -400,6 +400,21 @@ def test_grep_of_one_file_has_no_prefix_and_is_that_files_excerpt() -> None:
     ]
 
 
+def test_a_recursive_search_of_one_operand_is_told_file_or_folder_by_its_output() -> None:
+    # a folder whose name looks like a file's (a version suffix) prints path prefixes: each line is its file's
+    shown = "/w/ponyc__0.1/packages/cli/command_parser.pony:class CommandParser\n"
+    assert reads(cap('grep -r "class CommandParser" /w/ponyc__0.1', shown)) == [
+        ("/w/ponyc__0.1/packages/cli/command_parser.pony", shown.rstrip("\n"))
+    ]
+    # and a file searched recursively prints none, whatever its name looks like
+    assert reads(cap("grep -rn FROM Dockerfile", "1:FROM python:3.11\n")) == [
+        ("Dockerfile", "1:FROM python:3.11\n")
+    ]
+    assert reads(cap("grep -r north data/sales.csv", "north,Q1,1600000\n")) == [
+        ("data/sales.csv", "north,Q1,1600000\n")
+    ]
+
+
 def test_rg_and_git_grep() -> None:
     shown = "reports/q1.md:2:Revenue grew 12 percent to 4.2 million dollars.\n"
     assert paths(cap("rg -n Revenue", shown)) == ["reports/q1.md"]

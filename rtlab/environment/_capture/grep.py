@@ -24,7 +24,6 @@ _CONTEXT = re.compile(r"^(?P<path>[^\n]+?)-(?P<line>\d+)-")
 _SEMFS = re.compile(r"^/(?P<path>[^:\n]+?\.[A-Za-z0-9_]{1,10}):(?:\d+(?:-\d+)?:)?")
 _GLOB = re.compile(r"[*?\[]")
 _COUNT = re.compile(r"^(?P<path>[^:\n]+):\d+$")
-_SUFFIX = re.compile(r"\.[A-Za-z0-9_]{1,10}$")
 _BARE_PATH = re.compile(r"[^\s:][^:]*")
 _NUMBERED = re.compile(r"^\d+[:-]")
 _TREE_FILTERS = ("--include", "--exclude", "--exclude-dir", "-g", "--glob", "--iglob", "-t", "--type", "-T",
@@ -67,9 +66,10 @@ def grep_spec(name: str, words: list[Word]) -> GrepSpec:
         "-r", "-R", "--recursive", "--dereference-recursive"
     )
     single = len(operands) == 1 and not _GLOB.search(operands[0])
-    one_file = single and bool(_SUFFIX.search(operands[0]))
     if single:
-        spec.prefix = spec.recursive and not one_file
+        # a recursive search of one operand prints prefixes when it is a folder and none when it is a file; a
+        # name's look does not tell (``ponyc__0.1`` is a folder, ``Dockerfile`` a file): the output does
+        spec.prefix = spec.recursive
         spec.maybe_file = (
             spec.prefix
             and not operands[0].endswith(("/", "."))
