@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER
-from rtlab.records import Action, Frame, FrameKind, status_start
+from rtlab.records import Action, Frame, status_start
 
 # ---------------------------------------------------------------------------------------------------------
 # Pi's truncation notices (also used by the Pi reader to tell a clip from a window)
@@ -312,7 +313,7 @@ def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness =
         found.append(Frame(end, status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
-    return _sorted(_first_claims(found)) if harness in ("claude-code", "any") else tuple(found)
+    return merged(found) if harness in ("claude-code", "any") else tuple(found)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -411,15 +412,6 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
     return found
 
 
-def _first_claims(frames: list[Frame]) -> list[Frame]:
-    """``frames`` less any that overlaps one before it in the list (the first rule to claim a span wins)."""
-    kept: list[Frame] = []
-    for f in frames:
-        if f.end > f.start and all(f.end <= k.start or f.start >= k.end for k in kept):
-            kept.append(f)
-    return kept
-
-
 def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tuple[Frame, ...]:
     """The frames of a Claude Code tool result: its words common to every tool (a whole-reply notice, the
     persisted-output wrapper, ``<system-reminder>`` blocks), Bash's exit header, clip marker and trailing
@@ -442,7 +434,7 @@ def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tu
             found.append(Frame(m.start(), status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
-    return _sorted(_first_claims(found))
+    return merged(found)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -600,18 +592,38 @@ def command_parts(
     return (tuple(parts), tuple(frames)) if parts else None
 
 
-def merged(frames: list[Frame]) -> tuple[Frame, ...]:
-    """``frames`` in order with overlapping or touching spans joined (``clip`` wins over ``frame``), so that the
-    result is sorted and non-overlapping as :attr:`rtlab.records.Step.frames` requires; empty spans dropped."""
-    out: list[Frame] = []
+def merged(frames: list[Frame] | tuple[Frame, ...]) -> tuple[Frame, ...]:
+    """``frames`` made what :attr:`rtlab.records.Step.frames` requires, covering exactly what they cover: sorted,
+    none overlapping; spans of one kind that overlap joined; where a clip marker and a frame overlap,
+    the marker keeps its span and the frame the rest (never text the frames covered left uncovered); empty spans
+    dropped. The one rule for combining frames that several rules found."""
+    clips = _union(f for f in frames if f.kind == "clip")
+    out = [Frame(s, e, "clip") for s, e in clips]
+    k = 0
+    for s, e in _union(f for f in frames if f.kind != "clip"):
+        while k < len(clips) and clips[k][1] <= s:
+            k += 1
+        pos, j = s, k
+        while j < len(clips) and clips[j][0] < e:
+            if clips[j][0] > pos:
+                out.append(Frame(pos, clips[j][0], "frame"))
+            pos = max(pos, clips[j][1])
+            j += 1
+        if pos < e:
+            out.append(Frame(pos, e, "frame"))
+    return tuple(sorted(out, key=lambda f: (f.start, f.end)))
+
+
+def _union(frames: Iterable[Frame]) -> list[tuple[int, int]]:
+    """The spans of ``frames``, sorted, with those that overlap joined (spans that only touch stay apart: each
+    rule's frame keeps its own span); empty ones dropped."""
+    out: list[tuple[int, int]] = []
     for f in sorted((f for f in frames if f.end > f.start), key=lambda f: (f.start, f.end)):
-        if out and f.start <= out[-1].end and (f.kind == out[-1].kind or f.start < out[-1].end):
-            last = out[-1]
-            kind: FrameKind = "clip" if "clip" in (last.kind, f.kind) else "frame"
-            out[-1] = Frame(last.start, max(last.end, f.end), kind)
+        if out and f.start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], f.end))
         else:
-            out.append(f)
-    return tuple(out)
+            out.append((f.start, f.end))
+    return out
 
 
 def shifted(frames: tuple[Frame, ...] | list[Frame], by: int) -> list[Frame]:
@@ -950,27 +962,7 @@ def terminal_parts(
         found.append(Frame(trailer.start(), status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
-    return tuple(parts), _disjoint(found)
-
-
-def _disjoint(frames: list[Frame]) -> tuple[Frame, ...]:
-    """Frames in order, none overlapping: where a frame and a clip marker overlap, the marker keeps its span."""
-    out: list[Frame] = []
-    for f in sorted(frames, key=lambda f: (f.start, f.end)):
-        if out and f.start < out[-1].end:
-            prev = out[-1]
-            if prev.kind == f.kind:
-                out[-1] = Frame(prev.start, max(prev.end, f.end), f.kind)
-                continue
-            if prev.kind == "clip":
-                f = Frame(prev.end, f.end, f.kind)
-            else:
-                out[-1] = Frame(prev.start, f.start, prev.kind)
-                if out[-1].end <= out[-1].start:
-                    out.pop()
-        if f.end > f.start:
-            out.append(f)
-    return tuple(out)
+    return tuple(parts), merged(found)
 
 
 def has_clip_marker(shown: str) -> bool:
