@@ -45,3 +45,32 @@ def test_deliverable_file_facts() -> None:
     binary = deliverable_file("a.xlsx", b"PK\x03\x04\x00\x00", origin="output_dir", local_path="/x/a.xlsx")
     assert binary.content is None and binary.size == 6 and binary.local_path == "/x/a.xlsx"
     assert deliverable_file("b.bin", b"\xff\xfe", origin="output_dir").content is None
+
+
+def test_merged_frames_cover_what_they_covered_without_overlap() -> None:
+    import random
+
+    from rtlab.ingest.readers._frames import merged
+    from rtlab.records import Frame
+
+    # by hand: a frame [0, 100) with a clip marker [10, 20) inside it: the marker keeps its span and the frame
+    # both sides of it (the tail [20, 100) is not left uncovered); a frame inside a clip adds nothing
+    assert merged([Frame(0, 100, "frame"), Frame(10, 20, "clip")]) == (
+        Frame(0, 10, "frame"), Frame(10, 20, "clip"), Frame(20, 100, "frame"),
+    )  # fmt: skip
+    assert merged([Frame(5, 30, "clip"), Frame(10, 20, "frame"), Frame(30, 40, "frame")]) == (
+        Frame(5, 30, "clip"), Frame(30, 40, "frame"),
+    )  # fmt: skip
+    rng = random.Random(7)
+    for _ in range(2000):
+        given = []
+        for _ in range(rng.randrange(0, 8)):
+            a = rng.randrange(0, 60)
+            given.append(Frame(a, a + rng.randrange(0, 15), rng.choice(["frame", "clip"])))
+        out = merged(given)
+        covered = {i for f in given for i in range(f.start, f.end)}
+        clipped = {i for f in given if f.kind == "clip" for i in range(f.start, f.end)}
+        assert {i for f in out for i in range(f.start, f.end)} == covered
+        assert {i for f in out if f.kind == "clip" for i in range(f.start, f.end)} == clipped
+        assert all(f.end > f.start for f in out)
+        assert all(a.end <= b.start for a, b in zip(out, out[1:], strict=False))
