@@ -53,6 +53,13 @@ if TYPE_CHECKING:
     from rtlab.analysis._diagnose import same_file as same_file
     from rtlab.analysis._diagnose import task_sources as task_sources
     from rtlab.analysis._metrics import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
+    from rtlab.analysis._proposals import COVER_SHARE as COVER_SHARE
+    from rtlab.analysis._proposals import FRAME_WORDS as FRAME_WORDS
+    from rtlab.analysis._proposals import ProposalCoverage as ProposalCoverage
+    from rtlab.analysis._proposals import content_terms as content_terms
+    from rtlab.analysis._proposals import cover_share as cover_share
+    from rtlab.analysis._proposals import covers as covers
+    from rtlab.analysis._proposals import proposal_coverage as proposal_coverage
     from rtlab.analysis._metrics import SCORE_COLUMNS as SCORE_COLUMNS
     from rtlab.analysis._metrics import aggregate as aggregate
     from rtlab.analysis._metrics import officeqa_prediction as officeqa_prediction
@@ -226,6 +233,15 @@ __getattr__, __dir__, __all__ = attach(
             "review_coverage",
             "tab_stats_frame",
             "tab_stats_summary",
+        ),
+        "._proposals": (
+            "COVER_SHARE",
+            "FRAME_WORDS",
+            "ProposalCoverage",
+            "content_terms",
+            "cover_share",
+            "covers",
+            "proposal_coverage",
         ),
         "._summary": ("trajectory_summary", "summary_frame", "steps_frame", "format_summary", "format_step"),
     },
