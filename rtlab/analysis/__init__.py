@@ -53,6 +53,12 @@ if TYPE_CHECKING:
     from rtlab.analysis._diagnose import same_file as same_file
     from rtlab.analysis._diagnose import task_sources as task_sources
     from rtlab.analysis._metrics import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
+    from rtlab.analysis._metrics import SCORE_COLUMNS as SCORE_COLUMNS
+    from rtlab.analysis._metrics import aggregate as aggregate
+    from rtlab.analysis._metrics import officeqa_prediction as officeqa_prediction
+    from rtlab.analysis._metrics import records as records
+    from rtlab.analysis._metrics import score_record as score_record
+    from rtlab.analysis._metrics import scores_frame as scores_frame
     from rtlab.analysis._proposals import COVER_SHARE as COVER_SHARE
     from rtlab.analysis._proposals import FRAME_WORDS as FRAME_WORDS
     from rtlab.analysis._proposals import ProposalCoverage as ProposalCoverage
@@ -60,12 +66,6 @@ if TYPE_CHECKING:
     from rtlab.analysis._proposals import cover_share as cover_share
     from rtlab.analysis._proposals import covers as covers
     from rtlab.analysis._proposals import proposal_coverage as proposal_coverage
-    from rtlab.analysis._metrics import SCORE_COLUMNS as SCORE_COLUMNS
-    from rtlab.analysis._metrics import aggregate as aggregate
-    from rtlab.analysis._metrics import officeqa_prediction as officeqa_prediction
-    from rtlab.analysis._metrics import records as records
-    from rtlab.analysis._metrics import score_record as score_record
-    from rtlab.analysis._metrics import scores_frame as scores_frame
     from rtlab.analysis._results import ABLATION_COLUMNS as ABLATION_COLUMNS
     from rtlab.analysis._results import ITEM_COLUMNS as ITEM_COLUMNS
     from rtlab.analysis._results import ablation_table as ablation_table

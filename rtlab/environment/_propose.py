@@ -19,7 +19,7 @@ of the task (sentences split at ``. ; ? !`` followed by white space, and at line
   A quoted name's ``basis`` keeps its quotes.
 - ``quantity``: each number :func:`rtlab.text.find_numbers` (the one number parser) finds outside a file
   name, with the words around it in its sentence (up to :data:`QUANTITY_WORDS` before and after, stopping at
-  punctuation): ``top 10 customers by revenue``. Number words (``five roles``) are not numbers to that parser
+  punctuation, stop words at either end dropped): ``top 10 customers by revenue``. Number words (``five roles``) are not numbers to that parser
   and are not proposed as quantities; the enumeration they introduce usually is.
 - ``enumeration``: a list of at least three items in one sentence, items separated by commas (the last by
   ``and`` / ``or``) or by slashes, each item at most :data:`ITEM_WORDS` words: ``covering early warning,
@@ -178,7 +178,7 @@ def _quantities(sentence: str, offset: int) -> list[Proposal]:
             continue
         left = re.split(r"[,;:()\[\]`\"“”]", sentence[: n.start])[-1].split()[-QUANTITY_WORDS:]
         right = re.split(r"[,;:()\[\]`\"“”]|\.(?:\s|$)", sentence[n.end :])[0].split()[:QUANTITY_WORDS]
-        basis = " ".join([*left, n.text, *right]).strip()
+        basis = _trim(" ".join([*left, n.text, *right]))
         out.append(Proposal(basis, "quantity", basis, offset + n.start, "rules"))  # start: the number's
     return out
 
