@@ -81,9 +81,10 @@ def _add_input_options(p: argparse.ArgumentParser, format_flag: str = "--format"
 def _add_tab_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--requirements",
-        choices=("none", "rubric", "trajectory"),
+        choices=("none", "rubric", "trajectory", "proposed", "trajectory+proposed"),
         default="none",
-        help="none (plain runs), rubric (one per rubric item), trajectory (the agent's own tab_add calls)",
+        help="none (plain runs), rubric (one per rubric item), trajectory (the agent's own tab_add calls), "
+        "proposed (the environment's proposals from the task text, P1 ...), trajectory+proposed (both)",
     )
     p.add_argument(
         "--ablation",

@@ -59,6 +59,13 @@ if TYPE_CHECKING:
     from rtlab.analysis._metrics import records as records
     from rtlab.analysis._metrics import score_record as score_record
     from rtlab.analysis._metrics import scores_frame as scores_frame
+    from rtlab.analysis._proposals import COVER_SHARE as COVER_SHARE
+    from rtlab.analysis._proposals import FRAME_WORDS as FRAME_WORDS
+    from rtlab.analysis._proposals import ProposalCoverage as ProposalCoverage
+    from rtlab.analysis._proposals import content_terms as content_terms
+    from rtlab.analysis._proposals import cover_share as cover_share
+    from rtlab.analysis._proposals import covers as covers
+    from rtlab.analysis._proposals import proposal_coverage as proposal_coverage
     from rtlab.analysis._results import ABLATION_COLUMNS as ABLATION_COLUMNS
     from rtlab.analysis._results import ITEM_COLUMNS as ITEM_COLUMNS
     from rtlab.analysis._results import ablation_table as ablation_table
@@ -226,6 +233,15 @@ __getattr__, __dir__, __all__ = attach(
             "review_coverage",
             "tab_stats_frame",
             "tab_stats_summary",
+        ),
+        "._proposals": (
+            "COVER_SHARE",
+            "FRAME_WORDS",
+            "ProposalCoverage",
+            "content_terms",
+            "cover_share",
+            "covers",
+            "proposal_coverage",
         ),
         "._summary": ("trajectory_summary", "summary_frame", "steps_frame", "format_summary", "format_step"),
     },

@@ -50,6 +50,9 @@ if TYPE_CHECKING:
     from rtlab.annotation._pipeline import Annotation as Annotation
     from rtlab.annotation._pipeline import annotate as annotate
     from rtlab.annotation._pipeline import sample_at_most as sample_at_most
+    from rtlab.annotation._propose_llm import PROPOSE_PROMPT as PROPOSE_PROMPT
+    from rtlab.annotation._propose_llm import LLMProposer as LLMProposer
+    from rtlab.annotation._propose_llm import parse_proposals as parse_proposals
     from rtlab.annotation._recovery import CONDITIONS as CONDITIONS
     from rtlab.annotation._recovery import MASK as MASK
     from rtlab.annotation._recovery import RECOVERY_BUDGET as RECOVERY_BUDGET
@@ -116,6 +119,7 @@ __getattr__, __dir__, __all__ = attach(
             "percent_agreement",
             "reliability_data",
         ),
+        "._propose_llm": ("PROPOSE_PROMPT", "LLMProposer", "parse_proposals"),
         "._recovery": (
             "CONDITIONS",
             "Condition",

@@ -21,6 +21,14 @@ if TYPE_CHECKING:
     from rtlab.environment._environment import is_tab_call as is_tab_call
     from rtlab.environment._environment import strip_status as strip_status
     from rtlab.environment._environment import with_status as with_status
+    from rtlab.environment._propose import INPUT_CUES as INPUT_CUES
+    from rtlab.environment._propose import OUTPUT_CUES as OUTPUT_CUES
+    from rtlab.environment._propose import PROPOSAL_KINDS as PROPOSAL_KINDS
+    from rtlab.environment._propose import Proposal as Proposal
+    from rtlab.environment._propose import ProposalKind as ProposalKind
+    from rtlab.environment._propose import Proposer as Proposer
+    from rtlab.environment._propose import RuleProposer as RuleProposer
+    from rtlab.environment._propose import propose_requirements as propose_requirements
     from rtlab.environment._replay import REQUIREMENT_SOURCES as REQUIREMENT_SOURCES
     from rtlab.environment._replay import TABLES as TABLES
     from rtlab.environment._replay import Replay as Replay
@@ -49,6 +57,7 @@ if TYPE_CHECKING:
     from rtlab.environment._tab import Reply as Reply
     from rtlab.environment._tab import ReplyReading as ReplyReading
     from rtlab.environment._tab import Requirement as Requirement
+    from rtlab.environment._tab import RequirementOrigin as RequirementOrigin
     from rtlab.environment._tab import RequirementStatus as RequirementStatus
     from rtlab.environment._tab import Review as Review
     from rtlab.environment._tab import ReviewItem as ReviewItem
@@ -79,6 +88,7 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._tab": (
             "RequirementStatus",
+            "RequirementOrigin",
             "AblationName",
             "ABLATIONS",
             "STATUS_PREFIX",
@@ -127,5 +137,15 @@ __getattr__, __dir__, __all__ = attach(
             "export_parquet",
         ),
         "._capture": ("Capture", "CapturedRead", "capture_step"),
+        "._propose": (
+            "ProposalKind",
+            "PROPOSAL_KINDS",
+            "OUTPUT_CUES",
+            "INPUT_CUES",
+            "Proposal",
+            "Proposer",
+            "RuleProposer",
+            "propose_requirements",
+        ),
     },
 )

@@ -15,16 +15,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from rtlab.environment._environment import Environment, is_tab_call
+from rtlab.environment._propose import Proposal, propose_requirements
 from rtlab.environment._tab import Tab, TabConfig
 from rtlab.records import Trajectory
 
 if TYPE_CHECKING:
     from rtlab.environment._workspace import Workspace
 
-RequirementSource = Literal["none", "rubric", "trajectory"]
+RequirementSource = Literal["none", "rubric", "trajectory", "proposed", "trajectory+proposed"]
 StepKind = Literal["observe", "tab_call", "skipped_tab_call", "unanswered"]
 T = TypeVar("T")
-REQUIREMENT_SOURCES: tuple[RequirementSource, ...] = ("none", "rubric", "trajectory")
+REQUIREMENT_SOURCES: tuple[RequirementSource, ...] = (
+    "none",
+    "rubric",
+    "trajectory",
+    "proposed",
+    "trajectory+proposed",
+)
 
 
 @dataclass
@@ -63,8 +70,10 @@ class Replay:
     trajectory_id: str
     """The replayed trajectory's ``id``."""
     requirements: RequirementSource
-    """Where R came from: ``none``, ``rubric`` (the task's items, added before the first step) or
-    ``trajectory`` (the run's own tab calls, replayed)."""
+    """Where R came from: ``none``, ``rubric`` (the task's items, added before the first step),
+    ``trajectory`` (the run's own tab calls, replayed), ``proposed`` (the environment's proposals from the task
+    text, added before the first step; the run's tab calls left out) or ``trajectory+proposed`` (both: the
+    proposals, ``P1`` ..., then the run's own tab calls, whose ids ``R1`` ... are unchanged)."""
     config: TabConfig
     """The tab's switches and sizes (its ablation)."""
     tab: Tab
@@ -99,8 +108,14 @@ def replay(
     requirements: RequirementSource = "none",
     workspace: Workspace | None = None,
     until: int | None = None,
+    proposals: Sequence[Proposal] | None = None,
 ) -> Replay:
-    """Replay one trajectory; ``until=N`` stops after the step with index N (the tab as it was then)."""
+    """Replay one trajectory; ``until=N`` stops after the step with index N (the tab as it was then).
+
+    With ``requirements="proposed"`` or ``"trajectory+proposed"``, ``proposals`` are put on the tab before
+    the first step (default: :class:`~rtlab.environment._propose.RuleProposer` on :func:`task_text`), each
+    ``origin="proposed"`` with ``proposed_by`` ``<proposer>/<kind>``.
+    """
     if requirements not in REQUIREMENT_SOURCES:
         raise ValueError(f"requirements must be one of {REQUIREMENT_SOURCES}, got {requirements!r}")
     config = config or TabConfig()
@@ -115,7 +130,12 @@ def replay(
         if trajectory.task is None or not trajectory.task.rubric:
             raise ValueError(f"{trajectory.id}: requirements='rubric' needs a task with a rubric attached")
         for item in trajectory.task.rubric:
-            env.tab.add(item.text)  # oracle requirements: stated by no step of the agent
+            env.tab.add(item.text, origin="rubric")  # oracle requirements: stated by no step of the agent
+    if requirements in ("proposed", "trajectory+proposed"):
+        if proposals is None:
+            proposals = propose_requirements(task_text(trajectory))
+        for p in proposals:
+            env.tab.add(p.text, origin="proposed", proposed_by=f"{p.proposer}/{p.kind}")
 
     result = Replay(
         trajectory.id,
@@ -134,7 +154,7 @@ def replay(
         if not step.answered:
             kind = "unanswered"
         elif is_tab_call(step):
-            if requirements == "trajectory":
+            if requirements in ("trajectory", "trajectory+proposed"):
                 kind, reply = "tab_call", env.call(step.tool, step.args, step=step.index)
             else:
                 kind = "skipped_tab_call"
@@ -199,6 +219,7 @@ def replay_summary(r: Replay, *, redact: bool = False) -> dict[str, Any]:
                 "text": redact_text(q.text) if redact else q.text,
                 "status": q.status,
                 "cite": q.cite,
+                "origin": q.origin,
             }
             for q in r.tab.requirements
         ],
@@ -261,7 +282,8 @@ def candidates_frame(replays: Iterable[Replay]):
 
 
 def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
-    """One row per requirement: trajectory, id, text, status, cite, reason, steps added and resolved."""
+    """One row per requirement: trajectory, id, text, status, cite, reason, steps added and resolved, origin
+    (``agent``, ``rubric``, ``proposed``) and proposer."""
     import pandas as pd
 
     rows = [
@@ -275,6 +297,8 @@ def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
             "reason": q.reason,
             "step_added": q.step_added,
             "step_resolved": q.step_resolved,
+            "origin": q.origin,
+            "proposed_by": q.proposed_by,
         }
         for r in replays
         for q in r.tab.requirements
@@ -289,6 +313,8 @@ def requirements_frame(replays: Iterable[Replay], *, redact: bool = False):
         "reason",
         "step_added",
         "step_resolved",
+        "origin",
+        "proposed_by",
     ]
     return pd.DataFrame(rows, columns=cols)
 

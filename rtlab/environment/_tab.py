@@ -9,7 +9,11 @@ Decisions the paper leaves open, made here once:
 
 - **Tokens.** Everything (task text, requirements, paths, excerpts) goes through :func:`rtlab.text._tokens.tokenize`.
 - **Requirements.** An empty text is refused; so is a text equal to an existing requirement's after folding
-  case and whitespace (the reply names the existing id). Resolved requirements stay resolved.
+  case and whitespace (the reply names the existing id). Resolved requirements stay resolved. Requirements the
+  environment proposes (``origin="proposed"``) are numbered apart, ``P1``, ``P2``, ..., so the agent's own
+  keep the ids ``R1``, ``R2``, ... they would have without proposals (a recorded run's ``tab_resolve R2``
+  still means its second ``tab_add``), and a proposal never blocks the agent's stating the same text (the
+  duplicate check is within proposals, and within the rest).
 - **Candidates.** A path enters C when an observation lists it and it was never read nor written by the agent
   (the agent's own outputs are not unopened sources); it leaves C when it is read or written. C is ranked by
   BM25 of the path's tokens against the task text's tokens. **idf is taken over every distinct path the tab
@@ -58,6 +62,7 @@ if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
 
 RequirementStatus = Literal["open", "done", "unavailable"]
+RequirementOrigin = Literal["agent", "rubric", "proposed"]
 AblationName = Literal["full", "no-capture", "no-review", "no-evidence-check", "no-finish-check"]
 ABLATIONS: tuple[AblationName, ...] = (
     "full",
@@ -103,6 +108,12 @@ class Requirement:
     """The step (``Step.index``) of the ``tab_add`` call; ``None`` when no step added it (the rubric's)."""
     step_resolved: int | None = None
     """The step (``Step.index``) of the ``tab_resolve`` call that settled it; ``None`` while open."""
+    origin: RequirementOrigin = "agent"
+    """Where it came from: ``agent`` (a ``tab_add``), ``rubric`` (the task's items, an oracle) or ``proposed``
+    (the environment read it from the task text, :mod:`rtlab.environment._propose`; ids ``P1``, ``P2``, ...)."""
+    proposed_by: str | None = None
+    """For a proposed requirement, the proposer (``rules``, ``llm:<model>``) and the kind, as
+    ``rules/deliverable``; ``None`` otherwise."""
 
 
 @dataclass
@@ -321,8 +332,8 @@ def _resolved_label(r: Requirement) -> str:
 # what a call did from the wording rendered here (``Tab.add``, ``Tab.resolve``, :func:`_render_review`); a
 # test renders every reply form and reads it back.
 
-_ADDED = re.compile(r"^Added R\d+:")
-_CITED = re.compile(r"^R\d+ done, citing (L\d+) ")
+_ADDED = re.compile(r"^Added [RP]\d+:")
+_CITED = re.compile(r"^[RP]\d+ done, citing (L\d+) ")
 _REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
 _UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
 
@@ -384,6 +395,13 @@ def _plural(n: int, word: str, plural: str | None = None) -> str:
 
 def _norm_id(value: str) -> str:
     return value.strip().upper()
+
+
+def _held_ids(requirements: Sequence[Requirement]) -> str:
+    """``R1–R4``, ``P1–P3 and R1–R2``, or ``no requirements yet``."""
+    n_proposed = sum(1 for r in requirements if r.origin == "proposed")
+    ranges = [_id_range(p, n) for p, n in (("P", n_proposed), ("R", len(requirements) - n_proposed)) if n]
+    return " and ".join(ranges) if ranges else "no requirements yet"
 
 
 def _id_range(prefix: str, n: int) -> str:
@@ -623,21 +641,31 @@ class Tab:
 
     # -- the agent's operations ----------------------------------------------------------------------------
 
-    def add(self, text: str, *, step: int | None = None) -> Reply:
-        """Put a requirement on the tab; an empty text or one already on the tab is refused."""
+    def add(
+        self,
+        text: str,
+        *,
+        step: int | None = None,
+        origin: RequirementOrigin = "agent",
+        proposed_by: str | None = None,
+    ) -> Reply:
+        """Put a requirement on the tab; an empty text or one already on the tab is refused (proposals and
+        the rest are numbered, and checked for duplicates, apart: ``P1`` ... and ``R1`` ...)."""
         text = text.strip()
         if not text:
             return Reply(False, "Not added: the requirement text is empty. State one thing the task needs.")
-        existing = self._req_by_text.get(fold_text(text))
+        prefix = "P" if origin == "proposed" else "R"
+        existing = self._req_by_text.get(prefix + fold_text(text))
         if existing is not None:
             status = self._req_by_id[existing].status
             return Reply(
                 False, f"Not added: this requirement is already on the tab as {existing} ({status})."
             )
-        req = Requirement(f"R{len(self._requirements) + 1}", text, step_added=step)
+        number = 1 + sum(1 for r in self._requirements if (r.origin == "proposed") == (prefix == "P"))
+        req = Requirement(f"{prefix}{number}", text, step_added=step, origin=origin, proposed_by=proposed_by)
         self._requirements.append(req)
         self._req_by_id[req.id] = req
-        self._req_by_text[fold_text(text)] = req.id
+        self._req_by_text[prefix + fold_text(text)] = req.id
         self._req_tokens[req.id] = tokenize(text)
         self._v_req += 1
         return Reply(True, f"Added {req.id}: {text}")
@@ -658,7 +686,7 @@ class Tab:
             return Reply(False, f"Not resolved: status must be 'done' or 'unavailable', not {status!r}.")
         req = self.requirement(rid)
         if req is None:
-            held = _id_range("R", len(self._requirements)) if self._requirements else "no requirements yet"
+            held = _held_ids(self._requirements)
             return Reply(
                 False, f"Not resolved: there is no requirement {rid.strip()!r} (the tab holds {held})."
             )
