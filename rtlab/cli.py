@@ -293,6 +293,38 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from rtlab.runner import workspace_for
+    from rtlab.view import view_runs
+
+    options = _replay_options(args)
+    result = _ingest(args)
+    pool = [t for t in result.trajectories if args.id is None or t.id == args.id]
+    if not pool:
+        known = ", ".join(t.id for t in result.trajectories[:10])
+        raise ValueError(f"no trajectory {args.id!r} here; known: {known}")
+    if args.step is not None and len(pool) > 1:
+        raise ValueError(f"--step needs one run; {len(pool)} here (choose one with --id, e.g. {pool[0].id})")
+    out = args.output or ("run.html" if len(pool) == 1 else "index.html")
+    workspaces = {t.id: workspace_for(t, options.workspace, options.agent_root) for t in pool}
+    done = view_runs(
+        pool,
+        out,
+        config=options.config,
+        requirements=options.requirements,
+        workspaces=workspaces,
+        step=args.step,
+        strict=args.strict,
+    )
+    for f in done.failures:
+        print(f"rtlab: skipped {f['path']} [{f['trajectory']}]: {f['error']}", file=sys.stderr)
+    if done.index is not None:
+        print(f"wrote {done.index} ({len(done.pages)} runs)", file=sys.stderr)
+    else:
+        print(f"wrote {done.pages[0]}", file=sys.stderr)
+    return EXIT_PARTIAL if done.failures or result.failures else 0
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from rtlab.analysis import aggregate, records, scores_frame
     from rtlab.ingest.benchmarks.officeqa_scorer import SCORER_VERSION
@@ -757,6 +789,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-chars", type=int, default=2000, help="how much of the observation to print")
     p.add_argument("--candidates", type=int, default=10, metavar="K", help="how many candidates to list")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser(
+        "view",
+        help="a self-contained HTML page of a run (steps, tab, rubric and labels), or an index of runs",
+        description="One run: its page (-o run.html). Several: an index with scores and labels (-o index.html) "
+        "and each run's page in the folder <index stem>_runs/ beside it. No network is needed to open them.",
+    )
+    _add_input_options(p)
+    _add_tab_options(p)
+    p.add_argument("--id", help="show only this trajectory")
+    p.add_argument("--step", type=int, metavar="N", help="open the page at step N (one run)")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="the page to write (default run.html or index.html)"
+    )
+    p.set_defaults(func=cmd_view)
 
     p = sub.add_parser(
         "synth",

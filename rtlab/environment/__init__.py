@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from rtlab.environment._capture import Capture as Capture
     from rtlab.environment._capture import CapturedRead as CapturedRead
     from rtlab.environment._capture import capture_step as capture_step
+    from rtlab.environment._display import ReplayAt as ReplayAt
+    from rtlab.environment._display import read_spans as read_spans
     from rtlab.environment._environment import STATUS_SEPARATOR as STATUS_SEPARATOR
     from rtlab.environment._environment import TAB_TOOLS as TAB_TOOLS
     from rtlab.environment._environment import TOOLS as TOOLS
@@ -76,6 +78,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._display": ("ReplayAt", "read_spans"),
         "._workspace": (
             "BINARY_SUFFIXES",
             "SKIPPED_DIRS",

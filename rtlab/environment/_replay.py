@@ -9,7 +9,7 @@ live agent's harness would, and returns a :class:`Replay`: the final tab, one :c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -20,6 +20,7 @@ from rtlab.environment._tab import Tab, TabConfig
 from rtlab.records import Trajectory
 
 if TYPE_CHECKING:
+    from rtlab.environment._display import ReplayAt
     from rtlab.environment._workspace import Workspace
 
 RequirementSource = Literal["none", "rubric", "trajectory", "proposed", "trajectory+proposed"]
@@ -93,6 +94,25 @@ class Replay:
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "trajectory": None}  # a worker sends back the tab, not the whole run again
 
+    def at(self, step: int) -> ReplayAt:
+        """This replay displayed at ``step``: the steps up to it, its shown text with the captured reads
+        highlighted, and the tab as it was right after it."""
+        from rtlab.environment._display import ReplayAt
+
+        return ReplayAt(self, step)
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the step table (truncated with counts) beside the final tab."""
+        from rtlab.environment._display import replay_html
+
+        return replay_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The plain-text display (IPython's)."""
+        from rtlab.environment._display import replay_text
+
+        p.text(replay_text(self))
+
 
 def task_text(trajectory: Trajectory) -> str:
     """What the tab ranks candidates against: the benchmark's task text, else the instruction the agent got."""
@@ -109,12 +129,15 @@ def replay(
     workspace: Workspace | None = None,
     until: int | None = None,
     proposals: Sequence[Proposal] | None = None,
+    on_step: Callable[[StepRecord, Tab], None] | None = None,
 ) -> Replay:
     """Replay one trajectory; ``until=N`` stops after the step with index N (the tab as it was then).
 
     With ``requirements="proposed"`` or ``"trajectory+proposed"``, ``proposals`` are put on the tab before
     the first step (default: :class:`~rtlab.environment._propose.RuleProposer` on :func:`task_text`), each
-    ``origin="proposed"`` with ``proposed_by`` ``<proposer>/<kind>``.
+    ``origin="proposed"`` with ``proposed_by`` ``<proposer>/<kind>``. ``on_step(record, tab)`` is called after
+    each step with its record and the live tab (read it, never change it): what a caller keeps of the tab at
+    every step (the viewer keeps which candidates came and went).
     """
     if requirements not in REQUIREMENT_SOURCES:
         raise ValueError(f"requirements must be one of {REQUIREMENT_SOURCES}, got {requirements!r}")
@@ -162,6 +185,8 @@ def replay(
             kind = "observe"
             env.record(step)  # what observe does, less composing the text the model would read
         result.records.append(_record(step.index, step.tool, kind, env, before, reply))
+        if on_step is not None:
+            on_step(result.records[-1], env.tab)
 
     if until is None:
         result.finish_check = env.finish()

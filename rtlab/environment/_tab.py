@@ -810,6 +810,18 @@ class Tab:
         )
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        """The notebook display: R, L and C as tables (truncated with counts) under the status line."""
+        from rtlab.environment._display import tab_html
+
+        return tab_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The plain-text display (IPython's)."""
+        from rtlab.environment._display import tab_text
+
+        p.text(tab_text(self))
+
     def to_dict(self, *, excerpts: bool = True) -> dict[str, Any]:
         """The tab as JSON-native data: requirements, read log (with ``chars``), ranked candidates."""
         log = []

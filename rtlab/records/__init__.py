@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.records._display import frame_spans as frame_spans
+    from rtlab.records._display import step_html as step_html
+    from rtlab.records._display import trajectory_html as trajectory_html
     from rtlab.records._records import SCHEMA as SCHEMA
     from rtlab.records._records import SCHEMA_VERSION as SCHEMA_VERSION
     from rtlab.records._records import STATUS_PREFIX as STATUS_PREFIX
@@ -60,5 +63,6 @@ __getattr__, __dir__, __all__ = attach(
             "trajectory_from_dict",
             "item_key",
         ),
+        "._display": ("step_html", "frame_spans", "trajectory_html"),
     },
 )

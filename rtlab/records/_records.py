@@ -202,6 +202,18 @@ class Step:
         """False for a call that never got a result (a run cut off mid-command)."""
         return self.output is not None
 
+    def _repr_html_(self) -> str:
+        """The notebook display: what was shown beside what was logged, frames and clip marked."""
+        from rtlab.records._display import step_html
+
+        return step_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The plain-text display (IPython's), one line instead of the whole dataclass."""
+        from rtlab.records._display import step_text
+
+        p.text(step_text(self))
+
 
 @dataclass
 class Event:
@@ -398,6 +410,18 @@ class Trajectory:
     def timeline(self) -> list[Step | Event]:
         """Steps and events in the order they happened."""
         return sorted([*self.steps, *self.events], key=lambda x: x.seq)
+
+    def _repr_html_(self) -> str:
+        """The notebook display: the run's facts and a compact step table (long runs truncated with counts)."""
+        from rtlab.records._display import trajectory_html
+
+        return trajectory_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """The plain-text display (IPython's): the same facts and table, not the whole dataclass."""
+        from rtlab.records._display import trajectory_text
+
+        p.text(trajectory_text(self))
 
 
 # ---------------------------------------------------------------------------------------------------------
