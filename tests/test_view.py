@@ -8,8 +8,8 @@ import base64
 import hashlib
 import html
 import json
-import re
 import os
+import re
 import shutil
 from pathlib import Path
 
