@@ -151,9 +151,9 @@ class Codebook:
     categories: tuple[Category, ...]
     """The categories in the order of :data:`CATEGORIES`."""
     lexicon: Lexicon
-    changes: tuple[str, ...] = ()
-    """The change log: what each version changed from the one before (newest first; none in version 1)."""
     """The word and phrase lists the rules read."""
+    changes: tuple[str, ...] = ()
+    """The change log: what each version changed from the one before, newest first."""
 
     def category(self, key: str) -> Category:
         """The category with this key; ``KeyError`` naming the known keys otherwise."""

@@ -54,7 +54,7 @@ _MONTHS = {
 }
 _MONTH = r"(?P<mon>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DATE = re.compile(
-    r"(?<![\d.])(?P<iy>\d{4})[-/.](?P<im>\d{1,2})[-/.](?P<id>\d{1,2})(?![\d.])"
+    r"(?<![\d.])(?P<iy>\d{4})[-/.](?P<im>\d{1,2})[-/.](?P<id>\d{1,2})(?!\d|\.\d)"
     r"|(?<![\d./])(?P<a>\d{1,2})[/.](?P<b>\d{1,2})[/.](?P<y>\d{4})(?!\d)"
     r"|\b" + _MONTH.replace("mon", "m1") + r"\s+(?P<d1>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{4})\b"
     r"|\b(?P<d2>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.replace("mon", "m2") + r",?\s+(?P<y2>\d{4})\b"
