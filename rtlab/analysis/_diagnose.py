@@ -615,7 +615,7 @@ def _decide_anchors(facts: ItemFacts, files: str) -> tuple[str, str, str | None,
             None,
             f"Anchors: {'; '.join(p for p in (what, part) if p)}; {files}.",
         )
-    if missing_shown and not delivered:
+    if missing_shown and not delivered and not _says(facts, "mismatch"):  # as R11 yields to R14
         return (
             "R10b",
             "shown_but_missing",
