@@ -55,15 +55,16 @@ def _nothing_read(args: argparse.Namespace, n_read: int) -> None:
         raise _NothingRead(f"no trajectory could be read from {', '.join(args.paths)}")
 
 
-def _add_input_options(p: argparse.ArgumentParser, format_flag: str = "--format") -> None:
+def _add_input_options(
+    p: argparse.ArgumentParser,
+    format_flag: str = "--format",
+    *,
+    nargs: str = "+",
+    paths_help: str = "run folders, log files or canonical JSONL; folders are searched",
+) -> None:
     from rtlab.ingest import FORMATS
 
-    p.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="run folders, log files or canonical JSONL; folders are searched",
-    )
+    p.add_argument("paths", nargs=nargs, metavar="PATH", help=paths_help)
     p.add_argument(
         format_flag, dest="format", choices=FORMATS, help="force one reader instead of autodetection"
     )
@@ -463,9 +464,14 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
+    if args.gold is not None:
+        return _agree_with_gold(args)
     from rtlab.annotation import NON_LABELS, agreement_report, check_labels, load_labels
 
-    frame = load_labels(args.labels)
+    if len(args.paths) != 1:
+        print("rtlab agree: give one LABELS file (or --gold GOLD.csv with --annotator)", file=sys.stderr)
+        return 2
+    frame = load_labels(args.paths[0])
     dropped = frame["label"].isin(NON_LABELS)
     if dropped.any():
         # unparsable / refused / failed calls are no labels: counted as missing, never as a category
@@ -484,6 +490,54 @@ def cmd_agree(args: argparse.Namespace) -> int:
     for pair, kappa in report["cohen_kappa"].items():
         print(f"Cohen's kappa {pair:<30} {kappa:.3f}  CI {report['cohen_kappa_ci'][pair]}")
     return 0
+
+
+def _agree_with_gold(args: argparse.Namespace) -> int:
+    """``rtlab agree --gold GOLD.csv --annotator rules|llm|FILE [PATH ...]``: one annotator against gold."""
+    from rtlab.annotation import agree_with_gold, annotate, annotator_grid, read_gold_labels
+
+    gold = read_gold_labels(args.gold)
+    failed = False
+    name = args.name
+    if args.annotator in ("rules", "llm"):
+        if not args.paths:
+            print(f"rtlab agree: --annotator {args.annotator} needs the runs' PATHs", file=sys.stderr)
+            return 2
+        if args.annotator == "llm" and not args.model:
+            print(
+                "rtlab agree: --annotator llm needs --model (and an endpoint or --simulated)", file=sys.stderr
+            )
+            return 2
+        result = _ingest(args)
+        failed = bool(result.failures)
+        with contextlib.ExitStack() as stack:
+            client = _llm_client(args, stack) if args.annotator == "llm" else None
+            annotators = annotator_grid(args.model, args.prompt or ["p1"], args.samples) if client else []
+            run = annotate(
+                result.trajectories,
+                annotators,
+                client,
+                max_workers=args.concurrency,
+                progress=args.progress,
+            )
+        labels = run.labels
+        if run.llm is not None:
+            from rtlab.llm import usage_summary
+
+            print(f"rtlab: {json.dumps(_json_safe(usage_summary(run.llm.calls)))}", file=sys.stderr)
+        name = name or args.annotator
+    else:
+        from rtlab.annotation import read_annotator_labels
+
+        labels = read_annotator_labels(args.annotator)
+    report = agree_with_gold(
+        gold, labels, annotator=name, level=args.level, n_boot=args.n_boot, seed=args.seed
+    )
+    if args.json:
+        print(json.dumps(_json_safe(report.to_dict()), ensure_ascii=False, indent=2, allow_nan=False))
+    else:
+        print(report.describe())
+    return EXIT_PARTIAL if failed else 0
 
 
 def _llm_client(args: argparse.Namespace, stack: contextlib.ExitStack) -> LLMClient:
@@ -772,10 +826,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "agree",
-        help="agreement between annotators: Krippendorff's alpha, Cohen's kappa, percent agreement",
+        help="agreement between annotators, or of one annotator (rules, LLM, a file) against gold labels",
+        description="Without --gold: Krippendorff's alpha, Cohen's kappa and percent agreement of the annotators "
+        "of one LABELS file. With --gold GOLD.csv (GOLD_LABELS.md's format): Cohen's kappa with a bootstrap "
+        "interval over all items and over the clear ones, per-category precision / recall / F1, the confusion "
+        "matrix and every disagreeing item with both labels' evidence, of --annotator rules (the rule labels "
+        "of the runs at PATH), llm (LLM annotators over them, the majority of their samples) or FILE (a "
+        "long-form labels file).",
     )
-    p.add_argument("labels", metavar="LABELS", help="CSV or Parquet with columns item, annotator, label")
+    _add_input_options(
+        p,
+        nargs="*",
+        paths_help="LABELS (CSV or Parquet: item, annotator, label); with --gold and --annotator rules|llm, "
+        "the runs to label",
+    )
     p.add_argument("--reference", help="annotator to score the others against (precision, recall, F1, kappa)")
+    p.add_argument("--gold", metavar="GOLD.csv", help="careful human labels to score one annotator against")
+    p.add_argument(
+        "--annotator",
+        default="rules",
+        metavar="rules|llm|FILE",
+        help="with --gold: who labels (default rules)",
+    )
+    p.add_argument(
+        "--name",
+        help="with --gold: the annotator of the labels to score (a prefix such as llm stands for all its "
+        "samples, reduced to their majority); default: the only one, or rules / llm",
+    )
+    p.add_argument("--level", choices=("category", "subreason"), default="category")
+    p.add_argument("--model", action="append", default=[], help="with --annotator llm: an LLM (repeatable)")
+    p.add_argument("--prompt", action="append", choices=("p1", "p2"), help="prompt version(s); default p1")
+    p.add_argument("--samples", type=int, default=1, help="samples per model and prompt (majority taken)")
+    _add_llm_options(p)
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples over items")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -29,7 +29,8 @@ def raw() -> dict:
 
 def test_packaged_codebook_loads_with_its_version():
     cb = load_codebook()
-    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/1.1"
+    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.0"  # codebook 2 (anchors, item attribution)
+    assert cb.changes[0].startswith("2.0")  # newest first
     assert tuple(c.key for c in cb.categories) == CATEGORIES
     assert load_codebook() is cb  # read once; records are immutable
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -53,7 +54,9 @@ def test_other_has_the_required_subreasons():
 
 def test_rules_are_ordered_and_each_assigns_a_known_category():
     cb = load_codebook()
-    assert [r.id for r in cb.rules] == [f"R{i}" for i in range(1, 17)]
+    # codebook 2 inserts the anchor rules R10a-R10c after the value rules, keeping v1's ids
+    ids = [f"R{i}" for i in range(1, 17)]
+    assert [r.id for r in cb.rules] == [*ids[:10], "R10a", "R10b", "R10c", *ids[10:]]
     for r in cb.rules:
         assert r.category in CATEGORIES
         assert (r.subreason is None) == (r.category != "other")

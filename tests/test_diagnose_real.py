@@ -102,8 +102,10 @@ HAND = [
     # 44_plain rubric 3 (12 participants, Development Engineer 1 to 12): the staffing section "Top Assignees"
     # shows 10 engineers (2 and 11 are cut by a top-10 limit, checked below) and no participant count: part
     # of the read content was dropped (R7's human condition). The labeler has no value (12 follows a label
-    # word) and no mismatch claim: R16. Disagreement kept.
-    Hand("44_plain", 3, "dropped_or_distorted", None, ("R16", "other", "undetermined")),
+    # word) and no mismatch claim: R16 under codebook 1.1. Pin updated for codebook 2: the item's anchor
+    # "Development Engineer 1" is delivered and the judge found no evidence, so R10c (judge error); the two
+    # engineers the top-10 cut are not named in the item, so no anchor shows the drop. Disagreement kept.
+    Hand("44_plain", 3, "dropped_or_distorted", None, ("R10c", "other", "judge_error")),
     # 44_plain rubric 6 (120 Java/React entries): the dashboard's tech stack data is
     # {"Java/React": 70, "Java / React": 50}: the two spellings of one stack in the source files were never
     # merged, a wrong aggregation (R8's human condition). The labeler sees 120 delivered (it is the Total Tasks
@@ -124,8 +126,10 @@ HAND = [
     # order the agent had to derive from dates it read. R15 reasoning/computation. Labeler agrees.
     Hand("44_plain", 15, "other", "reasoning_computation", ("R15", "other", "reasoning_computation")),
     # 44_cloud rubric 3 (12 participants): the page has a "Unique Assignees 12" card and a table of all twelve
-    # engineers (checked below); the judge found "no usable evidence": judge error. Labeler R16 (no value).
-    Hand("44_cloud", 3, "other", "judge_error", ("R16", "other", "undetermined")),
+    # engineers (checked below); the judge found "no usable evidence": judge error. Labeler R16 (no value)
+    # under codebook 1.1; pin updated for codebook 2: the anchor "Development Engineer 1" is delivered and
+    # the judge says it found nothing, R10c judge error. Now agrees.
+    Hand("44_cloud", 3, "other", "judge_error", ("R10c", "other", "judge_error")),
     # 44_cloud rubric 4 (10 tasks per engineer): the same table gives 10 for every engineer: judge error.
     # Labeler R16: 10 is too small to be a distinctive value. Disagreement kept (the codebook's example of
     # "undetermined").
@@ -234,7 +238,7 @@ def test_labeler_against_hand_label(frame, hand: Hand) -> None:
 
 def test_agreement_with_hand_labels() -> None:
     agree = [h for h in HAND if h.agrees]
-    assert (len(agree), len(HAND)) == (16, 26)
+    assert (len(agree), len(HAND)) == (17, 26)  # 16 under codebook 1.1; 44_cloud #3 agrees under 2
     # where they differ, the labeler's view is narrower, never a different reading of the same evidence:
     # the hand label uses the xlsx charts/rows, the html's script data or the judge's unreliable wording
     assert {(h.run, h.index) for h in HAND if not h.agrees} == {
@@ -245,7 +249,6 @@ def test_agreement_with_hand_labels() -> None:
         ("44_plain", 2),
         ("44_plain", 3),
         ("44_plain", 6),
-        ("44_cloud", 3),
         ("44_cloud", 4),
         ("95_nokg", 9),
     }
@@ -439,9 +442,9 @@ def test_breakdown_by_subreason(frame) -> None:
         "discovery": 73,
         "other/reasoning_computation": 7,
         "other/format_instructions": 61,
-        "other/judge_error": 10,
+        "other/judge_error": 13,  # 10 under codebook 1.1: three R16 items decided by R10c (anchors delivered)
         "other/missing_deliverable": 0,
-        "other/undetermined": 22,
+        "other/undetermined": 19,  # 22 under codebook 1.1
     }
 
 
@@ -449,8 +452,9 @@ def test_rules_used_on_the_real_runs(frame) -> None:
     assert frame["rule"].value_counts().to_dict() == {
         "R2": 73,
         "R5": 58,
-        "R16": 22,
+        "R16": 19,  # 22 under codebook 1.1: 44_plain #3, 44_cloud #3 and one more now R10c
         "R6": 9,
+        "R10c": 3,
         "R15": 5,
         "R12": 3,
         "R9": 2,

@@ -1,6 +1,6 @@
 """The failure codebook: why a rubric point was lost, as versioned data shipped with rtlab.
 
-``codebook_v1.json`` (package data) holds the categories of the RunningTab diagnosis (Shown but Missing,
+``codebook_v2.json`` (package data; ``codebook_v1.json``, version 1.1, beside it) holds the categories of the RunningTab diagnosis (Shown but Missing,
 Dropped or Distorted, Discovery failure, Other with sub-reasons), each with a definition, the ordered
 decision rules that lead to it and a real example, plus the word lists the rules read. ``load_codebook()``
 turns it into typed, immutable records; :mod:`rtlab.analysis._diagnose` applies the rules in order, and every label it
@@ -19,8 +19,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-CODEBOOK_VERSION = "rtlab-codebook/1.1"
-CODEBOOK_FILE = "codebook_v1.json"
+CODEBOOK_VERSION = "rtlab-codebook/2.0"
+CODEBOOK_FILE = "codebook_v2.json"
+"""The packaged codebook the labeler applies; ``codebook_v1.json`` (version 1.1) stays beside it, loadable by
+path, so that labels written under it can be read against the rules that made them."""
 CATEGORIES: tuple[str, ...] = ("shown_but_missing", "dropped_or_distorted", "discovery", "other")
 """The category keys, in the order tables show them."""
 LEXICON_LISTS: tuple[str, ...] = (
@@ -31,6 +33,7 @@ LEXICON_LISTS: tuple[str, ...] = (
     "rubric_error_phrases",
     "mismatch_phrases",
     "absent_phrases",
+    "no_source_words",
 )
 
 
@@ -149,6 +152,8 @@ class Codebook:
     """The categories in the order of :data:`CATEGORIES`."""
     lexicon: Lexicon
     """The word and phrase lists the rules read."""
+    changes: tuple[str, ...] = ()
+    """The change log: what each version changed from the one before, newest first."""
 
     def category(self, key: str) -> Category:
         """The category with this key; ``KeyError`` naming the known keys otherwise."""
@@ -267,7 +272,9 @@ def _check(cb: Codebook) -> None:
         for r in cb.rules:
             if r.category == c.key and (r.subreason is not None) and r.subreason not in known:
                 raise CodebookError(f"rule {r.id}: sub-reason {r.subreason!r} is not a sub-reason of {c.key}")
-    missing = [name for name in LEXICON_LISTS if name not in cb.lexicon.lists]
+    missing = [
+        name for name in LEXICON_LISTS if name not in cb.lexicon.lists and not _added_later(name, cb.version)
+    ]
     if missing:
         raise CodebookError(f"lexicon lacks {missing}")
     for name, patterns in cb.lexicon.lists.items():
@@ -278,6 +285,11 @@ def _check(cb: Codebook) -> None:
                 raise CodebookError(
                     f"lexicon.{name}: pattern {p!r} is not a regular expression: {exc}"
                 ) from None
+
+
+def _added_later(name: str, version: str) -> bool:
+    """A lexicon list that a codebook of ``version`` predates (``no_source_words`` came with 2.0)."""
+    return name == "no_source_words" and version.rsplit("/", 1)[-1].startswith("1.")
 
 
 def parse_codebook(data: dict[str, Any], where: str = "codebook") -> Codebook:
@@ -315,6 +327,7 @@ def parse_codebook(data: dict[str, Any], where: str = "codebook") -> Codebook:
             for i, c in enumerate(_get(data, "categories", list, where))
         ),
         lexicon=Lexicon(MappingProxyType(lists)),
+        changes=tuple(str(c) for c in data.get("changes", [])),
     )
     _check(cb)
     return cb
@@ -332,7 +345,7 @@ def _load_packaged() -> Codebook:
 
 
 def load_codebook(path: str | Path | None = None) -> Codebook:
-    """The packaged codebook (``rtlab/analysis/codebook_v1.json``), or one read from ``path`` (for drafts of a new
+    """The packaged codebook (``rtlab/analysis/codebook_v2.json``), or one read from ``path`` (for drafts of a new
     version); the records are immutable, so the packaged one is read once."""
     if path is None:
         return _load_packaged()

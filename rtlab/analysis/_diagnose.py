@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, Codebook, load_codebook
 from rtlab.records import Deliverable, Trajectory
-from rtlab.text import content_id, file_mentions, fold_text, name_key, tokenize
+from rtlab.text import (
+    Anchor,
+    AnchorIndex,
+    content_id,
+    file_mentions,
+    find_anchors,
+    fold_text,
+    name_key,
+    tokenize,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -39,7 +48,7 @@ MIN_CONTENT_CHARS = 40
 file's path, white space and markdown punctuation (``# | : -``): a search hit showing only the path and a
 heading line (``/x/4-dashboard.xlsx:## Income Expense Dashboard``) does not open the file."""
 _NOT_CONTENT = re.compile(r"[\s#|:\-]+")
-RefMode = Literal["named", "tokens", "format", "all"]
+RefMode = Literal["named", "tokens", "anchors", "format", "all"]
 """How an item's referred files were found (:attr:`ItemFacts.ref_mode`)."""
 
 
@@ -92,25 +101,34 @@ class ItemFacts:
     """Unopened referred file -> (candidate path, step that listed it)."""
     values: list[dict[str, Any]]
     """The item's rows of the values frame (value, number, shown, shown_step, shown_path, delivered, held)."""
-    quotes: list[str]
+    anchors: list[Anchor] = field(default_factory=list)
+    """The item's anchors beyond its values (:func:`rtlab.text.find_anchors`; codebook 2)."""
+    anchors_shown: list[bool] = field(default_factory=list)
+    """Per anchor: it occurs in what the steps showed the model."""
+    anchors_delivered: list[bool] = field(default_factory=list)
+    """Per anchor: it occurs in the deliverable."""
+    anchors_altered: list[Anchor | None] = field(default_factory=list)
+    """Per anchor not delivered: the deliverable's near miss of it (a changed date, a code with other
+    digits), else ``None``."""
+    quotes: list[str] = field(default_factory=list)
     """Wording the item's text quotes (in ``"..."``, “...” or 「...」, 3 characters or more)."""
-    quotes_shown: list[bool]
+    quotes_shown: list[bool] = field(default_factory=list)
     """Per quote: it occurs in what the steps showed the model (NFKC, case and white space folded)."""
-    quotes_delivered: list[bool]
+    quotes_delivered: list[bool] = field(default_factory=list)
     """Per quote: it occurs in the delivered files or the final message (folded the same way)."""
-    format_item: bool
+    format_item: bool = False
     """The item is about format: a ``format_words`` phrase in its text, and no expected value."""
-    access_item: bool
+    access_item: bool = False
     """The item asks that a source file be located or opened: an ``access_words`` phrase, with files
     named in its text or a ``source_file_words`` phrase."""
-    reasoning_item: bool
+    reasoning_item: bool = False
     """Its text has a ``reasoning_words`` phrase (a calculation, an order, logic)."""
-    judge_evidence: str
+    judge_evidence: str = ""
     """The judge's evidence text for the item; empty when it gave none."""
-    judge_says: dict[str, list[str]]
+    judge_says: dict[str, list[str]] = field(default_factory=dict)
     """``rubric_error`` / ``mismatch`` / ``absent`` -> the text of the judge's evidence that the codebook's
     phrases of that kind matched (empty: the judge does not say so)."""
-    has_deliverable: bool
+    has_deliverable: bool = True
     """The run delivered something: a final message that is not blank, or a file with content or a size."""
     deliverable_files: list[tuple[str, str]] = field(default_factory=list)
     """(path, text) of the delivered files and the final message, the run's own outputs first."""
@@ -163,8 +181,11 @@ def _stem_tokens(name: str) -> set[str]:
     return set(tokenize(key.rsplit(".", 1)[0] if "." in key else key))
 
 
-def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> tuple[list[str], RefMode]:
-    """The sources an item refers to and how (the codebook's "referred files" feature)."""
+def referred_files(
+    text: str, sources: Sequence[str], *, format_item: bool, located: Sequence[str] = ()
+) -> tuple[list[str], RefMode]:
+    """The sources an item refers to and how (the codebook's "referred files" feature); ``located``: the
+    sources whose shown content holds the item's values or anchors (codebook 2)."""
     named: list[str] = []
     for mention in file_mentions(text):
         exact = [s for s in sources if name_key(s) == name_key(mention)]
@@ -181,6 +202,8 @@ def referred_files(text: str, sources: Sequence[str], *, format_item: bool) -> t
     ]
     if by_tokens:
         return by_tokens, "tokens"
+    if located:
+        return list(located), "anchors"
     if format_item:
         return [], "format"
     return list(sources), "all"
@@ -306,6 +329,10 @@ class RunEvidence:
     """Everything the agent was shown, folded."""
     delivered_text: str
     """Everything it delivered, folded."""
+    shown_anchors: AnchorIndex | None = None
+    """The anchors of everything the agent was shown (codebook 2)."""
+    delivered_anchors: AnchorIndex | None = None
+    """The anchors of everything it delivered."""
 
 
 def run_evidence(
@@ -321,6 +348,8 @@ def run_evidence(
         files=files,
         shown_text=fold_text("\n".join(s.shown or "" for s in trajectory.steps), compatibility=True),
         delivered_text=fold_text("\n".join(t for _, t in files), compatibility=True),
+        shown_anchors=AnchorIndex("\n".join(s.shown or "" for s in trajectory.steps)),
+        delivered_anchors=AnchorIndex("\n".join(t for _, t in files)),
     )
 
 
@@ -336,6 +365,40 @@ def _missing(value: Any) -> bool:
 def _flag(row: dict[str, Any], key: str) -> bool:
     value = row.get(key)
     return not _missing(value) and bool(value)
+
+
+def _item_anchors(text: str, rows: list[dict[str, Any]]) -> list[Anchor]:
+    """The item's anchors that its value rows do not already cover (a value's number is not an anchor twice),
+    and no file name (a file the item names is attribution, not content)."""
+    from rtlab.text import find_numbers
+
+    numbers = {float(r["number"]) for r in rows if not _missing(r.get("number"))}
+    files = [m.lower() for m in file_mentions(text)]
+    out = []
+    for a in find_anchors(text):
+        if a.kind in ("money", "quantity") and any(abs(n.value) in numbers for n in find_numbers(a.text)):
+            continue
+        if any(a.text.lower() in f for f in files):
+            continue
+        out.append(a)
+    return out
+
+
+def _located(
+    sources: Sequence[str], rows: list[dict[str, Any]], anchors: list[Anchor], replay: Replay
+) -> list[str]:
+    """The sources whose shown content holds one of the item's shown values (the values frame's
+    ``shown_path``) or shown anchors (a read-log entry of the file that holds the anchor)."""
+    paths = {str(r["shown_path"]) for r in rows if _flag(r, "shown") and not _missing(r.get("shown_path"))}
+    out = [s for s in sources if any(same_file(s, p) for p in paths)]
+    if anchors:
+        for e in replay.tab.read_log:
+            if not any(AnchorIndex(e.excerpt).find(a) is not None for a in anchors):
+                continue
+            for s in sources:
+                if s not in out and same_file(s, e.path):
+                    out.append(s)
+    return out
 
 
 def item_facts(
@@ -363,8 +426,26 @@ def item_facts(
     judge = (result.evidence or "") if result is not None else ""
     rows = seen.rows.get(index, [])
     sources = task_sources(trajectory)
-    format_item = lex.has("format_words", text) and not rows
-    referred, mode = referred_files(text, sources, format_item=format_item)
+    v2 = "no_source_words" in lex.lists
+    anchors = _item_anchors(text, rows) if v2 else []
+    shown_idx, delivered_idx = seen.shown_anchors, seen.delivered_anchors
+    anchors_shown = [shown_idx is not None and shown_idx.find(a) is not None for a in anchors]
+    anchors_delivered = [delivered_idx is not None and delivered_idx.find(a) is not None for a in anchors]
+    altered = [
+        None if d or delivered_idx is None else delivered_idx.near_miss(a)
+        for a, d in zip(anchors, anchors_delivered, strict=True)
+    ]
+    format_item = (
+        (lex.has("format_words", text) or (v2 and lex.has("no_source_words", text)))
+        and not rows
+        and not any(anchors_shown)
+    )
+    located = (
+        _located(sources, rows, [a for a, sh in zip(anchors, anchors_shown, strict=True) if sh], replay)
+        if v2
+        else []
+    )
+    referred, mode = referred_files(text, sources, format_item=format_item, located=located)
     entries = {s: [e for e in replay.tab.read_log if same_file(s, e.path)] for s in referred}
     opened = {s: [e for e in found if opens_file(e)] for s, found in entries.items()}
     glimpsed = {s: found for s, found in entries.items() if found and not opened[s]}
@@ -386,6 +467,10 @@ def item_facts(
         glimpsed=glimpsed,
         listed=listed,
         values=rows,
+        anchors=anchors,
+        anchors_shown=anchors_shown,
+        anchors_delivered=anchors_delivered,
+        anchors_altered=altered,
         quotes=quotes,
         quotes_shown=[fold_text(q, compatibility=True) in seen.shown_text for q in quotes],
         quotes_delivered=[fold_text(q, compatibility=True) in seen.delivered_text for q in quotes],
@@ -511,6 +596,42 @@ def _describe_files(facts: ItemFacts) -> str:
     return f"refers to ({facts.ref_mode}) " + "; ".join(bits)
 
 
+def _decide_anchors(facts: ItemFacts, files: str) -> tuple[str, str, str | None, str] | None:
+    """R10a, R10b, R10c: the item's anchors, read against what was shown (codebook 2)."""
+    trio = list(
+        zip(facts.anchors, facts.anchors_shown, facts.anchors_delivered, facts.anchors_altered, strict=True)
+    )
+    delivered = [a.text for a, _, d, _ in trio if d]
+    missing_shown = [a.text for a, sh, d, alt in trio if sh and not d and alt is None]
+    altered = [(a.text, alt.text) for a, sh, d, alt in trio if sh and not d and alt is not None]
+    if altered or (delivered and missing_shown):
+        what = "; ".join(f"{x!r} shown, {y!r} delivered" for x, y in altered)
+        part = (
+            f"{delivered} delivered, {missing_shown} shown and missing" if delivered and missing_shown else ""
+        )
+        return (
+            "R10a",
+            "dropped_or_distorted",
+            None,
+            f"Anchors: {'; '.join(p for p in (what, part) if p)}; {files}.",
+        )
+    if missing_shown and not delivered and not _says(facts, "mismatch"):  # as R11 yields to R14
+        return (
+            "R10b",
+            "shown_but_missing",
+            None,
+            f"Anchors {missing_shown} shown in an observation, absent from the deliverable; {files}.",
+        )
+    if len(delivered) == len(trio) and _says(facts, "absent") and not _says(facts, "mismatch"):
+        return (
+            "R10c",
+            "other",
+            "judge_error",
+            f"Anchors {delivered} all delivered; {_quote_judge(facts, 'absent')}.",
+        )
+    return None
+
+
 def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
     """Apply the rules in codebook order: (rule id, category, sub-reason, rationale)."""
     values = facts.values
@@ -568,6 +689,10 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             "reasoning_computation",
             f"{summary}. Never shown (derived value), not delivered.",
         )
+    if facts.anchors and any(facts.anchors_shown):
+        decided = _decide_anchors(facts, files)
+        if decided is not None:
+            return decided
     if facts.quotes:
         missing = [q for q, d in zip(facts.quotes, facts.quotes_delivered, strict=True) if not d]
         seen = [q for q, s in zip(facts.quotes, facts.quotes_shown, strict=True) if s and q in missing]
@@ -621,7 +746,40 @@ def _evidence(rule: str, facts: ItemFacts, trajectory: Trajectory, replay: Repla
         return _value_evidence(facts, trajectory, replay)
     if rule in {"R11", "R12", "R13"}:
         return _quote_evidence(facts, trajectory)
+    if rule in {"R10a", "R10b", "R10c"}:
+        return _anchor_evidence(facts, trajectory)
     return _first_reads(facts)[:3] + _deliverable_head(facts)
+
+
+def _anchor_evidence(facts: ItemFacts, trajectory: Trajectory) -> list[dict[str, Any]]:
+    """Per anchor: the first step that showed it, and where the deliverable holds it (or its near miss)."""
+    out: list[dict[str, Any]] = []
+    for a, shown, alt in zip(facts.anchors, facts.anchors_shown, facts.anchors_altered, strict=True):
+        if shown:
+            for s in trajectory.steps:
+                hit = AnchorIndex(s.shown or "").find(a) if s.shown else None
+                if hit is not None:
+                    span = (hit.start, hit.end) if hit.start >= 0 else None
+                    out.append(
+                        {
+                            "step": s.index,
+                            "path": None,
+                            "excerpt": _clip(s.shown or "", *span) if span else _clip(s.shown or ""),
+                        }
+                    )
+                    break
+        target = alt or a
+        found = _deliverable_at(facts, partial(_anchor_span, target))
+        if found is not None:
+            out.append(found)
+    return [e for i, e in enumerate(out) if e not in out[:i]] or _deliverable_head(facts)
+
+
+def _anchor_span(anchor: Anchor, text: str) -> tuple[int, int] | None:
+    hit = AnchorIndex(text).find(anchor)
+    if hit is None:
+        return None
+    return (hit.start, hit.end) if hit.start >= 0 else _locate_quote(anchor.text, text)
 
 
 def _quote_evidence(facts: ItemFacts, trajectory: Trajectory) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
 """Annotators of failed rubric items (rules, LLMs, human label files) in one long-form table, the pipeline
-that runs them (:func:`annotate`), agreement between them (Cohen's kappa, Krippendorff's alpha, confusion,
+that runs them (:func:`annotate`), agreement with gold labels (:func:`agree_with_gold`), agreement between them (Cohen's kappa, Krippendorff's alpha, confusion,
 bootstrap intervals), and the masked-recovery experiment."""
 
 from __future__ import annotations
@@ -47,6 +47,13 @@ if TYPE_CHECKING:
     from rtlab.annotation._annotators import rule_labels as rule_labels
     from rtlab.annotation._annotators import system_prompt as system_prompt
     from rtlab.annotation._annotators import user_prompt as user_prompt
+    from rtlab.annotation._gold import GOLD as GOLD
+    from rtlab.annotation._gold import GoldAgreement as GoldAgreement
+    from rtlab.annotation._gold import agree_with_gold as agree_with_gold
+    from rtlab.annotation._gold import annotator_names as annotator_names
+    from rtlab.annotation._gold import majority_labels as majority_labels
+    from rtlab.annotation._gold import read_annotator_labels as read_annotator_labels
+    from rtlab.annotation._gold import read_gold_labels as read_gold_labels
     from rtlab.annotation._pipeline import Annotation as Annotation
     from rtlab.annotation._pipeline import annotate as annotate
     from rtlab.annotation._pipeline import sample_at_most as sample_at_most
@@ -103,6 +110,15 @@ __getattr__, __dir__, __all__ = attach(
             "user_prompt",
         ),
         "._pipeline": ("Annotation", "annotate", "sample_at_most"),
+        "._gold": (
+            "GOLD",
+            "GoldAgreement",
+            "agree_with_gold",
+            "annotator_names",
+            "majority_labels",
+            "read_annotator_labels",
+            "read_gold_labels",
+        ),
         "._agreement": (
             "LABEL_FILE_COLUMNS",
             "agreement_report",

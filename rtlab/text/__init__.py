@@ -1,5 +1,5 @@
 """The rules about text that every stage shares, each defined once: the tokeniser, BM25, text folding, numbers
-in text, paths and file names (and file names mentioned in prose), and the POSIX shell lexer and parser."""
+in text, anchors (IDs, dates, amounts, quantities, names), paths and file names (and file names mentioned in prose), and the POSIX shell lexer and parser."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.text._anchors import Anchor as Anchor
+    from rtlab.text._anchors import AnchorIndex as AnchorIndex
+    from rtlab.text._anchors import AnchorKind as AnchorKind
+    from rtlab.text._anchors import anchor_in as anchor_in
+    from rtlab.text._anchors import find_anchors as find_anchors
     from rtlab.text._bm25 import BM25 as BM25
     from rtlab.text._bm25 import IdfKind as IdfKind
     from rtlab.text._fold import fold_text as fold_text
@@ -42,6 +47,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._tokens": ("STOP_WORDS", "tokenize"),
+        "._anchors": ("Anchor", "AnchorIndex", "AnchorKind", "anchor_in", "find_anchors"),
         "._bm25": ("BM25", "IdfKind"),
         "._fold": ("fold_text",),
         "._mentions": ("FILE_EXTENSIONS", "FILE_MENTION", "file_mentions"),
