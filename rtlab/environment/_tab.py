@@ -7,7 +7,10 @@ that text back (what a recorded run's tab call did).
 
 Decisions the paper leaves open, made here once:
 
-- **Tokens.** Everything (task text, requirements, paths, excerpts) goes through :func:`rtlab.text._tokens.tokenize`.
+- **Terms.** Everything (task text, requirements, paths, excerpts) goes through :func:`rtlab.text._tokens.terms`:
+  the tokeniser's tokens less lone digits and file names' extensions (its docstring says why). "Share a term"
+  below, "words of the requirement" in the paper's review and "share no term" in its evidence check are the
+  same test on these terms; BM25 scores the same terms (identical to ``rank_bm25.BM25Okapi`` on them).
 - **Requirements.** An empty text is refused; so is a text equal to an existing requirement's after folding
   case and whitespace (the reply names the existing id). Resolved requirements stay resolved.
 - **Candidates.** A path enters C when an observation lists it and it was never read nor written by the agent
@@ -26,8 +29,8 @@ Decisions the paper leaves open, made here once:
 - **No review** (ablation). ``list`` then answers with the plain tab: every requirement with its status and
   the read log as an index of ids and paths, so the agent can still cite; nothing is matched to a
   requirement and no candidate is shown.
-- **Evidence check.** ``resolve(Rk, "done", cite=Lj)`` is refused when ``tokenize(Rk.text)`` and
-  ``tokenize(Lj.path) ∪ tokenize(Lj.excerpt)`` are disjoint.
+- **Evidence check.** ``resolve(Rk, "done", cite=Lj)`` is refused when ``terms(Rk.text)`` and
+  ``terms(Lj.path) ∪ terms(Lj.excerpt)`` are disjoint (a citation sharing only ``2`` or ``txt`` is refused).
 - **Status line** (:meth:`Tab.status_line`), one line, always the same shape::
 
       [tab] 2 open (R1, R3) · 14 read-log entries from 6 files · 180 candidates
@@ -52,7 +55,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from rtlab.text import BM25, IdfKind, fold_text, tokenize
+from rtlab.text import BM25, IdfKind, fold_text, terms
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
@@ -391,9 +394,9 @@ def _id_range(prefix: str, n: int) -> str:
 
 
 @lru_cache(maxsize=1 << 15)
-def _tokenize_path(path: str) -> tuple[str, ...]:
-    """``tokenize(path)``, kept for the paths that come back in every run replayed over one workspace."""
-    return tuple(tokenize(path))
+def _path_terms(path: str) -> tuple[str, ...]:
+    """``terms(path)``, kept for the paths that come back in every run replayed over one workspace."""
+    return tuple(terms(path))
 
 
 def _top(scores: np.ndarray, eligible: Iterable[int], n: int, key: Sequence[Any]) -> list[tuple[int, float]]:
@@ -416,7 +419,7 @@ class Tab:
     def __init__(self, task: str, config: TabConfig | None = None) -> None:
         self.task = task
         self.config = config or TabConfig()
-        self._task_tokens = tokenize(task)
+        self._task_tokens = terms(task)
         # R
         self._requirements: list[Requirement] = []
         self._req_by_id: dict[str, Requirement] = {}
@@ -558,7 +561,7 @@ class Tab:
         """Tokens and postings for the paths seen since the last ranking."""
         postings = self._path_postings
         for pos in range(len(self._path_tokens), len(self._paths)):
-            tokens = _tokenize_path(self._paths[pos])
+            tokens = _path_terms(self._paths[pos])
             self._path_tokens.append(list(tokens))
             for term in set(tokens):
                 postings.setdefault(term, []).append(pos)
@@ -599,7 +602,7 @@ class Tab:
         tokens = self._entry_tokens[k]
         if tokens is None:
             entry = self._read_log[k]
-            tokens = tokenize(entry.path) + tokenize(entry.excerpt)
+            tokens = terms(entry.path) + terms(entry.excerpt)
             self._entry_tokens[k] = tokens
             self._entry_terms[k] = frozenset(tokens)
         return tokens
@@ -638,7 +641,7 @@ class Tab:
         self._requirements.append(req)
         self._req_by_id[req.id] = req
         self._req_by_text[fold_text(text)] = req.id
-        self._req_tokens[req.id] = tokenize(text)
+        self._req_tokens[req.id] = terms(text)
         self._v_req += 1
         return Reply(True, f"Added {req.id}: {text}")
 
