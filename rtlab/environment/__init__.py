@@ -10,7 +10,10 @@ from rtlab._lazy import attach
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture as Capture
+    from rtlab.environment._capture import DERIVED_KINDS as DERIVED_KINDS
+    from rtlab.environment._capture import CapturedDerived as CapturedDerived
     from rtlab.environment._capture import CapturedRead as CapturedRead
+    from rtlab.environment._capture import DerivedKind as DerivedKind
     from rtlab.environment._capture import capture_step as capture_step
     from rtlab.environment._environment import STATUS_SEPARATOR as STATUS_SEPARATOR
     from rtlab.environment._environment import TAB_TOOLS as TAB_TOOLS
@@ -126,6 +129,6 @@ __getattr__, __dir__, __all__ = attach(
             "tables",
             "export_parquet",
         ),
-        "._capture": ("Capture", "CapturedRead", "capture_step"),
+        "._capture": ("Capture", "CapturedRead", "CapturedDerived", "DerivedKind", "DERIVED_KINDS", "capture_step"),
     },
 )
