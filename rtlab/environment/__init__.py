@@ -129,6 +129,13 @@ __getattr__, __dir__, __all__ = attach(
             "tables",
             "export_parquet",
         ),
-        "._capture": ("Capture", "CapturedRead", "CapturedDerived", "DerivedKind", "DERIVED_KINDS", "capture_step"),
+        "._capture": (
+            "Capture",
+            "CapturedRead",
+            "CapturedDerived",
+            "DerivedKind",
+            "DERIVED_KINDS",
+            "capture_step",
+        ),
     },
 )

@@ -78,6 +78,13 @@ extension (``report.xlsx`` yes, ``Desktop`` no, and so ``Dockerfile``, ``LICENSE
 not listed.
 """
 
-from rtlab.environment._capture.core import DERIVED_KINDS, Capture, CapturedDerived, CapturedRead, DerivedKind, capture_step
+from rtlab.environment._capture.core import (
+    DERIVED_KINDS,
+    Capture,
+    CapturedDerived,
+    CapturedRead,
+    DerivedKind,
+    capture_step,
+)
 
 __all__ = ["DERIVED_KINDS", "Capture", "CapturedDerived", "CapturedRead", "DerivedKind", "capture_step"]

@@ -69,7 +69,7 @@ class CapturedDerived:
     Kinds, each decided where capture already knew the output is not content: ``count`` (a pipeline ending
     in a count, ``grep x f | wc -l``, ``cat f | wc -l``; ``wc`` of files; ``grep -c``), ``size`` (``du``,
     ``stat``, ``ls -l``: sizes and dates beside paths) and ``computed`` (what a program printed that no
-    rule attributed to a file it read: a sum, a mean, a length)."""
+    rule attributed to a file it read and that holds a digit: a sum, a mean, a length)."""
 
     kind: DerivedKind
     """``count``, ``size`` or ``computed``."""
@@ -518,7 +518,8 @@ def _derived_kind(src: Source) -> DerivedKind | None:
     if src.family == "grep" and src.grep is not None and src.grep.count:
         return "count"
     if src.family == "listing" and (
-        src.name in ("du", "stat") or (src.name == "ls" and any(_LS_LONG_FLAG.match(w.text) for w in src.words))
+        src.name in ("du", "stat")
+        or (src.name == "ls" and any(_LS_LONG_FLAG.match(w.text) for w in src.words))
     ):
         return "size"
     if src.family == "script":
@@ -850,20 +851,36 @@ def _result(col: Collector) -> Capture:
     return Capture(tuple(reads), tuple(listed), tuple(col.written), tuple(col.folders), derived)
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _derived(col: Collector, reads: list[CapturedRead]) -> tuple[CapturedDerived, ...]:
     """The collected derived spans; a program's (``computed``) less what was attributed to a file it read and
-    what the command printed itself (``echo``), split where those were cut out."""
+    what the command printed itself (``echo``), split where those were cut out, and cut to its lines from the
+    first to the last holding a digit (a program's headers and labels, ``FILE: a.csv``, are no computed
+    value; a part with no digit is dropped)."""
     taken = sorted([(r.start, r.start + len(r.excerpt)) for r in reads] + col.literal)
     out: list[CapturedDerived] = []
     seen: set[tuple[int, int]] = set()
     for kind, start, end, sources in col.derived:
         spans = [(start, end)] if kind != "computed" else _less(start, end, taken)
         for s, e in spans:
-            s, e = fr.trim(col.shown, s, e)
+            s, e = fr.trim(col.shown, s, e) if kind != "computed" else _digit_lines(col.shown, s, e)
             if e > s and (s, e) not in seen:
                 seen.add((s, e))
                 out.append(CapturedDerived(kind, col.shown[s:e], s, sources))  # type: ignore[arg-type]
     return tuple(sorted(out, key=lambda d: d.start))
+
+
+def _digit_lines(shown: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` from the first to the last line holding a digit (with its newline); empty without one."""
+    first = _DIGIT.search(shown, start, end)
+    if first is None:
+        return start, start
+    last = max(m.start() for m in _DIGIT.finditer(shown, first.start(), end))
+    s = max(start, shown.rfind("\n", start, first.start()) + 1)
+    nl = shown.find("\n", last, end)
+    return s, (nl + 1 if nl >= 0 else end)
 
 
 def _less(start: int, end: int, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
