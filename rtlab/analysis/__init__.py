@@ -96,10 +96,10 @@ if TYPE_CHECKING:
     from rtlab.analysis._tabstats import tab_stats_summary as tab_stats_summary
     from rtlab.analysis._values import DERIVED_VALUE_COLUMNS as DERIVED_VALUE_COLUMNS
     from rtlab.analysis._values import VALUE_COLUMNS as VALUE_COLUMNS
+    from rtlab.analysis._values import deliverable_text as deliverable_text
     from rtlab.analysis._values import derived_frame as derived_frame
     from rtlab.analysis._values import derived_rows as derived_rows
     from rtlab.analysis._values import derived_summary as derived_summary
-    from rtlab.analysis._values import deliverable_text as deliverable_text
     from rtlab.analysis._values import expected_values as expected_values
     from rtlab.analysis._values import file_text as file_text
     from rtlab.analysis._values import item_values as item_values

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
-    from rtlab.environment._capture import Capture as Capture
     from rtlab.environment._capture import DERIVED_KINDS as DERIVED_KINDS
+    from rtlab.environment._capture import Capture as Capture
     from rtlab.environment._capture import CapturedDerived as CapturedDerived
     from rtlab.environment._capture import CapturedRead as CapturedRead
     from rtlab.environment._capture import DerivedKind as DerivedKind
