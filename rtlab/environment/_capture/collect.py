@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -106,7 +107,7 @@ class Collector:
         if end > start:
             self.hits.append(Hit(ref, start, end, revision, confirm and revision is None))
 
-    def derive(self, kind: str, pieces: list[tuple[int, int]], sources: list[str]) -> None:
+    def derive(self, kind: str, pieces: Sequence[tuple[int, int]], sources: list[str]) -> None:
         """Output over ``pieces`` of the shown text that is a value ``kind`` computed from ``sources`` (keys)."""
         for s, e in pieces:
             start, end = trim(self.shown, s, e)
