@@ -93,6 +93,11 @@ def _add_tab_options(p: argparse.ArgumentParser) -> None:
         default="full",
         help="switch one component of the tab off",
     )
+    p.add_argument(
+        "--derived",
+        action="store_true",
+        help="keep derived entries in the read log (counts, sizes, programs' results, with their sources)",
+    )
     p.add_argument("--workspace", metavar="DIR", help="the workspace's files, to confirm reads by content")
     p.add_argument(
         "--agent-root", metavar="PATH", help="the path the agent knew the workspace by (with --workspace)"
@@ -173,6 +178,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _replay_options(args: argparse.Namespace):
+    from dataclasses import replace
+
     from rtlab.environment import TabConfig
     from rtlab.runner import ReplayOptions
 
@@ -185,7 +192,7 @@ def _replay_options(args: argparse.Namespace):
     return ReplayOptions(
         format=args.format,
         clip=args.clip,
-        config=TabConfig.ablation(args.ablation),
+        config=replace(TabConfig.ablation(args.ablation), derived=args.derived),
         requirements=args.requirements,
         workspace=args.workspace,
         agent_root=args.agent_root,

@@ -247,15 +247,16 @@ def test_candidates_are_listed_unread_unwritten_files_and_leave_c_when_read() ->
 def test_candidates_ranked_by_hand_computed_bm25_over_every_path_seen() -> None:
     tab = hand_tab()
     # The idf corpus is every path seen: the five read files and the three listed ones (N = 8).
-    # Task "Summarise the quarterly budget" -> [summarise, quarterly, budget]; dl: revenue_quarterly.csv 3,
-    # revenue_notes.csv 3, budget.csv 2; avgdl = (5*2 + 3 + 3 + 2) / 8 = 2.25.
-    avgdl = 18 / 8
-    budget = idf(8, 1) * tf_part(1, 2, avgdl)  # ln 5 * 2.5 / 2.375 = 1.69415
-    quarterly = idf(8, 1) * tf_part(1, 3, avgdl)  # ln 5 * 2.5 / 2.875 = 1.39951
+    # Task "Summarise the quarterly budget" -> [summarise, quarterly, budget]. A file name's extension is no
+    # term (rtlab.text.terms), so dl: each read path 1 (notes.txt -> [notes]), revenue_quarterly.csv 2,
+    # revenue_notes.csv 2, budget.csv 1; avgdl = (5*1 + 2 + 2 + 1) / 8 = 1.25.
+    avgdl = 10 / 8
+    budget = idf(8, 1) * tf_part(1, 1, avgdl)  # ln 5 * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 0.8)) = 1.76861
+    quarterly = idf(8, 1) * tf_part(1, 2, avgdl)  # ln 5 * 2.5 / (1 + 1.5 * (0.25 + 0.75 * 1.6)) = 1.26727
     ranked = tab.candidates_ranked()
     assert [c.path for c in ranked] == ["budget.csv", "revenue_quarterly.csv", "revenue_notes.csv"]
     assert [c.score for c in ranked] == pytest.approx([budget, quarterly, 0.0], abs=1e-9)
-    assert ranked[0] == Candidate("budget.csv", pytest.approx(1.6941451709), 1)
+    assert ranked[0] == Candidate("budget.csv", pytest.approx(1.7686130906), 1)
     # reading a candidate removes it and leaves the others' scores alone (the corpus did not change)
     tab.record(9, "cat budget.csv", reads(("budget.csv", "amount")))
     assert [(c.path, c.score) for c in tab.candidates_ranked()] == [
@@ -311,12 +312,13 @@ def test_a_pickled_tab_keeps_its_content_and_rebuilds_its_indexes() -> None:
 
 
 def hand_tab(config: TabConfig | None = None) -> Tab:
-    """Five read entries of four tokens each (path 2 + excerpt 2) and three listed candidates."""
+    """Five read entries of three terms each (path 1, its extension being no term, + excerpt 2) and three
+    listed candidates."""
     tab = Tab("Summarise the quarterly budget", config)
-    tab.record(0, "cat notes.txt", reads(("notes.txt", "revenue growth")))  # notes txt revenue growth
+    tab.record(0, "cat notes.txt", reads(("notes.txt", "revenue growth")))  # notes revenue growth
     tab.record(1, "ls", listed("revenue_quarterly.csv", "revenue_notes.csv", "budget.csv"))
-    tab.record(2, "cat sales.txt", reads(("sales.txt", "revenue revenue")))  # sales txt revenue revenue
-    tab.record(3, "cat total.txt", reads(("total.txt", "quarterly summary")))  # total txt quarterly summary
+    tab.record(2, "cat sales.txt", reads(("sales.txt", "revenue revenue")))  # sales revenue revenue
+    tab.record(3, "cat total.txt", reads(("total.txt", "quarterly summary")))  # total quarterly summary
     tab.record(4, "cat staff.txt", reads(("staff.txt", "headcount list")))
     tab.record(5, "cat costs.txt", reads(("costs.txt", "office rent")))
     return tab
@@ -331,7 +333,7 @@ def test_review_orders_entries_and_candidates_by_hand_computed_bm25() -> None:
     review = tab.review()
     assert [item.requirement for item in review.items] == ["R1", "R3"]
     r1 = review.items[0]
-    # Entries: N = 5, every dl = 4 = avgdl, so tf_part(1) = 1 and tf_part(2) = 2*2.5/3.5 = 1.428571.
+    # Entries: N = 5, every dl = 3 = avgdl, so tf_part(1) = 1 and tf_part(2) = 2*2.5/3.5 = 1.428571.
     # revenue in L1, L2 (df 2): idf ln(3.5/2.5) = 0.336472; total, quarterly in L3 only: idf ln 3 = 1.098612.
     # L1 = 0.336472 * 1; L2 = 0.336472 * 1.428571 = 0.480675; L3 = 1.098612 + 1.098612 = 2.197225.
     # L4, L5 share no term: not shown.
@@ -341,20 +343,20 @@ def test_review_orders_entries_and_candidates_by_hand_computed_bm25() -> None:
         ("L1", "notes.txt", 0),
     ]
     assert [e.score for e in r1.entries] == pytest.approx(
-        [2 * idf(5, 1), idf(5, 2) * tf_part(2, 4, 4), idf(5, 2)], abs=1e-9
+        [2 * idf(5, 1), idf(5, 2) * tf_part(2, 3, 3), idf(5, 2)], abs=1e-9
     )
     assert [e.score for e in r1.entries] == pytest.approx(
         [2.1972245773, 0.4806746237, 0.3364722366], abs=1e-9
     )
-    # Candidates (path corpus N = 8, avgdl 2.25): revenue_quarterly.csv = (ln 5 + ln 2.6) * 2.5/2.875 = 2.230391;
-    # revenue_notes.csv = ln 2.6 * 0.869565 = 0.830880; budget.csv shares no term; total.txt is read, not a
-    # candidate.
+    # Candidates (path corpus N = 8, avgdl 1.25, extensions being no terms): tf_part(1, dl 2) = 2.5/3.175 =
+    # 0.787402; revenue_quarterly.csv = (ln 5 + ln 2.6) * 0.787402 = 2.019645; revenue_notes.csv = ln 2.6 *
+    # 0.787402 = 0.752371; budget.csv shares no term; total.txt is read, not a candidate.
     assert [(c.path, c.step_listed) for c in r1.candidates] == [
         ("revenue_quarterly.csv", 1),
         ("revenue_notes.csv", 1),
     ]
     assert [c.score for c in r1.candidates] == pytest.approx(
-        [(idf(8, 1) + idf(8, 2)) * tf_part(1, 3, 2.25), idf(8, 2) * tf_part(1, 3, 2.25)], abs=1e-9
+        [(idf(8, 1) + idf(8, 2)) * tf_part(1, 2, 1.25), idf(8, 2) * tf_part(1, 2, 1.25)], abs=1e-9
     )
     assert review.items[1].entries == () and review.items[1].candidates == ()
     assert review.render() == "\n".join(

@@ -101,8 +101,12 @@ if TYPE_CHECKING:
     from rtlab.analysis._tabstats import review_coverage as review_coverage
     from rtlab.analysis._tabstats import tab_stats_frame as tab_stats_frame
     from rtlab.analysis._tabstats import tab_stats_summary as tab_stats_summary
+    from rtlab.analysis._values import DERIVED_VALUE_COLUMNS as DERIVED_VALUE_COLUMNS
     from rtlab.analysis._values import VALUE_COLUMNS as VALUE_COLUMNS
     from rtlab.analysis._values import deliverable_text as deliverable_text
+    from rtlab.analysis._values import derived_frame as derived_frame
+    from rtlab.analysis._values import derived_rows as derived_rows
+    from rtlab.analysis._values import derived_summary as derived_summary
     from rtlab.analysis._values import expected_values as expected_values
     from rtlab.analysis._values import file_text as file_text
     from rtlab.analysis._values import item_values as item_values
@@ -149,6 +153,10 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._values": (
             "VALUE_COLUMNS",
+            "DERIVED_VALUE_COLUMNS",
+            "derived_rows",
+            "derived_frame",
+            "derived_summary",
             "deliverable_text",
             "expected_values",
             "file_text",

@@ -46,7 +46,9 @@ Where a value is looked for (:func:`values_frame`)
   commands are not observations). ``shown_step`` is the first such step's index.
 - ``held``: some read-log entry's excerpt of the replayed tab. ``shown_path`` is the path of the first entry
   at ``shown_step`` that holds it, else of the first entry that holds it, else NA (so it is set exactly when
-  ``held``). The read log keeps file content only: a value the agent computed and printed is shown, not held.
+  ``held``). The read log keeps file content only: a value the agent computed and printed is shown, not held
+  (a replay with ``TabConfig(derived=True)`` keeps derived entries too; ``held`` still counts file entries
+  only, and :func:`derived_rows` says which kind of derived entry would hold each value).
 - ``delivered``: :func:`deliverable_text`, the final message and the text of every delivered file
   (:func:`file_text`): xlsx/xlsm every cell's cached value (openpyxl ``data_only``; a formula's text where no
   value was cached, as in files openpyxl wrote; a percent-formatted cell holds its fraction, which matches
@@ -387,7 +389,7 @@ def _locate(t: Trajectory, r: Replay, values: list[Number]) -> list[_Found]:
             if index.find(values[k]) is not None:
                 found[k].shown_step = step.index
                 pending.discard(k)
-    entries = [(e, number_index(e.excerpt)) for e in r.tab.read_log if e.excerpt]
+    entries = [(e, number_index(e.excerpt)) for e in r.tab.read_log if e.excerpt and e.kind == "file"]
     for k, value in enumerate(values):
         holding = [e for e, index in entries if index.find(value) is not None]
         if holding:
@@ -537,3 +539,66 @@ def _is_na(v: Any) -> bool:
         return bool(pd.isna(v))
     except (TypeError, ValueError):
         return False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Derived entries: which kind would hold the values the read log does not
+
+DERIVED_VALUE_COLUMNS = [*VALUE_COLUMNS, "held_count", "held_size", "held_computed"]
+"""The columns of :func:`derived_frame`: :data:`VALUE_COLUMNS` and, per derived kind, whether an entry of that
+kind holds the value."""
+
+
+def derived_rows(replay: Replay) -> list[dict[str, Any]]:
+    """:func:`value_rows` of a replay with derived entries kept (``TabConfig(derived=True)``), each row with
+    ``held_<kind>``: some derived entry of that kind (``count``, ``size``, ``computed``) holds the value
+    (compared by :mod:`rtlab.text._numbers`, like ``held``). ``held`` stays the file entries' alone."""
+    if not replay.config.derived:
+        raise ValueError(
+            f"{replay.trajectory_id}: replayed without derived entries (TabConfig(derived=True))"
+        )
+    rows = value_rows(replay)
+    if not rows:
+        return rows
+    t = replay.trajectory
+    assert t is not None and t.task is not None
+    values = [v for item in t.task.rubric for v in item_values(t.task, item)]
+    kinds = ("count", "size", "computed")
+    indexes = {k: [number_index(e.excerpt) for e in replay.tab.read_log if e.kind == k] for k in kinds}
+    for row, value in zip(rows, values, strict=True):
+        for k in kinds:
+            row[f"held_{k}"] = any(index.find(value) is not None for index in indexes[k])
+    return rows
+
+
+def derived_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """:func:`derived_rows`' rows (of many replays) as a typed table (columns :data:`DERIVED_VALUE_COLUMNS`)."""
+    import pandas as pd
+
+    base = values_table(rows)
+    extra = pd.DataFrame(list(rows), columns=DERIVED_VALUE_COLUMNS[len(VALUE_COLUMNS) :]).astype(bool)
+    return pd.concat([base, extra.set_index(base.index)], axis=1)
+
+
+def derived_summary(frame: pd.DataFrame) -> dict[str, Any]:
+    """How many of the shown-but-missing values the read log does not hold each derived kind would hold.
+
+    ``gap`` = shown & ~delivered & ~held (the paper's footnote: values the read log cannot hold); ``count``,
+    ``size``, ``computed``: of those, held by an entry of that kind; ``any``: by some derived entry; then the
+    same restricted to failed rubric items (``failed_*``, the paper's 94.8% sample).
+    """
+    missing = frame["shown"].astype(bool) & ~frame["delivered"].astype(bool)
+    gap = missing & ~frame["held"].astype(bool)
+    failed = frame["passed"].astype("boolean").eq(False).fillna(False).astype(bool)
+    kinds = ("count", "size", "computed")
+    any_kind = frame[[f"held_{k}" for k in kinds]].any(axis=1)
+    out: dict[str, Any] = {"shown_missing": int(missing.sum()), "gap": int(gap.sum())}
+    for k in kinds:
+        out[k] = int((gap & frame[f"held_{k}"]).sum())
+    out["any"] = int((gap & any_kind).sum())
+    out["failed_shown_missing"] = int((missing & failed).sum())
+    out["failed_gap"] = int((gap & failed).sum())
+    for k in kinds:
+        out[f"failed_{k}"] = int((gap & failed & frame[f"held_{k}"]).sum())
+    out["failed_any"] = int((gap & failed & any_kind).sum())
+    return out

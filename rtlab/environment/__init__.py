@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.environment._capture import DERIVED_KINDS as DERIVED_KINDS
     from rtlab.environment._capture import Capture as Capture
+    from rtlab.environment._capture import CapturedDerived as CapturedDerived
     from rtlab.environment._capture import CapturedRead as CapturedRead
+    from rtlab.environment._capture import DerivedKind as DerivedKind
     from rtlab.environment._capture import capture_step as capture_step
     from rtlab.environment._display import ReplayAt as ReplayAt
     from rtlab.environment._display import read_spans as read_spans
@@ -139,7 +142,14 @@ __getattr__, __dir__, __all__ = attach(
             "tables",
             "export_parquet",
         ),
-        "._capture": ("Capture", "CapturedRead", "capture_step"),
+        "._capture": (
+            "Capture",
+            "CapturedRead",
+            "CapturedDerived",
+            "DerivedKind",
+            "DERIVED_KINDS",
+            "capture_step",
+        ),
         "._propose": (
             "ProposalKind",
             "PROPOSAL_KINDS",

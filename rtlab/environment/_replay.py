@@ -232,6 +232,7 @@ def replay_summary(r: Replay, *, redact: bool = False) -> dict[str, Any]:
                 "step": e.step,
                 "path": e.path,
                 **({"revision": e.revision} if e.revision else {}),  # git's; absent for the working copy
+                **({"kind": e.kind, "sources": list(e.sources)} if e.kind != "file" else {}),  # derived
                 "command": e.command,
                 "chars": len(e.excerpt),
             }
@@ -265,7 +266,7 @@ def redact_text(text: str) -> str:
 
 def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
     """One row per read-log entry: trajectory, id, step, path, revision (git's, None for the working copy),
-    command, chars, excerpt."""
+    kind (``file``, or a derived entry's ``count`` / ``size`` / ``computed``), command, chars, excerpt."""
     import pandas as pd
 
     rows = [
@@ -276,6 +277,7 @@ def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
             "step": e.step,
             "path": e.path,
             "revision": e.revision,
+            "kind": e.kind,
             "command": e.command,
             "chars": len(e.excerpt),
             "excerpt": redact_text(e.excerpt) if redact else e.excerpt,
@@ -283,7 +285,18 @@ def read_log_frame(replays: Iterable[Replay], *, redact: bool = False):
         for r in replays
         for e in r.tab.read_log
     ]
-    columns = ["trajectory", "source_path", "id", "step", "path", "revision", "command", "chars", "excerpt"]
+    columns = [
+        "trajectory",
+        "source_path",
+        "id",
+        "step",
+        "path",
+        "revision",
+        "kind",
+        "command",
+        "chars",
+        "excerpt",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 

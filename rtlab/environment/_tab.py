@@ -7,7 +7,10 @@ that text back (what a recorded run's tab call did).
 
 Decisions the paper leaves open, made here once:
 
-- **Tokens.** Everything (task text, requirements, paths, excerpts) goes through :func:`rtlab.text._tokens.tokenize`.
+- **Terms.** Everything (task text, requirements, paths, excerpts) goes through :func:`rtlab.text._tokens.terms`:
+  the tokeniser's tokens less lone digits and file names' extensions (its docstring says why). "Share a term"
+  below, "words of the requirement" in the paper's review and "share no term" in its evidence check are the
+  same test on these terms; BM25 scores the same terms (identical to ``rank_bm25.BM25Okapi`` on them).
 - **Requirements.** An empty text is refused; so is a text equal to an existing requirement's after folding
   case and whitespace (the reply names the existing id). Resolved requirements stay resolved. Requirements the
   environment proposes (``origin="proposed"``) are numbered apart, ``P1``, ``P2``, ..., so the agent's own
@@ -30,8 +33,15 @@ Decisions the paper leaves open, made here once:
 - **No review** (ablation). ``list`` then answers with the plain tab: every requirement with its status and
   the read log as an index of ids and paths, so the agent can still cite; nothing is matched to a
   requirement and no candidate is shown.
-- **Evidence check.** ``resolve(Rk, "done", cite=Lj)`` is refused when ``tokenize(Rk.text)`` and
-  ``tokenize(Lj.path) ∪ tokenize(Lj.excerpt)`` are disjoint.
+- **Evidence check.** ``resolve(Rk, "done", cite=Lj)`` is refused when ``terms(Rk.text)`` and
+  ``terms(Lj.path) ∪ terms(Lj.excerpt)`` are disjoint (a citation sharing only ``2`` or ``txt`` is refused).
+- **Derived entries** (``TabConfig.derived``, off by default: the paper's read log keeps file content only,
+  so a value the agent computed or saw only in a listing is never held, its footnote to 94.8%). On, every
+  :class:`rtlab.environment._capture.CapturedDerived` of a step (a count, a size, a program's result) enters L
+  as an entry of its ``kind`` with its command and ``sources`` (the files the command read or was pointed
+  at; the entry's ``path`` is them joined by ``, ``). It is reviewed and cited like a file entry (its terms
+  are its sources' and its text's), shown as ``L7 count of data/sales.csv``; it is no file read: it neither
+  counts among the files of the status line nor takes a file out of C.
 - **Status line** (:meth:`Tab.status_line`), one line, always the same shape::
 
       [tab] 2 open (R1, R3) · 14 read-log entries from 6 files · 180 candidates
@@ -56,7 +66,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from rtlab.text import BM25, IdfKind, fold_text, tokenize
+from rtlab.text import BM25, IdfKind, fold_text, terms
 
 if TYPE_CHECKING:
     from rtlab.environment._capture import Capture
@@ -133,6 +143,12 @@ class ReadEntry:
     revision: str | None = None
     """The git revision the excerpt shows the file at (``git show REV:FILE``, a commit's patch); None: the
     working copy."""
+    kind: str = "file"
+    """``file`` (a file's content), or a derived entry's kind (``count``, ``size``, ``computed``:
+    :class:`rtlab.environment._capture.CapturedDerived`), kept only when ``TabConfig.derived`` is on."""
+    sources: tuple[str, ...] = ()
+    """A derived entry's provenance: the files its command read or was pointed at (its ``path`` is these joined
+    by ``, ``, empty when none is known; ``command`` is the command). Empty for a file entry."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +185,9 @@ class TabConfig:
     """Open requirement ids named in the status line before ``+N more``."""
     idf: IdfKind = "okapi"
     """BM25 idf variant (see :class:`rtlab.text._bm25.BM25`); ``okapi`` reproduces rank_bm25."""
+    derived: bool = False
+    """Keep derived entries in L beside file content: counts, sizes and programs' results, each with its
+    command and source files (off, the paper's tab: the read log keeps file content only)."""
 
     def __post_init__(self) -> None:
         for name in ("review_entries", "review_candidates", "snippet_chars", "status_ids"):
@@ -192,7 +211,8 @@ class TabConfig:
     def name(self) -> str:
         """``full``, the ablation's name, or the switched-off components joined by ``+``."""
         off = [ablation for ablation, switch in _SWITCHES if not getattr(self, switch)]
-        return "+".join(off) if off else "full"
+        name = "+".join(off) if off else "full"
+        return f"{name}+derived" if self.derived else name
 
 
 @dataclass(frozen=True)
@@ -226,6 +246,9 @@ class EntryMatch:
     """BM25 of the requirement's tokens against the entry's path and excerpt (idf over the read log)."""
     snippet: str
     """About ``snippet_chars`` characters of the excerpt, white space folded, around the first shared term."""
+    kind: str = "file"
+    """The entry's kind (:attr:`ReadEntry.kind`): ``file``, or a derived entry's ``count`` / ``size`` /
+    ``computed``."""
 
 
 @dataclass(frozen=True)
@@ -294,7 +317,7 @@ def _render_review(review: Review) -> str:
     for item in review.items:
         lines.append(f"{item.requirement} {item.text}")
         for e in item.entries:
-            lines.append(f"  {e.id} {e.path} (step {e.step}) — {e.snippet}")
+            lines.append(f"  {e.id} {_entry_label(e.kind, e.path)} (step {e.step}) — {e.snippet}")
         if not item.entries:
             lines.append(f"  no read-log entry shares a term with {item.requirement}")
         if item.candidates:
@@ -321,6 +344,13 @@ def _render_plain(review: Review) -> str:
     lines.append(f"read log: {len(review.log)} entries" + (":" if review.log else ""))
     lines.extend(f"  {lid} {path} (step {step})" for lid, path, step in review.log)
     return "\n".join(lines)
+
+
+def _entry_label(kind: str, path: str) -> str:
+    """A file entry's path; a derived entry's kind and sources (``count of data/sales.csv``)."""
+    if kind == "file":
+        return path
+    return f"{kind} of {path}" if path else kind
 
 
 def _resolved_label(r: Requirement) -> str:
@@ -409,9 +439,9 @@ def _id_range(prefix: str, n: int) -> str:
 
 
 @lru_cache(maxsize=1 << 15)
-def _tokenize_path(path: str) -> tuple[str, ...]:
-    """``tokenize(path)``, kept for the paths that come back in every run replayed over one workspace."""
-    return tuple(tokenize(path))
+def _path_terms(path: str) -> tuple[str, ...]:
+    """``terms(path)``, kept for the paths that come back in every run replayed over one workspace."""
+    return tuple(terms(path))
 
 
 def _top(scores: np.ndarray, eligible: Iterable[int], n: int, key: Sequence[Any]) -> list[tuple[int, float]]:
@@ -434,7 +464,7 @@ class Tab:
     def __init__(self, task: str, config: TabConfig | None = None) -> None:
         self.task = task
         self.config = config or TabConfig()
-        self._task_tokens = tokenize(task)
+        self._task_tokens = terms(task)
         # R
         self._requirements: list[Requirement] = []
         self._req_by_id: dict[str, Requirement] = {}
@@ -539,6 +569,22 @@ class Tab:
             self._see_path(read.path)
             self._drop_candidate(read.path)
             new.append(entry)
+        if self.config.derived:
+            for d in capture.derived:
+                entry = ReadEntry(
+                    f"L{len(self._read_log) + 1}",
+                    step_index,
+                    ", ".join(d.sources),
+                    command,
+                    d.text,
+                    kind=d.kind,
+                    sources=d.sources,
+                )
+                self._read_log.append(entry)
+                self._entry_by_id[entry.id] = entry
+                self._entry_tokens.append(None)
+                self._entry_terms.append(None)
+                new.append(entry)
         if new:
             self._v_log += 1
         for path in capture.written:
@@ -576,7 +622,7 @@ class Tab:
         """Tokens and postings for the paths seen since the last ranking."""
         postings = self._path_postings
         for pos in range(len(self._path_tokens), len(self._paths)):
-            tokens = _tokenize_path(self._paths[pos])
+            tokens = _path_terms(self._paths[pos])
             self._path_tokens.append(list(tokens))
             for term in set(tokens):
                 postings.setdefault(term, []).append(pos)
@@ -617,7 +663,7 @@ class Tab:
         tokens = self._entry_tokens[k]
         if tokens is None:
             entry = self._read_log[k]
-            tokens = tokenize(entry.path) + tokenize(entry.excerpt)
+            tokens = terms(entry.path) + terms(entry.excerpt)
             self._entry_tokens[k] = tokens
             self._entry_terms[k] = frozenset(tokens)
         return tokens
@@ -666,7 +712,7 @@ class Tab:
         self._requirements.append(req)
         self._req_by_id[req.id] = req
         self._req_by_text[prefix + fold_text(text)] = req.id
-        self._req_tokens[req.id] = tokenize(text)
+        self._req_tokens[req.id] = terms(text)
         self._v_req += 1
         return Reply(True, f"Added {req.id}: {text}")
 
@@ -739,7 +785,8 @@ class Tab:
             held = _id_range("L", len(self._read_log)) if self._read_log else "no entries yet"
             return Reply(False, f"There is no read-log entry {lid.strip()!r} (the log holds {held}).")
         at = f" at revision {entry.revision}" if entry.revision else ""
-        head = f"{entry.id}{SEP}step {entry.step}{SEP}{entry.path}{at}\ncommand: {entry.command}"
+        label = _entry_label(entry.kind, entry.path)
+        head = f"{entry.id}{SEP}step {entry.step}{SEP}{label}{at}\ncommand: {entry.command}"
         return Reply(True, f"{head}\nexcerpt ({_plural(len(entry.excerpt), 'char')}):\n{entry.excerpt}")
 
     def review(self) -> Review:
@@ -769,7 +816,7 @@ class Tab:
             for k, score in _top(scores, sharing, self.config.review_entries, range(len(self._read_log))):
                 e = self._read_log[k]
                 snippet = _snippet(e.excerpt, sorted(terms & self._terms_of(k)), self.config.snippet_chars)
-                entries.append(EntryMatch(e.id, e.path, e.step, score, snippet))
+                entries.append(EntryMatch(e.id, e.path, e.step, score, snippet, e.kind))
         candidates: list[CandidateMatch] = []
         path_index = self._paths_bm25()
         if path_index is not None and self.config.review_candidates:
@@ -827,6 +874,8 @@ class Tab:
         log = []
         for e in self._read_log:
             row: dict[str, Any] = {"id": e.id, "step": e.step, "path": e.path, "command": e.command}
+            if e.kind != "file":
+                row["kind"], row["sources"] = e.kind, list(e.sources)
             row["chars"] = len(e.excerpt)
             if excerpts:
                 row["excerpt"] = e.excerpt

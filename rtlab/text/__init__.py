@@ -41,12 +41,13 @@ if TYPE_CHECKING:
     from rtlab.text._shell import parse as parse
     from rtlab.text._shell import split_shell_words as split_shell_words
     from rtlab.text._tokens import STOP_WORDS as STOP_WORDS
+    from rtlab.text._tokens import terms as terms
     from rtlab.text._tokens import tokenize as tokenize
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._tokens": ("STOP_WORDS", "tokenize"),
+        "._tokens": ("STOP_WORDS", "tokenize", "terms"),
         "._anchors": ("Anchor", "AnchorIndex", "AnchorKind", "anchor_in", "find_anchors"),
         "._bm25": ("BM25", "IdfKind"),
         "._fold": ("fold_text",),

@@ -35,6 +35,34 @@ the task that asks for it and the excerpt read from it meet on the same terms:
 ['café', 'résumé', 'été']
 >>> tokenize("")
 []
+
+What counts as a term
+---------------------
+The paper's review shows an open requirement beside "read-log entries containing words of the requirement",
+and its evidence check refuses a ``done`` citation "whose path and excerpt share no term with the
+requirement". A *term*, for every comparison the tab makes (the candidates' ranking against the task, the
+review's entries and candidates, the evidence check), is what :func:`terms` returns: the tokens above less
+what names no topic, so that two texts sharing one are about the same thing:
+
+- stop words and one-letter tokens (already gone from :func:`tokenize`);
+- **lone digits** (``2`` of ``Week 2``, ``3`` of ``Q3``, ``1`` of ``v1``): any two texts with numbers in
+  them share one (``Sessions growth ... in Week 2`` and a lunch menu's ``2 eggs`` do). A number of two or
+  more digits stays a term (``2024``, ``12``, ``05``, ``48213``);
+- **a file name's extension** (``md`` of ``notes.md``, ``xlsx`` of ``Q3_budget.xlsx``): a ``.`` and one of
+  :data:`rtlab.text._mentions.FILE_EXTENSIONS` right after a letter or digit and before no letter or digit.
+  Every entry's path has one, so it matches every requirement that names a file of that type. The same word
+  standing alone stays a term (``the CSV export``, ``error log``).
+
+Lone CJK characters stay terms (that is how those scripts are tokenised). Month names and abbreviations
+stay terms (``jan`` of ``sales_jan.csv`` is what the file is about). :func:`tokenize` itself is unchanged:
+it is the tokeniser; :func:`terms` is the rule of what two texts must share.
+
+>>> terms("Sessions growth from Week 1 to Week 2")
+['sessions', 'growth', 'week', 'week']
+>>> terms("notes/lunch_menu.txt: 2 eggs, 1 toast")
+['notes', 'lunch', 'menu', 'eggs', 'toast']
+>>> terms("Desktop/Downloads/Q3_budgetReview-v2.xlsx and the xlsx export for 2024")
+['desktop', 'downloads', 'budget', 'review', 'xlsx', 'export', '2024']
 """
 
 from __future__ import annotations
@@ -42,6 +70,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
+
+from rtlab.text._mentions import FILE_EXTENSIONS
 
 STOP_WORDS: frozenset[str] = frozenset(
     """
@@ -149,3 +179,17 @@ def tokenize(text: str) -> list[str]:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return [token for piece in _TOKEN.findall(text) if (token := piece.lower()) not in _DROP]
+
+
+_EXTENSION = re.compile(
+    rf"(?<=[^\W_])\.(?:{'|'.join(sorted(FILE_EXTENSIONS, key=len, reverse=True))})(?![^\W_])", re.IGNORECASE
+)
+"""A file name's extension: ``.`` and a known extension after a letter or digit, before none."""
+
+
+def terms(text: str) -> list[str]:
+    """The terms of ``text`` (module docstring, "What counts as a term"): :func:`tokenize` of the text with file
+    names' extensions taken out, less lone digits. The one rule of what the tab's texts must share."""
+    if "." in text:
+        text = _EXTENSION.sub(" ", text)
+    return [token for token in tokenize(text) if not (len(token) == 1 and token.isdigit())]

@@ -76,8 +76,23 @@ extension (``report.xlsx`` yes, ``Desktop`` no, and so ``Dockerfile``, ``LICENSE
 (a ``cd`` target, a ``dir:`` header, the parent of another path). The folders a step shows are kept in
 :attr:`Capture.folders`: the tab never keeps one as a candidate. A path read or written in the same step is
 not listed.
+
+Derived values (:class:`CapturedDerived`, :attr:`Capture.derived`): output that is a value computed from files
+rather than their content, found where the rules above already decide that an output reads nothing: a
+pipeline ending in a count and ``wc`` / ``grep -c`` of files (``count``), ``du`` / ``stat`` / ``ls -l``
+(``size``), and what a program printed that no rule attributed to a file it read, from its first to its
+last line holding a digit (``computed``). Each keeps the text exactly as shown and its sources (the
+pipeline's source files, the operands, the program's inputs). The tab keeps them only when
+``TabConfig.derived`` is on; they are left out of :class:`Capture` equality.
 """
 
-from rtlab.environment._capture.core import Capture, CapturedRead, capture_step
+from rtlab.environment._capture.core import (
+    DERIVED_KINDS,
+    Capture,
+    CapturedDerived,
+    CapturedRead,
+    DerivedKind,
+    capture_step,
+)
 
-__all__ = ["Capture", "CapturedRead", "capture_step"]
+__all__ = ["DERIVED_KINDS", "Capture", "CapturedDerived", "CapturedRead", "DerivedKind", "capture_step"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
@@ -82,6 +83,9 @@ class Collector:
     d``, a ``cd`` target), in order."""
     guessed: set[str] = field(default_factory=set)
     """Listed keys that only :func:`has_extension` made files (the listing did not say)."""
+    derived: list[tuple[str, int, int, tuple[str, ...]]] = field(default_factory=list)
+    """``(kind, start, end, sources)``: output that is a value computed from files, not their content (a
+    count, a size, a program's result); see :class:`rtlab.environment._capture.core.CapturedDerived`."""
 
     def ref(self, text: str, cwd: str | None) -> Ref:
         """The key and agent path of a path the output or command named, seen from ``cwd``."""
@@ -102,6 +106,13 @@ class Collector:
         start, end = trim(self.shown, start, end)
         if end > start:
             self.hits.append(Hit(ref, start, end, revision, confirm and revision is None))
+
+    def derive(self, kind: str, pieces: Sequence[tuple[int, int]], sources: list[str]) -> None:
+        """Output over ``pieces`` of the shown text that is a value ``kind`` computed from ``sources`` (keys)."""
+        for s, e in pieces:
+            start, end = trim(self.shown, s, e)
+            if end > start:
+                self.derived.append((kind, start, end, tuple(dict.fromkeys(sources))))
 
     def list(self, ref: Ref, is_file: bool | None = None) -> None:
         """A path that appeared in a listing; ``is_file`` None when the listing does not say, False when it

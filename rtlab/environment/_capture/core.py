@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
+from typing import Literal
 
 from rtlab.environment._capture import frame as fr
 from rtlab.environment._capture import git, listing
@@ -56,6 +57,31 @@ class CapturedRead:
     the working copy."""
 
 
+DerivedKind = Literal["count", "size", "computed"]
+DERIVED_KINDS: tuple[DerivedKind, ...] = ("count", "size", "computed")
+
+
+@dataclass(frozen=True)
+class CapturedDerived:
+    """Output that is a value computed from files rather than their content: what the read log, which keeps
+    file content only, never holds (the paper's footnote to its 94.8%).
+
+    Kinds, each decided where capture already knew the output is not content: ``count`` (a pipeline ending
+    in a count, ``grep x f | wc -l``, ``cat f | wc -l``; ``wc`` of files; ``grep -c``), ``size`` (``du``,
+    ``stat``, ``ls -l``: sizes and dates beside paths) and ``computed`` (what a program printed that no
+    rule attributed to a file it read and that holds a digit: a sum, a mean, a length)."""
+
+    kind: DerivedKind
+    """``count``, ``size`` or ``computed``."""
+    text: str
+    """The output exactly as shown: ``step.shown[start:start + len(text)] == text``."""
+    start: int
+    """Offset of the text in ``step.shown``."""
+    sources: tuple[str, ...] = ()
+    """The files the command read or was pointed at, normalised like :attr:`CapturedRead.path` (a count's
+    pipeline source, ``wc``'s and ``grep -c``'s operands, a program's input files); empty when it names none."""
+
+
 @dataclass(frozen=True)
 class Capture:
     """What one step read, only listed, and wrote."""
@@ -69,6 +95,10 @@ class Capture:
     folders: tuple[str, ...] = ()
     """Paths the step showed to be folders (``ls -l`` mode ``d``, a trailing ``/``, ``tree`` nesting, ``find
     -type d``, a ``cd`` target): the tab never takes them for listed files, in this step or a later one."""
+    derived: tuple[CapturedDerived, ...] = field(default=(), compare=False)
+    """Output that is a value computed from files (counts, sizes, programs' results), in order: kept by the tab
+    only when ``TabConfig.derived`` is on. Left out of equality: it is what a step computed, not what it read,
+    listed, wrote or showed to be a folder."""
 
 
 EMPTY = Capture()
@@ -168,6 +198,7 @@ def _script(col: Collector, step: Step, code: str, cwd: str | None) -> list[fr.R
         col.named.add(col.ref(p, cwd).key)
     block = fr.without_errors(shown, region.block)
     py.attribute(col, shown, block, cwd, script)
+    col.derive("computed", block.pieces, [col.ref(p, cwd).key for p in script.inputs])
     return [region]
 
 
@@ -460,6 +491,9 @@ def _attribute(col: Collector, shown: str, item: Item, part: fr.Block) -> None:
     if not block.pieces:
         return
     family = src.family
+    kind = _derived_kind(src)
+    if kind is not None:
+        col.derive(kind, block.pieces, [col.ref(f, cwd).key for f in src.files])
     if family == "content":
         _content(col, shown, block, cwd, src)
     elif family == "listing":
@@ -474,6 +508,23 @@ def _attribute(col: Collector, shown: str, item: Item, part: fr.Block) -> None:
         git.parse_patch(col, shown, block, cwd, src.git)
     elif family == "gitblame" and src.git is not None:
         git.parse_blame(col, shown, block, cwd, src.git)
+
+
+def _derived_kind(src: Source) -> DerivedKind | None:
+    """What kind of computed value a unit's output is (:class:`CapturedDerived`), or None when it is content or
+    paths: the families that capture already knows read nothing."""
+    if src.family == "count" or (src.family == "listing" and src.name == "wc"):
+        return "count"
+    if src.family == "grep" and src.grep is not None and src.grep.count:
+        return "count"
+    if src.family == "listing" and (
+        src.name in ("du", "stat")
+        or (src.name == "ls" and any(_LS_LONG_FLAG.match(w.text) for w in src.words))
+    ):
+        return "size"
+    if src.family == "script":
+        return "computed"
+    return None
 
 
 _HEAD_HEADER = re.compile(r"^==> (?P<name>.+) <==$")
@@ -796,7 +847,55 @@ def _result(col: Collector) -> Capture:
     listed = [p for p in col.listed if p not in read_keys and p not in written] if col.listed else []
     if col.guessed:
         listed = _without_folders(col, listed, read_keys)
-    return Capture(tuple(reads), tuple(listed), tuple(col.written), tuple(col.folders))
+    derived = _derived(col, reads) if col.derived else ()
+    return Capture(tuple(reads), tuple(listed), tuple(col.written), tuple(col.folders), derived)
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _derived(col: Collector, reads: list[CapturedRead]) -> tuple[CapturedDerived, ...]:
+    """The collected derived spans; a program's (``computed``) less what was attributed to a file it read and
+    what the command printed itself (``echo``), split where those were cut out, and cut to its lines from the
+    first to the last holding a digit (a program's headers and labels, ``FILE: a.csv``, are no computed
+    value; a part with no digit is dropped)."""
+    taken = sorted([(r.start, r.start + len(r.excerpt)) for r in reads] + col.literal)
+    out: list[CapturedDerived] = []
+    seen: set[tuple[int, int]] = set()
+    for kind, start, end, sources in col.derived:
+        spans = [(start, end)] if kind != "computed" else _less(start, end, taken)
+        for s, e in spans:
+            s, e = fr.trim(col.shown, s, e) if kind != "computed" else _digit_lines(col.shown, s, e)
+            if e > s and (s, e) not in seen:
+                seen.add((s, e))
+                out.append(CapturedDerived(kind, col.shown[s:e], s, sources))  # type: ignore[arg-type]
+    return tuple(sorted(out, key=lambda d: d.start))
+
+
+def _digit_lines(shown: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` from the first to the last line holding a digit (with its newline); empty without one."""
+    first = _DIGIT.search(shown, start, end)
+    if first is None:
+        return start, start
+    last = max(m.start() for m in _DIGIT.finditer(shown, first.start(), end))
+    s = max(start, shown.rfind("\n", start, first.start()) + 1)
+    nl = shown.find("\n", last, end)
+    return s, (nl + 1 if nl >= 0 else end)
+
+
+def _less(start: int, end: int, taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[start, end)`` less the sorted spans ``taken``."""
+    out: list[tuple[int, int]] = []
+    cursor = start
+    for s, e in taken:
+        if e <= cursor or s >= end:
+            continue
+        if s > cursor:
+            out.append((cursor, s))
+        cursor = max(cursor, e)
+    if cursor < end:
+        out.append((cursor, end))
+    return out
 
 
 def _without_folders(col: Collector, listed: list[str], read_keys: set[str]) -> list[str]:

@@ -480,6 +480,7 @@ def unit_source(unit: Unit, cwd: str | None) -> Source:
 def _fold(unit: Unit, cwd: str | None) -> Source:
     src = stage_source(unit.stages[0], piped=False, cwd=cwd)
     for stage in unit.stages[1:]:
+        prior = src
         nxt = stage_source(stage, piped=True, cwd=cwd)
         if nxt.family == "filter":
             if src.family == "literal" and stage.name not in ("cat", "tee"):
@@ -492,6 +493,8 @@ def _fold(unit: Unit, cwd: str | None) -> Source:
             src = nxt
             continue
         src = nxt if nxt.family != "silent" else Source("count", stage)
+        if src.family == "count" and prior.family not in ("count", "other"):
+            src.files, src.unknown_files = list(prior.files), prior.unknown_files  # what it counted
     return src
 
 
