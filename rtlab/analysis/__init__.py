@@ -89,9 +89,14 @@ if TYPE_CHECKING:
     from rtlab.analysis._summary import steps_frame as steps_frame
     from rtlab.analysis._summary import summary_frame as summary_frame
     from rtlab.analysis._summary import trajectory_summary as trajectory_summary
+    from rtlab.analysis._tabstats import COVERAGE_COLUMNS as COVERAGE_COLUMNS
+    from rtlab.analysis._tabstats import REVIEW_CALL_COLUMNS as REVIEW_CALL_COLUMNS
     from rtlab.analysis._tabstats import STAT_COLUMNS as STAT_COLUMNS
+    from rtlab.analysis._tabstats import final_review_coverage as final_review_coverage
     from rtlab.analysis._tabstats import requirement_source as requirement_source
+    from rtlab.analysis._tabstats import review_calls_frame as review_calls_frame
     from rtlab.analysis._tabstats import review_coverage as review_coverage
+    from rtlab.analysis._tabstats import review_coverage_summary as review_coverage_summary
     from rtlab.analysis._tabstats import tab_stats_frame as tab_stats_frame
     from rtlab.analysis._tabstats import tab_stats_summary as tab_stats_summary
     from rtlab.analysis._values import VALUE_COLUMNS as VALUE_COLUMNS
@@ -221,9 +226,14 @@ __getattr__, __dir__, __all__ = attach(
             "styles_summary",
         ),
         "._tabstats": (
+            "COVERAGE_COLUMNS",
+            "REVIEW_CALL_COLUMNS",
             "STAT_COLUMNS",
+            "final_review_coverage",
             "requirement_source",
+            "review_calls_frame",
             "review_coverage",
+            "review_coverage_summary",
             "tab_stats_frame",
             "tab_stats_summary",
         ),

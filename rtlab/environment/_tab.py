@@ -325,6 +325,9 @@ _ADDED = re.compile(r"^Added R\d+:")
 _CITED = re.compile(r"^R\d+ done, citing (L\d+) ")
 _REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
 _UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
+_REVIEW_REQ = re.compile(r"^(R\d+) ")
+_PLAIN_OPEN = re.compile(r"^(R\d+) open: ")
+_PLAIN_HEAD = f"{STATUS_PREFIX}requirements (the review is switched off)"
 
 
 @dataclass(frozen=True)
@@ -341,6 +344,13 @@ class ReplyReading:
     offered: tuple[str, ...] = ()
     """Paths a ``tab_list`` review offered as unopened candidates beside a requirement, in reply order
     (repeats kept); none for the plain listing."""
+    open_requirements: tuple[str, ...] = ()
+    """Ids of the requirements a ``tab_list`` reply listed as open (review form or plain listing), in order."""
+    covered: frozenset[str] = frozenset()
+    """Of those, the ones a review showed beside at least one read-log entry (each entry the review shows
+    beside a requirement shares a term with it, by the review's rule); none for the plain listing."""
+    review_form: bool = False
+    """The reply is a review (``[tab] review ...``), not the plain listing of the no-review ablation."""
 
 
 def read_reply(tool: str, text: str) -> ReplyReading:
@@ -353,8 +363,34 @@ def read_reply(tool: str, text: str) -> ReplyReading:
         return ReplyReading(cited=m.group(1) if m is not None else None)
     if tool == "tab_list" and text.startswith(_REVIEW_HEAD):
         offered = tuple(path for line in _UNOPENED.findall(text) for path in line.split(SEP))
-        return ReplyReading(reviewed=frozenset(_REVIEW_ENTRY.findall(text)), offered=offered)
+        open_ids, covered = _review_coverage(text)
+        return ReplyReading(
+            reviewed=frozenset(_REVIEW_ENTRY.findall(text)),
+            offered=offered,
+            open_requirements=open_ids,
+            covered=covered,
+            review_form=True,
+        )
+    if tool == "tab_list" and text.startswith(_PLAIN_HEAD):
+        opened = tuple(m.group(1) for line in text.splitlines() if (m := _PLAIN_OPEN.match(line)))
+        return ReplyReading(open_requirements=opened)
     return ReplyReading()
+
+
+def _review_coverage(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The open requirement ids of a rendered review, and those with an entry line (``  Lk ...``) under them.
+
+    :func:`_render_review` writes each open requirement at column 0 (``Rk text``), then its entry lines, then
+    its candidates line; the ``resolved: ...`` and ``tab_show ...`` lines and the status line after them start
+    otherwise. Only the first line of a requirement whose text spans lines is its line."""
+    open_ids: list[str] = []
+    covered: set[str] = set()
+    for line in text.splitlines()[1:]:
+        if (m := _REVIEW_REQ.match(line)) is not None:
+            open_ids.append(m.group(1))
+        elif open_ids and _REVIEW_ENTRY.match(line):
+            covered.add(open_ids[-1])
+    return tuple(open_ids), frozenset(covered)
 
 
 def _snippet(excerpt: str, terms: Iterable[str], width: int) -> str:
