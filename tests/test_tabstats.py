@@ -121,7 +121,11 @@ RUN_C = [_add("total amount of a"), LIST, READ_A]
 def test_review_coverage_at_every_call_by_hand() -> None:
     from rtlab.analysis import final_review_coverage, review_calls_frame, review_coverage_summary
 
-    a, b, c = _tab_run("A", RUN_A, model="m1"), _tab_run("B", RUN_B, model="m1"), _tab_run("C", RUN_C, model="m2")
+    a, b, c = (
+        _tab_run("A", RUN_A, model="m1"),
+        _tab_run("B", RUN_B, model="m1"),
+        _tab_run("C", RUN_C, model="m2"),
+    )
     calls = review_calls_frame([a, b, c])
     assert calls[["trajectory", "step", "n_open", "n_covered"]].values.tolist() == [
         ["A", 2, 2, 0], ["A", 4, 2, 1], ["A", 7, 1, 1], ["B", 2, 1, 1], ["C", 1, 1, 0],
@@ -148,6 +152,13 @@ def test_review_coverage_of_a_run_without_a_review_and_of_the_plain_listing() ->
     (t,) = ingest([SAMPLE_CODEX]).trajectories
     assert review_calls_frame([t]).empty and math.isnan(review_coverage(t))  # never pulled: no row, NaN
     # the no-review ablation's listing: R1 open beside nothing (its entries are an index, not a match): 0 of 1
-    plain = replay(_tab_run("B", RUN_B, model="m1"), requirements="trajectory", config=TabConfig(review=False))
+    plain = replay(
+        _tab_run("B", RUN_B, model="m1"), requirements="trajectory", config=TabConfig(review=False)
+    )
     (row,) = review_calls_frame([plain]).to_dict(orient="records")
-    assert (row["n_open"], row["n_covered"], row["review_form"], row["reply_from"]) == (1, 0, False, "replayed")
+    assert (row["n_open"], row["n_covered"], row["review_form"], row["reply_from"]) == (
+        1,
+        0,
+        False,
+        "replayed",
+    )

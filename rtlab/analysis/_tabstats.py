@@ -74,7 +74,11 @@ def _review_rows(run: Trajectory | Replay) -> list[dict[str, object]]:
     """One row per answered ``tab_list`` call of a recorded run, or per replayed ``tab_list`` call of a replay."""
     if isinstance(run, Replay):
         t, source = run.trajectory, "replayed"
-        replies = [(rec.step, rec.reply or "") for rec in run.records if rec.kind == "tab_call" and rec.tool == "tab_list"]
+        replies = [
+            (rec.step, rec.reply or "")
+            for rec in run.records
+            if rec.kind == "tab_call" and rec.tool == "tab_list"
+        ]
         tid, path = run.trajectory_id, run.source_path
     else:
         t, source = run, "recorded"
