@@ -74,10 +74,10 @@ if TYPE_CHECKING:
     from rtlab.analysis._results import sort_rows as sort_rows
     from rtlab.analysis._results import variant_rank as variant_rank
     from rtlab.analysis._styles import AFTER_FINISH as AFTER_FINISH
-    from rtlab.analysis._styles import ReadingPass as ReadingPass
     from rtlab.analysis._styles import FLAGS as FLAGS
     from rtlab.analysis._styles import STYLE_COLUMNS as STYLE_COLUMNS
     from rtlab.analysis._styles import SUMMARY_COLUMNS as SUMMARY_COLUMNS
+    from rtlab.analysis._styles import ReadingPass as ReadingPass
     from rtlab.analysis._styles import deliverable_writes as deliverable_writes
     from rtlab.analysis._styles import finish_check_event as finish_check_event
     from rtlab.analysis._styles import offered_candidates as offered_candidates
