@@ -103,6 +103,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._values import VALUE_COLUMNS as VALUE_COLUMNS
     from rtlab.analysis._values import deliverable_text as deliverable_text
     from rtlab.analysis._values import expected_values as expected_values
+    from rtlab.analysis._values import failed_shown_missing as failed_shown_missing
     from rtlab.analysis._values import file_text as file_text
     from rtlab.analysis._values import item_values as item_values
     from rtlab.analysis._values import value_records as value_records
@@ -150,6 +151,7 @@ __getattr__, __dir__, __all__ = attach(
             "VALUE_COLUMNS",
             "deliverable_text",
             "expected_values",
+            "failed_shown_missing",
             "file_text",
             "item_values",
             "value_records",
