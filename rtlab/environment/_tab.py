@@ -28,6 +28,16 @@ Decisions the paper leaves open, made here once:
   requirement and no candidate is shown.
 - **Evidence check.** ``resolve(Rk, "done", cite=Lj)`` is refused when ``tokenize(Rk.text)`` and
   ``tokenize(Lj.path) ∪ tokenize(Lj.excerpt)`` are disjoint.
+- **No capture** (ablation, "removing environmental capture"). The environment fills neither L nor C, and
+  ``done`` must cite a read-log entry, so by default (``own_records=False``) ``done`` can never be cited:
+  every requirement ends ``unavailable`` or open (the finish check still lists it), and the review and the
+  evidence check have nothing to work on. This is rtlab's reading of the paper's ablation: the tab keeps only
+  what the agent states, and the paper's resolve rule ("only by citing a supporting read-log entry") is kept.
+  The alternative, ``TabConfig(capture=False, own_records=True)`` (``no-capture+own-records``), lets the
+  agent cite its own record: a ``cite`` that is not an entry id is the agent's words for the evidence (what
+  it saw and where), kept as a read-log entry of ``origin="agent"`` (path ``(agent record)``, command
+  ``tab_resolve``) once it passes the evidence check against its own text. The paper does not say which its
+  ablation did; both keep the rest of the tab as it is, and the environment still captures nothing.
 - **Status line** (:meth:`Tab.status_line`), one line, always the same shape::
 
       [tab] 2 open (R1, R3) · 14 read-log entries from 6 files · 180 candidates
@@ -122,6 +132,9 @@ class ReadEntry:
     revision: str | None = None
     """The git revision the excerpt shows the file at (``git show REV:FILE``, a commit's patch); None: the
     working copy."""
+    origin: Literal["environment", "agent"] = "environment"
+    """Who wrote the entry: the environment's capture, or the agent's own record cited for ``done`` (only with
+    ``TabConfig.own_records``, under no capture)."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +171,9 @@ class TabConfig:
     """Open requirement ids named in the status line before ``+N more``."""
     idf: IdfKind = "okapi"
     """BM25 idf variant (see :class:`rtlab.text._bm25.BM25`); ``okapi`` reproduces rank_bm25."""
+    own_records: bool = False
+    """With capture off only: ``done`` may cite the agent's own record (its words for the evidence) instead
+    of an entry id; off, the no-capture tab has no entry to cite (see the module doc)."""
 
     def __post_init__(self) -> None:
         for name in ("review_entries", "review_candidates", "snippet_chars", "status_ids"):
@@ -165,6 +181,10 @@ class TabConfig:
                 raise ValueError(f"TabConfig.{name} must be >= 0, got {getattr(self, name)}")
         if self.idf not in ("okapi", "lucene"):
             raise ValueError(f"TabConfig.idf must be 'okapi' or 'lucene', got {self.idf!r}")
+        if self.own_records and self.capture:
+            raise ValueError(
+                "TabConfig.own_records is the no-capture ablation's alternative: it needs capture=False"
+            )
 
     @classmethod
     def ablation(cls, name: AblationName) -> TabConfig:
@@ -181,6 +201,7 @@ class TabConfig:
     def name(self) -> str:
         """``full``, the ablation's name, or the switched-off components joined by ``+``."""
         off = [ablation for ablation, switch in _SWITCHES if not getattr(self, switch)]
+        off += ["own-records"] if self.own_records else []
         return "+".join(off) if off else "full"
 
 
@@ -326,6 +347,9 @@ _CITED = re.compile(r"^R\d+ done, citing (L\d+) ")
 _REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
 _UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
 _REVIEW_REQ = re.compile(r"^(R\d+) ")
+_ENTRY_ID = re.compile(r"^[Ll]\d+$")
+OWN_RECORD_PATH = "(agent record)"
+"""The path of a read-log entry the agent wrote itself (``TabConfig.own_records``)."""
 _PLAIN_OPEN = re.compile(r"^(R\d+) open: ")
 _PLAIN_HEAD = f"{STATUS_PREFIX}requirements (the review is switched off)"
 
@@ -714,6 +738,8 @@ class Tab:
                 f"Not resolved: marking {req.id} done needs cite, the read-log entry (Lk) that supports it.",
             )
         entry = self.entry(cite)
+        if entry is None and self.config.own_records and not _ENTRY_ID.match(cite.strip()):
+            return self._resolve_own_record(req, cite.strip(), reason, step)
         if entry is None:
             held = _id_range("L", len(self._read_log)) if self._read_log else "no entries yet"
             return Reply(
@@ -731,6 +757,32 @@ class Tab:
             req.reason = reason.strip()
         self._v_req += 1
         return Reply(True, f"{req.id} done, citing {entry.id} ({entry.path}).")
+
+    def _resolve_own_record(
+        self, req: Requirement, record: str, reason: str | None, step: int | None
+    ) -> Reply:
+        """``done`` citing the agent's own record (``own_records``): the evidence check on its text, then the
+        record kept as a read-log entry of ``origin="agent"`` and cited."""
+        if self.config.evidence_check and not set(tokenize(record)) & set(self._req_tokens[req.id]):
+            return Reply(
+                False,
+                f'Refused by the evidence check: your record shares no term with {req.id} "{req.text}". '
+                "Cite what you saw in words of the requirement, or mark it unavailable with a reason.",
+            )
+        entry = ReadEntry(
+            f"L{len(self._read_log) + 1}", step if step is not None else -1, OWN_RECORD_PATH, "tab_resolve",
+            record, origin="agent",
+        )  # fmt: skip
+        self._read_log.append(entry)
+        self._entry_by_id[entry.id] = entry
+        self._entry_tokens.append(None)
+        self._entry_terms.append(None)
+        self._v_log += 1
+        req.status, req.cite, req.step_resolved = "done", entry.id, step
+        if reason and reason.strip():
+            req.reason = reason.strip()
+        self._v_req += 1
+        return Reply(True, f"{req.id} done, citing {entry.id} ({OWN_RECORD_PATH}).")
 
     def evidence(self, rid: str, lid: str) -> frozenset[str]:
         """The terms requirement ``rid`` shares with entry ``lid``'s path and excerpt (empty: the check refuses)."""
@@ -824,6 +876,8 @@ class Tab:
         for e in self._read_log:
             row: dict[str, Any] = {"id": e.id, "step": e.step, "path": e.path, "command": e.command}
             row["chars"] = len(e.excerpt)
+            if e.origin != "environment":
+                row["origin"] = e.origin
             if excerpts:
                 row["excerpt"] = e.excerpt
             log.append(row)
