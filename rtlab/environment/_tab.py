@@ -200,7 +200,7 @@ class TabConfig:
     @property
     def name(self) -> str:
         """``full``, the ablation's name, or the switched-off components joined by ``+``."""
-        off = [ablation for ablation, switch in _SWITCHES if not getattr(self, switch)]
+        off: list[str] = [ablation for ablation, switch in _SWITCHES if not getattr(self, switch)]
         off += ["own-records"] if self.own_records else []
         return "+".join(off) if off else "full"
 
