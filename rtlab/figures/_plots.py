@@ -309,12 +309,13 @@ TAB_STAT_LABELS = {
     "n_files": "distinct files read",
     "excerpt_chars": "excerpted characters",
     "n_candidates": "candidates (listed, unopened)",
-    "review_coverage": "review coverage (%)",
+    "review_coverage": "review coverage over its tab_list calls (%)",
 }
 
 
 def plot_tab_stats(frame: pd.DataFrame, *, by: str, title: str) -> Figure:
-    """What the final tab holds per trajectory, one panel per statistic, one box (with points) per group."""
+    """What the final tab holds per trajectory, one panel per statistic, one box (with points) per group; review
+    coverage is the run's over its `tab_list` calls (:func:`rtlab.analysis._tabstats.review_coverage`)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
