@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rtlab.analysis._arms import TAB_METHOD
-from rtlab.environment import Replay, RequirementSource, is_tab_call, read_reply
+from rtlab.environment import Replay, ReplyReading, RequirementSource, is_tab_call, read_reply
 from rtlab.records import Trajectory
 
 if TYPE_CHECKING:
@@ -70,35 +70,36 @@ COVERAGE_COLUMNS = ("n_runs", "n_calls", "n_open", "n_covered", "coverage", "run
 """The statistics of :func:`review_coverage_summary` (after the group columns)."""
 
 
-def _review_rows(run: Trajectory | Replay) -> list[dict[str, object]]:
-    """One row per answered ``tab_list`` call of a recorded run, or per replayed ``tab_list`` call of a replay."""
+def _replies(run: Trajectory | Replay) -> list[tuple[int, ReplyReading]]:
+    """(step, reading) of every answered ``tab_list`` call of a recorded run, or replayed one of a replay."""
     if isinstance(run, Replay):
-        t, source = run.trajectory, "replayed"
-        replies = [
-            (rec.step, rec.reply or "")
-            for rec in run.records
-            if rec.kind == "tab_call" and rec.tool == "tab_list"
+        texts = [
+            (r.step, r.reply or "") for r in run.records if r.kind == "tab_call" and r.tool == "tab_list"
         ]
-        tid, path = run.trajectory_id, run.source_path
     else:
-        t, source = run, "recorded"
-        replies = [(s.index, s.output or "") for s in run.steps if s.answered and s.tool == "tab_list"]
-        tid, path = run.id, run.source_path
+        texts = [(s.index, s.output or "") for s in run.steps if s.answered and s.tool == "tab_list"]
+    return [(step, read_reply("tab_list", text)) for step, text in texts]
+
+
+def _review_rows(run: Trajectory | Replay) -> list[dict[str, object]]:
+    """The rows of :func:`review_calls_frame` for one run."""
+    t = run.trajectory if isinstance(run, Replay) else run
+    labels = {
+        "trajectory": run.trajectory_id if isinstance(run, Replay) else run.id,
+        "source_path": run.source_path,
+        **{
+            k: getattr(t, k) if t is not None else None
+            for k in ("model", "method", "variant", "run", "task_id")
+        },
+    }
     rows: list[dict[str, object]] = []
-    for step, text in replies:
-        reading = read_reply("tab_list", text)
+    for step, reading in _replies(run):
         n_open, n_covered = len(reading.open_requirements), len(reading.covered)
         rows.append(
             {
-                "trajectory": tid,
-                "source_path": path,
-                "model": t.model if t is not None else None,
-                "method": t.method if t is not None else None,
-                "variant": t.variant if t is not None else None,
-                "run": t.run if t is not None else None,
-                "task_id": t.task_id if t is not None else None,
+                **labels,
                 "step": step,
-                "reply_from": source,
+                "reply_from": "replayed" if isinstance(run, Replay) else "recorded",
                 "review_form": reading.review_form,
                 "n_open": n_open,
                 "n_covered": n_covered,
@@ -122,9 +123,9 @@ def review_calls_frame(runs: Iterable[Trajectory | Replay]) -> pd.DataFrame:
 def review_coverage(run: Trajectory | Replay) -> float:
     """One run's review coverage: open requirements shown beside a read-log entry over open requirements
     listed, summed over its ``tab_list`` calls; NaN when it never pulled a review listing one open."""
-    rows = _review_rows(run)
-    n_open = sum(int(r["n_open"]) for r in rows)  # type: ignore[call-overload]
-    n_covered = sum(int(r["n_covered"]) for r in rows)  # type: ignore[call-overload]
+    readings = [reading for _, reading in _replies(run)]
+    n_open = sum(len(r.open_requirements) for r in readings)
+    n_covered = sum(len(r.covered) for r in readings)
     return n_covered / n_open if n_open else float("nan")
 
 
