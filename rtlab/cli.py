@@ -609,6 +609,7 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
 def cmd_recover(args: argparse.Namespace) -> int:
     from rtlab.annotation import (
         CONDITIONS,
+        RECOVERY_CONTEXT_CHARS,
         first_recovery_requests,
         recover,
         recovery_annotators,
@@ -618,14 +619,23 @@ def cmd_recover(args: argparse.Namespace) -> int:
     from rtlab.llm import usage_summary
 
     result = _ingest(args)
-    items = recovery_items(result.trajectories)
+    items = recovery_items(result.trajectories, sample=args.sample)
     annotators = recovery_annotators(args.model, samples=args.samples)
+    context = args.context_chars or RECOVERY_CONTEXT_CHARS
     with contextlib.ExitStack() as stack:
         client = _llm_client(args, stack)
         if args.dry_run:
-            print(client.dry_run(first_recovery_requests(items, annotators, CONDITIONS)).describe())
+            requests = first_recovery_requests(items, annotators, CONDITIONS, context_chars=context)
+            print(client.dry_run(requests).describe())
             return 0
-        run = recover(items, annotators, client, max_workers=args.concurrency, progress=args.progress)
+        run = recover(
+            items,
+            annotators,
+            client,
+            context_chars=context,
+            max_workers=args.concurrency,
+            progress=args.progress,
+        )
     if args.json:
         for row in run.frame.to_dict(orient="records"):
             print(json.dumps(_json_safe(row), ensure_ascii=False, default=str))
@@ -827,6 +837,19 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p)
     p.add_argument("--model", action="append", required=True, help="the LLM to ask (repeatable)")
     p.add_argument("--samples", type=int, default=1, help="samples per model")
+    p.add_argument(
+        "--sample",
+        choices=("paper", "held"),
+        default="paper",
+        help="paper: held values of failed items, shown and not delivered (default); held: every held value",
+    )
+    p.add_argument(
+        "--context-chars",
+        type=int,
+        default=None,
+        metavar="N",
+        help="longest prompt sent, in characters (longer ones are reported over_context); default ~272K tokens",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per (value, condition, model) row")
     _add_llm_options(p)
     p.set_defaults(func=cmd_recover)

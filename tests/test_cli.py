@@ -201,7 +201,8 @@ def test_annotate_with_the_simulated_model_then_agree(tmp_path: Path, capsys) ->
 
 
 def test_recover_with_the_simulated_model(tmp_path: Path, capsys) -> None:
-    args = ["recover", str(SAMPLE), "--model", "m", "--simulated", "--cache-dir", str(tmp_path), "--json"]
+    paper = ["recover", str(SAMPLE), "--model", "m", "--simulated", "--cache-dir", str(tmp_path), "--json"]
+    args = [*paper[:-1], "--sample", "held", "--json"]
     assert main(args) == 0
     captured = capsys.readouterr()
     rows = [json.loads(line) for line in captured.out.splitlines()]

@@ -296,6 +296,38 @@ def test_no_capture_empties_l_and_c_and_nothing_else() -> None:
     assert full_finish is None and abl_finish is not None  # R1 could not be settled without a read log
 
 
+def test_no_capture_with_own_records_lets_the_agent_cite_its_own_words() -> None:
+    """The alternative reading of the no-capture ablation: done may cite the agent's own record."""
+    own = TabConfig(capture=False, own_records=True)
+    assert own.name == "no-capture+own-records" and TabConfig.ablation("no-capture").own_records is False
+    with pytest.raises(ValueError, match="needs capture=False"):
+        TabConfig(own_records=True)  # with capture on there is a read log to cite: the option means nothing
+    capture = ScriptedCapture(PLAN)
+    cite = ("tab_resolve", {"id": "R2", "status": "done", "cite": "staff list: 14 names, so head count 14"})
+    out, finish, env = run_script(own, cite, capture)
+    assert capture.asked == []  # still nothing captured
+    # step 7 cites L1, an entry id: there is none, as under plain no-capture (an id is never taken as words)
+    assert (
+        strip_status(out[7])
+        == "Not resolved: there is no read-log entry 'L1' (the log holds no entries yet)."
+    )
+    # step 9 cites the agent's words, which share "staff", "head", "count" with R2: accepted as L1
+    assert strip_status(out[9]) == "R2 done, citing L1 ((agent record))."
+    (entry,) = env.tab.read_log
+    assert (entry.origin, entry.path, entry.command, entry.excerpt) == (
+        "agent", "(agent record)", "tab_resolve", "staff list: 14 names, so head count 14",
+    )  # fmt: skip
+    assert env.tab.files_read == 0 and env.tab.to_dict()["read_log"][0]["origin"] == "agent"
+    assert finish is not None and "R1" in finish  # R1 stayed open: the finish check lists it
+    # words sharing no term with the requirement are refused by the evidence check, and leave no entry
+    _, _, refused = run_script(own, ("tab_resolve", {"id": "R2", "status": "done", "cite": "see the files"}))
+    assert refused.tab.read_log == [] and refused.tab.requirement("R2").status == "open"
+    # the paper's default reading: the same words are no entry id, so done cannot be cited at all
+    plain_out, _, plain = run_script(TabConfig.ablation("no-capture"), cite)
+    assert strip_status(plain_out[9]).startswith("Not resolved: there is no read-log entry 'staff list")
+    assert plain.tab.read_log == [] and plain.tab.requirement("R2").status == "open"
+
+
 def test_no_review_changes_only_tab_list() -> None:
     full_out, full_finish, full = run_script(TabConfig(), CITE_NO_TERM)
     abl_out, abl_finish, abl = run_script(TabConfig.ablation("no-review"), CITE_NO_TERM)

@@ -50,7 +50,6 @@ def test_every_notebook_runs_on_the_hand_made_sample(
         "01_step_sizes",
         "02_failure_breakdown",
         "03_value_coverage",
-        "04_masked_recovery",
         "08_tab_statistics",
         "09_annotator_kappa",
     ):
@@ -60,6 +59,10 @@ def test_every_notebook_runs_on_the_hand_made_sample(
     out = capsys.readouterr().out
     for book in ("05_main_results", "06_reading_volume", "07_operating_styles"):
         assert f"skip {book}.ipynb  (needs " in out
+    # the paper's masked-recovery sample is held values of *failed* items missing from the deliverable; the
+    # sample's one held value (15,800) passed and is delivered, so notebook 04 (which made a figure from it when
+    # every held value was asked about) says why it makes none
+    assert "skip 04_masked_recovery.ipynb  (needs a held value of a failed item" in out
 
 
 def test_result_notebooks_on_a_small_simulated_world(tmp_path: Path) -> None:

@@ -138,7 +138,7 @@ def test_ablations_panels(figures) -> None:
     assert [ax.get_title(loc="left") for ax in axes] == ["Pass Rate", "TCR@70"]
     labels = [t.get_text() for t in axes[0].get_yticklabels()]
     assert labels == [
-        "− environmental capture",
+        "− environmental capture\n(no entry: done uncitable)",  # the ablation's reading, on the figure
         "− review",
         "− evidence check",
         "− finish check",
@@ -147,6 +147,7 @@ def test_ablations_panels(figures) -> None:
     assert len(axes[0].patches) == len(MODELS) * (len(VARIANT_ORDER) + 1)
     assert "percentage points" in axes[0].get_xlabel()
     assert sorted(t.get_text() for t in fig.legends[0].get_texts()) == sorted(MODELS)
+    assert any("done can never be cited" in t.get_text() for t in fig.texts)  # the note under the panels
 
 
 def test_reading_volume_panels(figures) -> None:

@@ -14,6 +14,7 @@ from rtlab.annotation import (
     CONDITIONS,
     FAILED,
     MASK,
+    OVER_CONTEXT,
     RECOVERY_COLUMNS,
     REFUSED,
     UNPARSABLE,
@@ -95,7 +96,7 @@ def make_run(run_id: str = "fx:rec") -> Trajectory:
 
 @pytest.fixture(scope="module")
 def items():
-    return recovery_items([make_run()])
+    return recovery_items([make_run()], sample="held")  # the run is not judged: every held value
 
 
 def client_for(srv, tmp_path, **kw) -> LLMClient:
@@ -224,17 +225,25 @@ def test_conditions_add_context(items):
     assert "contracts.txt" not in review and "317" not in review
     assert "L4 · step 4 · data/notes_1.txt" in review  # tab_show of each entry shown
     assert "[L7] step 7 data/contracts.txt (cat data/contracts.txt)" in log and "vendor count 317" in log
-    assert "Nothing was truncated (budget 48000 characters)." in log
+    # each condition adds to the one before: the review's row is in the read-log prompt too, and every entry
+    # the review opens is in the read log whole (given once, in read-log order)
+    assert f"R5 Does the report give the vendor count of {MASK}?" in log and "## Review" in log
+    assert all(vendor.read_log[k].split("\n", 1)[1] in log for k in vendor.opened)
+    assert "## Notes" not in log and "truncated" not in log  # nothing is cut without a budget
 
 
 def test_review_query_rubric_still_shows_the_masked_text(items):
     # ranked with the unmasked text (the value's token "317" too: contracts.txt is long, so it still ranks
     # below the short notes files here), shown masked
-    (vendor,) = [i for i in recovery_items([make_run()], review_query="rubric") if i.value == "317"]
+    (vendor,) = [
+        i for i in recovery_items([make_run()], review_query="rubric", sample="held") if i.value == "317"
+    ]
     assert vendor.review.splitlines()[1] == f"R5 Does the report give the vendor count of {MASK}?"
     assert list(vendor.opened) == ["L4", "L3", "L5"]
     with pytest.raises(ValueError, match="review_query"):
         recovery_items([make_run()], review_query="oracle")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="sample"):
+        recovery_items([make_run()], sample="all")  # type: ignore[arg-type]
 
 
 def test_budget_truncates_and_says_so(items):
@@ -242,7 +251,9 @@ def test_budget_truncates_and_says_so(items):
     prompt = build_prompt(vendor, "read_log", budget=3000)
     text = prompt.messages[1]["content"]
     assert prompt.truncated and not prompt.context_holds  # contracts.txt cut before its last line
-    assert "L7 (3848 -> 2352 characters)" in text and "truncated (biggest first)" in text
+    # 3000 characters now share the review's row too (the read-log condition includes it), so L7 is cut to
+    # 1932 where it was cut to 2352 when the condition left the review out
+    assert "L7 (3848 -> 1932 characters)" in text and "truncated (biggest first)" in text
     assert build_prompt(vendor, "read_log").context_holds
 
 
@@ -346,12 +357,65 @@ def test_real_workspace_bench_smoke(real: Path, srv, tmp_path):
     trajectories = result.trajectories
     frame = values_frame(trajectories, [replay(t) for t in trajectories])
     assert int(frame["held"].sum()) == 10  # checked by hand: 5 in 15_cloud, 5 in 15_plain
+    assert len(recovery_items(trajectories, sample="held")) == 10
     items = recovery_items(trajectories)
-    assert len(items) == 10
+    # the paper's sample: 15_plain's item 11 (1700) passed and is delivered, so 9 of the 10 held values
+    assert len(items) == 9 and (("codex:15_plain", 11) not in {(i.trajectory, i.rubric_index) for i in items})
     assert {i.trajectory for i in items} == {"codex:15_cloud", "codex:15_plain"}
     (annotator,) = recovery_annotators([SIMULATED_MODEL])
     out = recover(items, [annotator], client_for(srv, tmp_path), max_workers=8)
-    assert len(out.frame) == 30
-    assert srv.n_requests == 30
+    assert len(out.frame) == 27
+    assert srv.n_requests == 27
     assert set(out.frame["status"]) <= {"answered", "no_answer"}
     assert not out.frame["truncated"][out.frame["condition"] == "no_tab"].any()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The paper's sample, and a read log longer than the model's context
+
+
+def judged_run() -> Trajectory:
+    """make_run, judged, with a deliverable: the paper's sample is the held values of failed items that the
+    deliverable lacks."""
+    from rtlab.records import Deliverable, ItemResult, Judgement
+
+    t = make_run("fx:judged")
+    # items 1 (9,870) passed; 2 (1234.5) failed but the final message writes 1234.5; 0, 3, 4, 5, 6 failed
+    t.judgement = Judgement(items=[ItemResult(index=i, passed=i == 1) for i in range(7)])
+    t.deliverable = Deliverable(final_message="North revenue: 1234.5. Budget 9870.")
+    return t
+
+
+def test_the_paper_sample_is_failed_shown_missing_and_held():
+    t = judged_run()
+    held = recovery_items([t], sample="held")
+    paper = recovery_items([t])
+    assert [i.value for i in held] == list(EXPECTED)  # six held values, as before
+    # the paper's: 9,870 goes (its item passed, and it is delivered), 1234.5 goes (delivered, though failed);
+    # 4,321 (item 5, failed) was never shown, so never in either; 6 - 2 = 4 remain
+    assert [i.value for i in paper] == ["4434.5", "7,500", "317", "7,500.00"]
+    assert recovery_items([make_run()]) == []  # an unjudged run has no failed item: nothing in the sample
+
+
+def test_a_prompt_over_the_context_is_reported_not_cut(srv, items, tmp_path):
+    (annotator,) = recovery_annotators([SIMULATED_MODEL])
+    vendor = items[4]
+    sizes = {c: build_prompt(vendor, c).chars for c in CONDITIONS}
+    # each condition adds to the one before, so the prompts grow; a context of the review prompt's size takes
+    # no_tab and review whole and leaves read_log (the whole read log: every entry, contracts.txt's 3848
+    # characters among them) unsent
+    assert sizes["no_tab"] < sizes["review"] < sizes["read_log"]
+    out = recover(
+        [vendor], [annotator], client_for(srv, tmp_path), context_chars=sizes["review"], max_workers=1
+    )
+    assert srv.n_requests == 2  # the over-context prompt was never sent
+    rows = out.frame.set_index("condition")
+    assert (
+        rows.loc["read_log", "status"] == OVER_CONTEXT
+        and rows.loc["read_log", "prompt_chars"] == sizes["read_log"]
+    )
+    assert not rows.loc["read_log", "context_holds"] and not rows.loc["read_log", "truncated"]
+    assert f"{sizes['read_log']} characters" in rows.loc["read_log", "raw_response"]
+    assert list(rows["status"][["no_tab", "review"]]) == ["no_answer", "no_answer"]  # EXPECTED: None, None
+    assert list(recovery_summary(out.frame)["over_context"]) == [0, 0, 1]
+    assert len(first_recovery_requests([vendor], [annotator], context_chars=sizes["review"])) == 2

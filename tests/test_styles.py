@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import pandas as pd
+import pytest
 from stepping import typed
 
 from rtlab.analysis import (
@@ -164,10 +165,10 @@ def test_listed_candidate_rule() -> None:
     # the review offers notes.txt beside R2 (it shares "notes"); b.csv shares no term with either requirement
     assert read_reply("tab_list", listing.output or "").offered == ("data/notes.txt",)
     assert offered_candidates(A.steps) == {"data/notes.txt": listing.index}
-    assert reading_pass(A, offered=offered_candidates(A.steps)) == (3, True)
+    assert reading_pass(A, offered=offered_candidates(A.steps))[:2] == (3, True)
     # offered after the read, or never offered: not opened through the tab
-    assert reading_pass(A, offered={"data/notes.txt": 99}) == (3, False)
-    assert reading_pass(A) == (3, False)
+    assert reading_pass(A, offered={"data/notes.txt": 99})[:2] == (3, False)
+    assert reading_pass(A)[:2] == (3, False)
     # the plain listing of the no-review ablation offers nothing
     assert offered_candidates(C.steps) == {}
 
@@ -198,3 +199,52 @@ def test_empty_inputs() -> None:
     assert empty.empty and list(empty.columns) == list(STYLE_COLUMNS)
     summary = styles_summary(empty)
     assert summary.empty and list(summary.columns) == ["model", *SUMMARY_COLUMNS]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# "Edited the deliverable after the finish check": every way a step writes the file, from capture
+
+
+def _bash(command: str, output: str = "") -> tuple[str, str, dict[str, str], str]:
+    return ("bash", command, {"command": command}, output)
+
+
+SHELL_EDITS = {
+    "heredoc": "cat > out/report.md <<'EOF'\n# Report\ntotal amount 100\nEOF",
+    "redirect": "echo 'total amount: 100' >> out/report.md",
+    "sed -i": "sed -i 's/TBD/100/' out/report.md",
+    "cp": "cp /tmp/draft.md out/report.md",
+    "mv": "mv /tmp/draft.md out/report.md",
+    "tee": "printf 'total 100\\n' | tee -a out/report.md",
+    "script saving the xlsx": (
+        "python3 -c \"import openpyxl; wb = openpyxl.Workbook(); wb.active['A1'] = 100; wb.save('out/report.xlsx')\""
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(SHELL_EDITS))
+def test_a_shell_edit_after_the_finish_check_is_an_edit(how: str) -> None:
+    # D's steps (no edit after its finish check), then the edit by a shell command: edited after the check
+    t = run("E", [READ_C, tab("tab_add", text="total amount of a"), FINISH, _bash(SHELL_EDITS[how])])
+    assert reading_pass(t).writes[-1][2] == ("out/report.xlsx" if "xlsx" in how else "out/report.md"), how
+    (row,) = operating_styles([t]).to_dict(orient="records")
+    assert row["edited_after_finish"] is True, how
+    # the same edit before the finish check: not after it
+    early = run("F", [READ_C, tab("tab_add", text="total amount of a"), _bash(SHELL_EDITS[how]), FINISH])
+    assert operating_styles([early]).loc[0, "edited_after_finish"] == False  # noqa: E712 (a pandas boolean)
+
+
+def test_only_writes_onto_a_delivered_file_count_when_the_run_names_its_deliverable() -> None:
+    from rtlab.records import DeliverableFile
+
+    scratch = _bash("cat > /tmp/fix.py <<'EOF'\nprint(1)\nEOF")
+    t = run("G", [READ_C, tab("tab_add", text="total amount of a"), FINISH, scratch])
+    # no delivered file recorded: any write counts (the scratch script included)
+    assert operating_styles([t]).loc[0, "edited_after_finish"] == True  # noqa: E712
+    t.deliverable.files.append(DeliverableFile(path="/workspace/out/report.md"))
+    # report.md delivered: /tmp/fix.py is not it, so nothing was edited after the check
+    assert operating_styles([t]).loc[0, "edited_after_finish"] == False  # noqa: E712
+    t.steps.append(typed(Step(index=4, tool="bash", command="sed -i 's/a/b/' out/report.md",
+                              args={"command": "sed -i 's/a/b/' out/report.md"}, output="", shown="", seq=9)))  # fmt: skip
+    # the same name as the delivered file (compared by name_key): an edit after the check
+    assert operating_styles([t]).loc[0, "edited_after_finish"] == True  # noqa: E712

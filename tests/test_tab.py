@@ -566,12 +566,15 @@ def test_every_reply_form_reads_back() -> None:
         return ReplyReading(
             reviewed=frozenset(e.id for item in review.items for e in item.entries),
             offered=tuple(c.path for item in review.items for c in item.candidates),
+            open_requirements=tuple(item.requirement for item in review.items),
+            covered=frozenset(item.requirement for item in review.items if item.entries),
+            review_form=True,
         )
 
     tab = Tab("total revenue 2023 and the staff list")
     nothing = ReplyReading()
     forms: list[tuple[str, str, ReplyReading]] = [
-        ("tab_list", tab.review().render(), nothing),  # no requirements yet
+        ("tab_list", tab.review().render(), ReplyReading(review_form=True)),  # no requirements yet
         ("tab_list", Tab("x", TabConfig(review=False)).review().render(), nothing),
         ("tab_add", tab.add("  ").text, nothing),
         ("tab_add", tab.add("total revenue 2023", step=1).text, ReplyReading(added=True)),
@@ -584,6 +587,8 @@ def test_every_reply_form_reads_back() -> None:
     tab.record(5, "ls", listed("finance/revenue_2022.csv", "hr/staff_photos.zip", "misc/other.txt"))
     review = tab.review()
     assert len(shown(review).reviewed) == 2 and len(shown(review).offered) == 2
+    # R1 (revenue.csv) and R2 (staff_list.csv) each beside an entry; R3 "the weather" beside none: 2 of 3
+    assert shown(review).open_requirements == ("R1", "R2", "R3") and shown(review).covered == {"R1", "R2"}
     forms += [
         ("tab_list", review.render(), shown(review)),
         ("tab_show", tab.show("L1").text, nothing),
@@ -607,7 +612,7 @@ def test_every_reply_form_reads_back() -> None:
     plain.record(2, "ls", listed("finance/revenue_2022.csv"))
     listing = plain.review().render()
     assert "  L1 finance/revenue.csv (step 1)" in listing  # shown, but beside no requirement
-    forms.append(("tab_list", listing, nothing))
+    forms.append(("tab_list", listing, ReplyReading(open_requirements=("R1",))))  # open, beside nothing
     forms.append(("tab_add", tab.finish_message() or "", nothing))  # no reply of any tool
     for tool, text, expected in forms:
         assert read_reply(tool, text) == expected, text

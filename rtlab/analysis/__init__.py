@@ -81,10 +81,11 @@ if TYPE_CHECKING:
     from rtlab.analysis._results import sort_rows as sort_rows
     from rtlab.analysis._results import variant_rank as variant_rank
     from rtlab.analysis._styles import AFTER_FINISH as AFTER_FINISH
-    from rtlab.analysis._styles import DELIVERABLE_TOOLS as DELIVERABLE_TOOLS
     from rtlab.analysis._styles import FLAGS as FLAGS
     from rtlab.analysis._styles import STYLE_COLUMNS as STYLE_COLUMNS
     from rtlab.analysis._styles import SUMMARY_COLUMNS as SUMMARY_COLUMNS
+    from rtlab.analysis._styles import ReadingPass as ReadingPass
+    from rtlab.analysis._styles import deliverable_writes as deliverable_writes
     from rtlab.analysis._styles import finish_check_event as finish_check_event
     from rtlab.analysis._styles import offered_candidates as offered_candidates
     from rtlab.analysis._styles import operating_styles as operating_styles
@@ -96,9 +97,14 @@ if TYPE_CHECKING:
     from rtlab.analysis._summary import steps_frame as steps_frame
     from rtlab.analysis._summary import summary_frame as summary_frame
     from rtlab.analysis._summary import trajectory_summary as trajectory_summary
+    from rtlab.analysis._tabstats import COVERAGE_COLUMNS as COVERAGE_COLUMNS
+    from rtlab.analysis._tabstats import REVIEW_CALL_COLUMNS as REVIEW_CALL_COLUMNS
     from rtlab.analysis._tabstats import STAT_COLUMNS as STAT_COLUMNS
+    from rtlab.analysis._tabstats import final_review_coverage as final_review_coverage
     from rtlab.analysis._tabstats import requirement_source as requirement_source
+    from rtlab.analysis._tabstats import review_calls_frame as review_calls_frame
     from rtlab.analysis._tabstats import review_coverage as review_coverage
+    from rtlab.analysis._tabstats import review_coverage_summary as review_coverage_summary
     from rtlab.analysis._tabstats import tab_stats_frame as tab_stats_frame
     from rtlab.analysis._tabstats import tab_stats_summary as tab_stats_summary
     from rtlab.analysis._values import DERIVED_VALUE_COLUMNS as DERIVED_VALUE_COLUMNS
@@ -108,6 +114,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._values import derived_rows as derived_rows
     from rtlab.analysis._values import derived_summary as derived_summary
     from rtlab.analysis._values import expected_values as expected_values
+    from rtlab.analysis._values import failed_shown_missing as failed_shown_missing
     from rtlab.analysis._values import file_text as file_text
     from rtlab.analysis._values import item_values as item_values
     from rtlab.analysis._values import value_records as value_records
@@ -159,6 +166,7 @@ __getattr__, __dir__, __all__ = attach(
             "derived_summary",
             "deliverable_text",
             "expected_values",
+            "failed_shown_missing",
             "file_text",
             "item_values",
             "value_records",
@@ -224,7 +232,8 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._styles": (
             "AFTER_FINISH",
-            "DELIVERABLE_TOOLS",
+            "ReadingPass",
+            "deliverable_writes",
             "FLAGS",
             "STYLE_COLUMNS",
             "SUMMARY_COLUMNS",
@@ -236,9 +245,14 @@ __getattr__, __dir__, __all__ = attach(
             "styles_summary",
         ),
         "._tabstats": (
+            "COVERAGE_COLUMNS",
+            "REVIEW_CALL_COLUMNS",
             "STAT_COLUMNS",
+            "final_review_coverage",
             "requirement_source",
+            "review_calls_frame",
             "review_coverage",
+            "review_coverage_summary",
             "tab_stats_frame",
             "tab_stats_summary",
         ),

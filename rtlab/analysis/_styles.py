@@ -17,7 +17,13 @@ Decisions:
   showed it beside a requirement (a line ``  Lk path (step n) — ...``; the plain listing of the no-review
   ablation matches nothing to a requirement, so it reviews nothing); a reviewed entry is cited for done when a
   later ``tab_resolve`` was accepted as ``Rj done, citing Lk`` (for any requirement).
-- **Deliverable edits** are steps of the tools in :data:`DELIVERABLE_TOOLS` (``write PATH`` / ``edit``).
+- **Deliverable edits** are what capture knows of writes (:attr:`rtlab.environment.Capture.written`, from each
+  step's typed action and its command: ``write`` / ``edit`` tools, redirects and heredocs (``cat > f <<EOF``),
+  ``tee``, ``sed -i``, ``cp`` / ``mv`` onto a file, a Python or other script that saves the file
+  (``wb.save("report.xlsx")``, ``df.to_excel``)), from the same pass as the files read below. A written path is
+  the deliverable when it names a file the run delivered (:attr:`rtlab.records.Deliverable.files`, compared by
+  :func:`rtlab.text.name_key`); a run that records no delivered file counts any file it wrote (scratch
+  scripts included). Where a step wrote counts by its timeline position (``seq``), like the tab calls.
 - **Files read** come from one pass of the environment over the run with the full tab (capture on, whatever
   the variant: this measures what the agent read, not what its tab kept). With ``replays`` given, ``n_files``
   is taken from them (e.g. replays against a workspace).
@@ -32,19 +38,18 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rtlab.analysis._arms import TAB_METHOD
 from rtlab.environment import FINISH_PREFIX, Environment, is_tab_call, read_reply, task_text
 from rtlab.records import Event, Step, Trajectory
+from rtlab.text import name_key
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from rtlab.environment import Capture, Replay, Workspace
 
-DELIVERABLE_TOOLS = frozenset({"write", "edit"})
-"""Tools whose steps write or edit a deliverable file."""
 FLAGS = (
     "requirements_before_finish",
     "review_before_finish",
@@ -91,15 +96,13 @@ def offered_candidates(steps: Iterable[Step]) -> dict[str, int]:
 
 
 def _tab_flags(steps: Sequence[Step], finish_seq: float) -> dict[str, bool]:
-    """The flags read from the run's own tab calls and writes (see the module doc)."""
-    stated = pulled = cited = after_tab = after_edit = show = False
+    """The flags read from the run's own tab calls (see the module doc); ``edited_after_finish`` is set by the
+    caller from the reading pass's writes."""
+    stated = pulled = cited = after_tab = show = False
     reviewed: set[str] = set()
     for s in steps:
         before = s.seq < finish_seq
         output = s.output or ""
-        if s.tool in DELIVERABLE_TOOLS:
-            after_edit |= not before
-            continue
         if not is_tab_call(s):
             continue
         after_tab |= not before
@@ -117,25 +120,38 @@ def _tab_flags(steps: Sequence[Step], finish_seq: float) -> dict[str, bool]:
         "review_before_finish": pulled,
         "cited_reviewed_entry": cited,
         "tab_after_finish": after_tab,
-        "edited_after_finish": after_edit,
         "used_show": show,
     }
 
 
+class ReadingPass(NamedTuple):
+    """What :func:`reading_pass` found: files read, a tab-offered candidate opened, and every write."""
+
+    n_files: int
+    """Distinct files read."""
+    opened_candidate: bool
+    """A path the review offered was read at a later step."""
+    writes: tuple[tuple[float, int, str], ...] = ()
+    """``(seq, step index, path)`` of every file a step wrote, in step order (capture's ``written``)."""
+
+
 def reading_pass(
     trajectory: Trajectory, *, offered: Mapping[str, int] | None = None, workspace: Workspace | None = None
-) -> tuple[int, bool]:
-    """Distinct files read, and whether a path in ``offered`` (path -> step that offered it) was read at a later
-    step, from one pass of the full-tab environment over the run's answered non-tab steps."""
+) -> ReadingPass:
+    """Distinct files read, whether a path in ``offered`` (path -> step that offered it) was read at a later
+    step, and every file written, from one pass of the full-tab environment over the run's answered non-tab
+    steps."""
     from rtlab.environment import capture_step
 
     offered = offered or {}
     opened = False
+    writes: list[tuple[float, int, str]] = []
 
     def capture(step: Step, **kwargs: Any) -> Capture:
         nonlocal opened
         captured = capture_step(step, **kwargs)
         opened |= any(offered.get(read.path, step.index) < step.index for read in captured.reads)
+        writes.extend((step.seq, step.index, path) for path in captured.written)
         return captured
 
     root = workspace.agent_root if workspace is not None and workspace.agent_root else trajectory.cwd
@@ -145,17 +161,30 @@ def reading_pass(
     for step in trajectory.steps:
         if step.answered and not is_tab_call(step):
             env.record(step)
-    return env.tab.files_read, opened
+    return ReadingPass(env.tab.files_read, opened, tuple(writes))
+
+
+def deliverable_writes(
+    trajectory: Trajectory, writes: Iterable[tuple[float, int, str]]
+) -> list[tuple[float, int, str]]:
+    """The writes (of :attr:`ReadingPass.writes`) onto the run's deliverable: a file it delivered, compared by
+    :func:`rtlab.text.name_key`; every write when the run records no delivered file."""
+    delivered = {name_key(f.path) for f in trajectory.deliverable.files}
+    return [w for w in writes if not delivered or name_key(w[2]) in delivered]
 
 
 def style_record(trajectory: Trajectory, replay: Replay | None = None) -> dict[str, Any]:
     """One row of :func:`operating_styles` (flags ``None`` where undefined)."""
     finish = finish_check_event(trajectory)
     answered = [s for s in trajectory.steps if s.answered]
-    flags: dict[str, Any] = _tab_flags(answered, finish.seq if finish is not None else float("inf"))
+    finish_seq = finish.seq if finish is not None else float("inf")
+    flags: dict[str, Any] = _tab_flags(answered, finish_seq)
+    n_files, opened, writes = reading_pass(trajectory, offered=offered_candidates(answered))
+    flags["edited_after_finish"] = any(
+        seq >= finish_seq for seq, _, _ in deliverable_writes(trajectory, writes)
+    )
     if finish is None:
         flags.update(dict.fromkeys(AFTER_FINISH))
-    n_files, opened = reading_pass(trajectory, offered=offered_candidates(answered))
     if replay is not None:
         n_files = replay.tab.files_read
     return {

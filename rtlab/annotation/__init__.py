@@ -62,16 +62,20 @@ if TYPE_CHECKING:
     from rtlab.annotation._propose_llm import parse_proposals as parse_proposals
     from rtlab.annotation._recovery import CONDITIONS as CONDITIONS
     from rtlab.annotation._recovery import MASK as MASK
-    from rtlab.annotation._recovery import RECOVERY_BUDGET as RECOVERY_BUDGET
+    from rtlab.annotation._recovery import OVER_CONTEXT as OVER_CONTEXT
     from rtlab.annotation._recovery import RECOVERY_COLUMNS as RECOVERY_COLUMNS
+    from rtlab.annotation._recovery import RECOVERY_CONTEXT_CHARS as RECOVERY_CONTEXT_CHARS
     from rtlab.annotation._recovery import RECOVERY_PROMPT as RECOVERY_PROMPT
+    from rtlab.annotation._recovery import SAMPLES as SAMPLES
     from rtlab.annotation._recovery import Condition as Condition
     from rtlab.annotation._recovery import Prompt as Prompt
     from rtlab.annotation._recovery import Recovery as Recovery
     from rtlab.annotation._recovery import RecoveryItem as RecoveryItem
+    from rtlab.annotation._recovery import Sample as Sample
     from rtlab.annotation._recovery import build_prompt as build_prompt
     from rtlab.annotation._recovery import first_recovery_requests as first_recovery_requests
     from rtlab.annotation._recovery import mask_value as mask_value
+    from rtlab.annotation._recovery import paper_sample as paper_sample
     from rtlab.annotation._recovery import parse_value as parse_value
     from rtlab.annotation._recovery import recover as recover
     from rtlab.annotation._recovery import recovery_annotators as recovery_annotators
@@ -140,7 +144,11 @@ __getattr__, __dir__, __all__ = attach(
             "CONDITIONS",
             "Condition",
             "RECOVERY_COLUMNS",
-            "RECOVERY_BUDGET",
+            "RECOVERY_CONTEXT_CHARS",
+            "OVER_CONTEXT",
+            "SAMPLES",
+            "Sample",
+            "paper_sample",
             "MASK",
             "RECOVERY_PROMPT",
             "Recovery",

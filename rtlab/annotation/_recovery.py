@@ -1,14 +1,26 @@
 """Masked recovery: can an LLM recover a value the tab holds when the value is masked in the requirement?
 
-For every value the tab holds (:func:`rtlab.analysis._values.values_frame` rows with ``held``), the value is replaced
-by :data:`MASK` in the text of its rubric item (the requirement) and the model is asked for it under three
-conditions (:data:`CONDITIONS`), each adding to the one before:
+The paper's sample (``sample="paper"``, the default): "among numeric values a failed rubric expected, that
+appeared in an observation, and that are absent from the deliverable" the ones the tab holds, i.e. the
+:func:`rtlab.analysis._values.values_frame` rows with ``passed`` False (the judge failed the item), ``shown``,
+not ``delivered``, and ``held``. ``sample="held"`` asks about every held value (passed and delivered ones
+included), the earlier sample, for comparison.
+
+Each value is replaced by :data:`MASK` in the text of its rubric item (the requirement) and the model is asked
+for it under three conditions (:data:`CONDITIONS`), as the paper words them ("with the task and requirement
+given but values masked ... without the tab, ... from the review for that requirement and the entries it
+opens, and ... from the whole read log"):
 
 - ``no_tab``: the task and the masked requirement only;
-- ``review``: plus the review for that requirement (what ``tab_list`` shows for it: its best-matching
-  read-log entries with snippets, and unopened candidates) and the whole excerpt of each entry it shows
-  (what ``tab_show`` then gives);
-- ``read_log``: plus every read-log entry (id, step, path, command, excerpt exactly as shown).
+- ``review``: ``no_tab`` plus the review for that requirement (what ``tab_list`` shows for it: its
+  best-matching read-log entries with snippets, and unopened candidates) and the whole excerpt of each entry
+  it shows (what ``tab_show`` then gives);
+- ``read_log``: ``review`` plus every other read-log entry, whole (id, step, path, command, excerpt exactly
+  as shown): the review for the requirement and then the whole read log, the entries the review opens among
+  them (given once, in read-log order).
+
+So each condition adds to the one before: what ``no_tab`` gives is in ``review``, and what ``review`` gives is
+in ``read_log``.
 
 Decisions:
 
@@ -22,9 +34,15 @@ Decisions:
   requirement does not depend on the others). An agent states a requirement before it knows the value, so
   the value itself must not steer the ranking. ``review_query="rubric"`` ranks with the unmasked text (the
   shown text is masked either way).
-- **Size budget.** The context parts share ``budget`` characters; when they do not fit, the biggest parts
-  (one per excerpt) are cut first to one common length (:func:`rtlab.annotation._annotators.fit_to_budget`) and the prompt says
-  what was cut. ``context_holds`` says whether the value survived in the context actually sent.
+- **The model's context.** Nothing is cut by default: the read log is given whole, as the paper's condition
+  says. A prompt longer than ``context_chars`` characters (system and user message together;
+  :data:`RECOVERY_CONTEXT_CHARS` by default) is not sent: its row has status :data:`OVER_CONTEXT` and
+  ``prompt_chars`` says how long it was, so the items a model cannot take are reported one by one. (A
+  prompt the server still refuses for its length is an HTTP 400, which the client raises as
+  :class:`rtlab.llm.LLMError`: set ``context_chars`` to the model's context.) ``budget`` (characters of context, off by default) is the old alternative: the biggest parts
+  are cut first to one common length (:func:`rtlab.annotation._annotators.fit_to_budget`), the prompt says
+  what was cut, and ``truncated`` marks the row. ``context_holds`` says whether the value is in the context
+  actually sent.
 - **Answers.** JSON ``{"value": "..."}`` (a string or a number; ``null`` when the model cannot tell).
   Anything else is asked again with the reason (:func:`rtlab.llm.corrective_message`, via :func:`rtlab.llm.ask_until_valid`), at most
   ``max_fixes`` times, then recorded as :data:`~rtlab.annotation._annotators.UNPARSABLE`.
@@ -32,7 +50,8 @@ Decisions:
   extra). ``recovered_exact``: the same value and the same percent-ness (formatting, currency and scale
   words aside: ``4,434.5`` = ``4434.5`` = ``$4,434.5``). ``recovered_tolerant``: :func:`rtlab.text._numbers.matches`
   with the rubric's written precision (rounding to the rubric's last digit, percent/fraction and scaled
-  readings).
+  readings). Shares are of every value asked about (an :data:`OVER_CONTEXT` row is not recovered), with the
+  over-context count beside them.
 """
 
 from __future__ import annotations
@@ -43,7 +62,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.analysis import item_values, values_frame
+from rtlab.analysis import failed_shown_missing, item_values, values_frame
 from rtlab.annotation._annotators import (
     FAILED,
     REFUSED,
@@ -68,9 +87,13 @@ CONDITIONS: tuple[Condition, ...] = ("no_tab", "review", "read_log")
 """The three conditions, each adding context to the one before."""
 RECOVERY_PROMPT: PromptVersion = "r1"
 """Prompt version of the recovery prompt (part of an annotator's name)."""
-RECOVERY_BUDGET = 48_000
-"""Characters of context (review, excerpts, read log) per prompt; task and requirement come on top."""
-ANSWERED, NO_ANSWER = "answered", "no_answer"
+RECOVERY_CONTEXT_CHARS = 1_000_000
+"""The longest prompt sent, in characters: about 272K input tokens (the GPT-5 family's 400K context less its
+128K of output) at about 3.7 characters a token. Set ``context_chars`` to the model's own."""
+Sample = Literal["paper", "held"]
+SAMPLES: tuple[Sample, ...] = ("paper", "held")
+"""``paper``: held values a failed rubric expected, shown, not delivered; ``held``: every held value."""
+ANSWERED, NO_ANSWER, OVER_CONTEXT = "answered", "no_answer", "over_context"
 RECOVERY_COLUMNS = [
     "trajectory",
     "rubric_index",
@@ -87,6 +110,7 @@ RECOVERY_COLUMNS = [
     "in_task",
     "n_masked",
     "truncated",
+    "prompt_chars",
     "raw_response",
 ]
 """The columns of :attr:`Recovery.frame`, in order."""
@@ -165,7 +189,7 @@ class RecoveryItem:
         if condition == "review":
             return {"review": self.review, **{f"show {k}": v for k, v in self.opened.items()}}
         if condition == "read_log":
-            return dict(self.read_log)
+            return {"review": self.review, **self.read_log}
         raise ValueError(f"unknown condition {condition!r}; known: {CONDITIONS}")
 
 
@@ -193,26 +217,37 @@ def _review_text(tab: Tab, item: ReviewItem, masked: str) -> tuple[str, dict[str
     return text, {e.id: tab.show(e.id).text for e in item.entries}
 
 
+def paper_sample(values: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a :func:`rtlab.analysis._values.values_frame` the paper asks about: those of
+    :func:`rtlab.analysis._values.failed_shown_missing` (a failed item's values, shown, not delivered) that
+    the tab holds."""
+    return values[failed_shown_missing(values) & values["held"].astype(bool)]
+
+
 def recovery_items(
     trajectories: Iterable[Trajectory],
     *,
+    sample: Sample = "paper",
     config: TabConfig | None = None,
     review_query: Literal["masked", "rubric"] = "masked",
 ) -> list[RecoveryItem]:
-    """One :class:`RecoveryItem` per held value of every trajectory, in values-frame order.
+    """One :class:`RecoveryItem` per value of the sample (:data:`SAMPLES`, the paper's by default) of every
+    trajectory, in values-frame order.
 
-    Each trajectory is replayed (``config``, the full tab by default); its held values are those of
-    :func:`rtlab.analysis._values.values_frame` on that replay.
+    Each trajectory is replayed (``config``, the full tab by default); its values are those of
+    :func:`rtlab.analysis._values.values_frame` on that replay (:func:`paper_sample`, or every held one).
     """
     if review_query not in ("masked", "rubric"):
         raise ValueError(f"review_query must be 'masked' or 'rubric', got {review_query!r}")
+    if sample not in SAMPLES:
+        raise ValueError(f"sample must be one of {SAMPLES}, got {sample!r}")
     out: list[RecoveryItem] = []
     for t in trajectories:
         if t.task is None or not t.task.rubric:
             continue
         r = replay(t, config=config)
         held = values_frame([t], [r])
-        held = held[held["held"]]
+        held = paper_sample(held) if sample == "paper" else held[held["held"]]
         if held.empty:
             continue
         items = {item.index: item for item in t.task.rubric}
@@ -277,15 +312,21 @@ class Prompt:
     messages: list[dict[str, str]]
     """System and user messages, ready to send."""
     truncated: bool
-    """Some context part was cut to fit the budget."""
+    """Some context part was cut to fit the budget (only with a ``budget``)."""
     context_holds: bool
     """The task or the context parts as sent write the value (so the answer is there to find)."""
 
+    @property
+    def chars(self) -> int:
+        """Characters of the messages' contents together (what ``context_chars`` bounds)."""
+        return sum(len(m["content"]) for m in self.messages)
 
-def build_prompt(item: RecoveryItem, condition: Condition, *, budget: int = RECOVERY_BUDGET) -> Prompt:
-    """System and user messages of ``item`` under ``condition``: ``## `` sections, the context parts cut to
-    ``budget`` characters (biggest parts first, noted in the prompt)."""
-    fitted, notes = fit_to_budget(item.parts(condition), budget)
+
+def build_prompt(item: RecoveryItem, condition: Condition, *, budget: int | None = None) -> Prompt:
+    """System and user messages of ``item`` under ``condition``: ``## `` sections, whole; with ``budget``, the
+    context parts cut to that many characters (biggest parts first, noted in the prompt)."""
+    parts = item.parts(condition)
+    fitted, notes = fit_to_budget(parts, budget) if budget is not None else (parts, [])
     lines = [
         "## Masked requirement",
         f"Run {item.trajectory}, rubric item {item.rubric_index}. One value is replaced by {MASK}:",
@@ -297,8 +338,9 @@ def build_prompt(item: RecoveryItem, condition: Condition, *, budget: int = RECO
         lines += [_HEADINGS["review"], fitted["review"], _HEADINGS["opened"]]
         lines.append("\n\n".join(fitted[f"show {k}"] for k in item.opened) or "(none)")
     elif condition == "read_log":
-        lines += [_HEADINGS["read_log"], "\n\n".join(fitted.values()) or "(none)"]
-    if condition != "no_tab":
+        log = "\n\n".join(v for k, v in fitted.items() if k != "review")
+        lines += [_HEADINGS["review"], fitted["review"], _HEADINGS["read_log"], log or "(none)"]
+    if condition != "no_tab" and budget is not None:
         lines += ["## Notes", budget_note(notes, budget)]
     lines += ["## Answer", f'One JSON object: {{"value": "..."}} with the value {MASK} stands for, or null.']
     holds = item.in_task or NumberIndex("\n".join(fitted.values())).find(item.expected) is not None
@@ -321,15 +363,13 @@ def first_recovery_requests(
     annotators: Sequence[LLMAnnotator],
     conditions: Sequence[Condition] = CONDITIONS,
     *,
-    budget: int = RECOVERY_BUDGET,
+    budget: int | None = None,
+    context_chars: int | None = RECOVERY_CONTEXT_CHARS,
 ) -> list[dict[str, Any]]:
-    """The first request of every (annotator, condition, item): what ``--dry-run`` counts."""
-    return [
-        a.request(build_prompt(i, c, budget=budget).messages)
-        for a in annotators
-        for c in conditions
-        for i in items
-    ]
+    """The first request of every (annotator, condition, item) that fits ``context_chars``: what
+    ``--dry-run`` counts."""
+    prompts = [(a, build_prompt(i, c, budget=budget)) for a in annotators for c in conditions for i in items]
+    return [a.request(p.messages) for a, p in prompts if context_chars is None or p.chars <= context_chars]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -382,31 +422,42 @@ def recover(
     client: LLMClient,
     *,
     conditions: Sequence[Condition] = CONDITIONS,
-    budget: int = RECOVERY_BUDGET,
+    budget: int | None = None,
+    context_chars: int | None = RECOVERY_CONTEXT_CHARS,
     max_fixes: int = 2,
     max_workers: int = 8,
     progress: bool = False,
 ) -> Recovery:
     """Ask every annotator for every masked value under every condition; rows in annotator, condition, item
-    order. All first requests run as one concurrent batch; invalid answers are asked again in rounds."""
+    order. All first requests run as one concurrent batch; invalid answers are asked again in rounds. A prompt
+    longer than ``context_chars`` is not sent (status :data:`OVER_CONTEXT`)."""
     for c in conditions:
         if c not in CONDITIONS:
             raise ValueError(f"unknown condition {c!r}; known: {CONDITIONS}")
     jobs = [(a, c, i) for a in annotators for c in conditions for i in items]
     built = [build_prompt(i, c, budget=budget) for _, c, i in jobs]
-    asked, calls = ask_until_valid(
+    fits = [k for k, p in enumerate(built) if context_chars is None or p.chars <= context_chars]
+    asked_fitting, calls = ask_until_valid(
         client,
-        [p.messages for p in built],
-        lambda k, messages: jobs[k][0].request(messages),
+        [built[k].messages for k in fits],
+        lambda j, messages: jobs[fits[j]][0].request(messages),
         parse_value,
         max_fixes=max_fixes,
         max_workers=max_workers,
         progress=progress,
         desc="recovering",
     )
+    asked: list[Any] = [None] * len(jobs)
+    for k, outcome in zip(fits, asked_fitting, strict=True):
+        asked[k] = outcome
     rows = []
     for (annotator, condition, item), prompt, outcome in zip(jobs, built, asked, strict=True):
-        row, result = _row(annotator, condition, item, prompt), outcome.result
+        row = _row(annotator, condition, item, prompt)
+        if outcome is None:
+            note = f"not sent: {prompt.chars} characters, over the context of {context_chars}"
+            rows.append({**row, "status": OVER_CONTEXT, "context_holds": False, "raw_response": note})
+            continue
+        result = outcome.result
         if result.error is not None:
             rows.append({**row, "status": FAILED, "raw_response": result.error})
         elif result.refusal is not None:
@@ -446,6 +497,7 @@ def _row(annotator: LLMAnnotator, condition: Condition, item: RecoveryItem, prom
         "in_task": item.in_task,
         "n_masked": item.n_masked,
         "truncated": prompt.truncated,
+        "prompt_chars": prompt.chars,
         "raw_response": None,
     }
 
@@ -471,6 +523,7 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
             "in_task": "bool",
             "n_masked": "int64",
             "truncated": "bool",
+            "prompt_chars": "int64",
             "raw_response": "string",
         }
     )
@@ -481,8 +534,9 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def recovery_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (annotator, condition): values, answered, unparsable/refused/failed, recovered exact and
-    tolerant (counts and shares of all values), and the value still in the context sent."""
+    """One row per (annotator, condition): values, answered, unparsable/refused/failed, over the model's
+    context (not sent), recovered exact and tolerant (counts and shares of all values), and the value still in
+    the context sent."""
     import pandas as pd
 
     rows = []
@@ -499,6 +553,7 @@ def recovery_summary(frame: pd.DataFrame) -> pd.DataFrame:
                 "unparsable": int((g["status"] == UNPARSABLE).sum()),
                 "refused": int((g["status"] == REFUSED).sum()),
                 "failed": int((g["status"] == FAILED).sum()),
+                "over_context": int((g["status"] == OVER_CONTEXT).sum()),
                 "recovered_exact": exact,
                 "share_exact": exact / n if n else math.nan,
                 "recovered_tolerant": tolerant,
@@ -528,5 +583,6 @@ def recovery_figures(frame: pd.DataFrame) -> dict[str, Any]:
             "share_tolerant": row["share_tolerant"] if n else None,
             "unparsable": int(row["unparsable"]),
             "failed": int(row["failed"]) + int(row["refused"]),
+            "over_context": int(row["over_context"]),
         }
     return out

@@ -42,6 +42,16 @@ Decisions the paper leaves open, made here once:
   at; the entry's ``path`` is them joined by ``, ``). It is reviewed and cited like a file entry (its terms
   are its sources' and its text's), shown as ``L7 count of data/sales.csv``; it is no file read: it neither
   counts among the files of the status line nor takes a file out of C.
+- **No capture** (ablation, "removing environmental capture"). The environment fills neither L nor C, and
+  ``done`` must cite a read-log entry, so by default (``own_records=False``) ``done`` can never be cited:
+  every requirement ends ``unavailable`` or open (the finish check still lists it), and the review and the
+  evidence check have nothing to work on. This is rtlab's reading of the paper's ablation: the tab keeps only
+  what the agent states, and the paper's resolve rule ("only by citing a supporting read-log entry") is kept.
+  The alternative, ``TabConfig(capture=False, own_records=True)`` (``no-capture+own-records``), lets the
+  agent cite its own record: a ``cite`` that is not an entry id is the agent's words for the evidence (what
+  it saw and where), kept as a read-log entry of ``origin="agent"`` (path ``(agent record)``, command
+  ``tab_resolve``) once it passes the evidence check against its own text. The paper does not say which its
+  ablation did; both keep the rest of the tab as it is, and the environment still captures nothing.
 - **Status line** (:meth:`Tab.status_line`), one line, always the same shape::
 
       [tab] 2 open (R1, R3) · 14 read-log entries from 6 files · 180 candidates
@@ -149,6 +159,9 @@ class ReadEntry:
     sources: tuple[str, ...] = ()
     """A derived entry's provenance: the files its command read or was pointed at (its ``path`` is these joined
     by ``, ``, empty when none is known; ``command`` is the command). Empty for a file entry."""
+    origin: Literal["environment", "agent"] = "environment"
+    """Who wrote the entry: the environment's capture, or the agent's own record cited for ``done`` (only with
+    ``TabConfig.own_records``, under no capture)."""
 
 
 @dataclass(frozen=True)
@@ -188,6 +201,9 @@ class TabConfig:
     derived: bool = False
     """Keep derived entries in L beside file content: counts, sizes and programs' results, each with its
     command and source files (off, the paper's tab: the read log keeps file content only)."""
+    own_records: bool = False
+    """With capture off only: ``done`` may cite the agent's own record (its words for the evidence) instead
+    of an entry id; off, the no-capture tab has no entry to cite (see the module doc)."""
 
     def __post_init__(self) -> None:
         for name in ("review_entries", "review_candidates", "snippet_chars", "status_ids"):
@@ -195,6 +211,10 @@ class TabConfig:
                 raise ValueError(f"TabConfig.{name} must be >= 0, got {getattr(self, name)}")
         if self.idf not in ("okapi", "lucene"):
             raise ValueError(f"TabConfig.idf must be 'okapi' or 'lucene', got {self.idf!r}")
+        if self.own_records and self.capture:
+            raise ValueError(
+                "TabConfig.own_records is the no-capture ablation's alternative: it needs capture=False"
+            )
 
     @classmethod
     def ablation(cls, name: AblationName) -> TabConfig:
@@ -210,7 +230,8 @@ class TabConfig:
     @property
     def name(self) -> str:
         """``full``, the ablation's name, or the switched-off components joined by ``+``."""
-        off = [ablation for ablation, switch in _SWITCHES if not getattr(self, switch)]
+        off: list[str] = [ablation for ablation, switch in _SWITCHES if not getattr(self, switch)]
+        off += ["own-records"] if self.own_records else []
         name = "+".join(off) if off else "full"
         return f"{name}+derived" if self.derived else name
 
@@ -366,6 +387,12 @@ _ADDED = re.compile(r"^Added [RP]\d+:")
 _CITED = re.compile(r"^[RP]\d+ done, citing (L\d+) ")
 _REVIEW_ENTRY = re.compile(r"^  (L\d+) ", re.MULTILINE)
 _UNOPENED = re.compile(r"^  unopened: (.+)$", re.MULTILINE)
+_REVIEW_REQ = re.compile(r"^(R\d+) ")
+_ENTRY_ID = re.compile(r"^[Ll]\d+$")
+OWN_RECORD_PATH = "(agent record)"
+"""The path of a read-log entry the agent wrote itself (``TabConfig.own_records``)."""
+_PLAIN_OPEN = re.compile(r"^(R\d+) open: ")
+_PLAIN_HEAD = f"{STATUS_PREFIX}requirements (the review is switched off)"
 
 
 @dataclass(frozen=True)
@@ -382,6 +409,13 @@ class ReplyReading:
     offered: tuple[str, ...] = ()
     """Paths a ``tab_list`` review offered as unopened candidates beside a requirement, in reply order
     (repeats kept); none for the plain listing."""
+    open_requirements: tuple[str, ...] = ()
+    """Ids of the requirements a ``tab_list`` reply listed as open (review form or plain listing), in order."""
+    covered: frozenset[str] = frozenset()
+    """Of those, the ones a review showed beside at least one read-log entry (each entry the review shows
+    beside a requirement shares a term with it, by the review's rule); none for the plain listing."""
+    review_form: bool = False
+    """The reply is a review (``[tab] review ...``), not the plain listing of the no-review ablation."""
 
 
 def read_reply(tool: str, text: str) -> ReplyReading:
@@ -394,8 +428,34 @@ def read_reply(tool: str, text: str) -> ReplyReading:
         return ReplyReading(cited=m.group(1) if m is not None else None)
     if tool == "tab_list" and text.startswith(_REVIEW_HEAD):
         offered = tuple(path for line in _UNOPENED.findall(text) for path in line.split(SEP))
-        return ReplyReading(reviewed=frozenset(_REVIEW_ENTRY.findall(text)), offered=offered)
+        open_ids, covered = _review_coverage(text)
+        return ReplyReading(
+            reviewed=frozenset(_REVIEW_ENTRY.findall(text)),
+            offered=offered,
+            open_requirements=open_ids,
+            covered=covered,
+            review_form=True,
+        )
+    if tool == "tab_list" and text.startswith(_PLAIN_HEAD):
+        opened = tuple(m.group(1) for line in text.splitlines() if (m := _PLAIN_OPEN.match(line)))
+        return ReplyReading(open_requirements=opened)
     return ReplyReading()
+
+
+def _review_coverage(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The open requirement ids of a rendered review, and those with an entry line (``  Lk ...``) under them.
+
+    :func:`_render_review` writes each open requirement at column 0 (``Rk text``), then its entry lines, then
+    its candidates line; the ``resolved: ...`` and ``tab_show ...`` lines and the status line after them start
+    otherwise. Only the first line of a requirement whose text spans lines is its line."""
+    open_ids: list[str] = []
+    covered: set[str] = set()
+    for line in text.splitlines()[1:]:
+        if (m := _REVIEW_REQ.match(line)) is not None:
+            open_ids.append(m.group(1))
+        elif open_ids and _REVIEW_ENTRY.match(line):
+            covered.add(open_ids[-1])
+    return tuple(open_ids), frozenset(covered)
 
 
 def _snippet(excerpt: str, terms: Iterable[str], width: int) -> str:
@@ -752,6 +812,8 @@ class Tab:
                 f"Not resolved: marking {req.id} done needs cite, the read-log entry (Lk) that supports it.",
             )
         entry = self.entry(cite)
+        if entry is None and self.config.own_records and not _ENTRY_ID.match(cite.strip()):
+            return self._resolve_own_record(req, cite.strip(), reason, step)
         if entry is None:
             held = _id_range("L", len(self._read_log)) if self._read_log else "no entries yet"
             return Reply(
@@ -769,6 +831,32 @@ class Tab:
             req.reason = reason.strip()
         self._v_req += 1
         return Reply(True, f"{req.id} done, citing {entry.id} ({entry.path}).")
+
+    def _resolve_own_record(
+        self, req: Requirement, record: str, reason: str | None, step: int | None
+    ) -> Reply:
+        """``done`` citing the agent's own record (``own_records``): the evidence check on its text, then the
+        record kept as a read-log entry of ``origin="agent"`` and cited."""
+        if self.config.evidence_check and not set(terms(record)) & set(self._req_tokens[req.id]):
+            return Reply(
+                False,
+                f'Refused by the evidence check: your record shares no term with {req.id} "{req.text}". '
+                "Cite what you saw in words of the requirement, or mark it unavailable with a reason.",
+            )
+        entry = ReadEntry(
+            f"L{len(self._read_log) + 1}", step if step is not None else -1, OWN_RECORD_PATH, "tab_resolve",
+            record, origin="agent",
+        )  # fmt: skip
+        self._read_log.append(entry)
+        self._entry_by_id[entry.id] = entry
+        self._entry_tokens.append(None)
+        self._entry_terms.append(None)
+        self._v_log += 1
+        req.status, req.cite, req.step_resolved = "done", entry.id, step
+        if reason and reason.strip():
+            req.reason = reason.strip()
+        self._v_req += 1
+        return Reply(True, f"{req.id} done, citing {entry.id} ({OWN_RECORD_PATH}).")
 
     def evidence(self, rid: str, lid: str) -> frozenset[str]:
         """The terms requirement ``rid`` shares with entry ``lid``'s path and excerpt (empty: the check refuses)."""
@@ -877,6 +965,8 @@ class Tab:
             if e.kind != "file":
                 row["kind"], row["sources"] = e.kind, list(e.sources)
             row["chars"] = len(e.excerpt)
+            if e.origin != "environment":
+                row["origin"] = e.origin
             if excerpts:
                 row["excerpt"] = e.excerpt
             log.append(row)

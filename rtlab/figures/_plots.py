@@ -309,12 +309,13 @@ TAB_STAT_LABELS = {
     "n_files": "distinct files read",
     "excerpt_chars": "excerpted characters",
     "n_candidates": "candidates (listed, unopened)",
-    "review_coverage": "review coverage (%)",
+    "review_coverage": "review coverage over its tab_list calls (%)",
 }
 
 
 def plot_tab_stats(frame: pd.DataFrame, *, by: str, title: str) -> Figure:
-    """What the final tab holds per trajectory, one panel per statistic, one box (with points) per group."""
+    """What the final tab holds per trajectory, one panel per statistic, one box (with points) per group; review
+    coverage is the run's over its `tab_list` calls (:func:`rtlab.analysis._tabstats.review_coverage`)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -362,11 +363,17 @@ METRIC_LABELS = {
     "acc@1%": "Acc@1%",
 }
 ABLATION_LABELS = {
-    "no-capture": "− environmental capture",
+    "no-capture": "− environmental capture\n(no entry: done uncitable)",
+    "no-capture+own-records": "− environmental capture\n(own records citable)",
     "no-review": "− review",
     "no-evidence-check": "− evidence check",
     "no-finish-check": "− finish check",
 }
+NO_CAPTURE_NOTE = (
+    "Without capture the environment fills no read log or candidates, so done can never be cited (rtlab's "
+    "reading; the alternative, TabConfig(capture=False, own_records=True), lets the agent cite its own record)."
+)
+"""The ablation figure's note on what removing capture means (:mod:`rtlab.environment._tab`)."""
 STYLE_FLAG_LABELS = {
     "requirements_before_finish": "requirements stated before the finish check",
     "review_before_finish": "review pulled before the finish check",
@@ -497,7 +504,11 @@ def plot_ablations(table: pd.DataFrame, *, title: str) -> Figure:
         handles, names = axes[0, 0].get_legend_handles_labels()
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
         fig.legend(handles, names, loc="upper right", ncols=min(len(models), 4), fontsize=8)
-        fig.tight_layout(rect=(0, 0, 1, 0.98))
+        bottom = 0.0
+        if any(a.startswith("no-capture") for a in arms):
+            fig.text(0.01, 0.005, NO_CAPTURE_NOTE, fontsize=7, ha="left", va="bottom", wrap=True)
+            bottom = 0.06
+        fig.tight_layout(rect=(0, bottom, 1, 0.98))
     return fig
 
 
