@@ -37,6 +37,7 @@ import random
 import re
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
@@ -325,16 +326,20 @@ class DiskCache:
         return record
 
     def put(self, key: str, record: Mapping[str, Any]) -> None:
-        """Store ``record`` (the answer fields and ``request``) under ``key``, the request written last."""
+        """Store ``record`` (the answer fields and ``request``) under ``key``, the request written last; a file
+        that cannot be written (a folder in its place, a full disk) is a warning, not an error."""
         data = {"schema": CACHE_SCHEMA, **{k: v for k, v in record.items() if k not in ("schema", "request")}}
         if "request" in record:
             data["request"] = record["request"]
         text = json.dumps(data, ensure_ascii=False)
         path = self.path(key)
-        if not path.parent.is_dir():  # the folders owner-only too: file names are request keys
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with atomic_open(path, private=True) as fh:  # prompts hold read-log excerpts: owner-only (0600)
-            fh.write(text)
+        try:
+            if not path.parent.is_dir():  # the folders owner-only too: file names are request keys
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with atomic_open(path, private=True) as fh:  # prompts hold read-log excerpts: owner-only (0600)
+                fh.write(text)
+        except OSError as exc:  # a cache that cannot be written costs a rerun's call, never this answer
+            warnings.warn(f"rtlab: LLM cache entry not written ({path}): {exc}", RuntimeWarning, stacklevel=2)
 
 
 def _parse_record(data: bytes) -> dict[str, Any] | None:
