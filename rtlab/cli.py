@@ -18,6 +18,9 @@ EXIT_PARTIAL = 3
 """Exit status when some units failed to read but the rest were processed (without ``--strict``)."""
 EXIT_NOTHING = 4
 """Exit status when the paths given held no trajectory that could be read."""
+EXIT_CALLS_FAILED = 5
+"""Exit status when some model calls failed after every attempt (their items are labelled ``failed``); it
+takes precedence over :data:`EXIT_PARTIAL`."""
 _EXAMPLES = 3
 """Files named per reason in the summary of a scan's unread files (``--list-unread`` names them all)."""
 
@@ -560,9 +563,31 @@ def _llm_client(args: argparse.Namespace, stack: contextlib.ExitStack) -> LLMCli
             cache_dir=args.cache_dir,
             prices=args.prices or None,
             on_notice=lambda notice: print(f"rtlab: {notice}", file=sys.stderr),
+            timeout=args.timeout,
+            max_attempts=args.max_attempts,
+            deadline=args.deadline or None,
         )
     )
     return chosen.client
+
+
+def _calls_status(calls: Sequence[Any], read_failures: Sequence[Any]) -> int:
+    """The exit status of a command that called a model: :data:`EXIT_CALLS_FAILED` (with a count and the
+    first errors on stderr) when some calls failed after every attempt, else as the reading went."""
+    failed = [c for c in calls if c.error is not None]
+    if failed:
+        print(
+            f"rtlab: {len(failed)} of {len(calls)} model calls failed after every attempt "
+            "(their items are labelled 'failed'; a rerun makes only those calls again):",
+            file=sys.stderr,
+        )
+        errors: dict[str, int] = {}
+        for c in failed:
+            errors[c.error] = errors.get(c.error, 0) + 1
+        for error, n in sorted(errors.items(), key=lambda kv: -kv[1])[:_EXAMPLES]:
+            print(f"  {n} x {error}", file=sys.stderr)
+        return EXIT_CALLS_FAILED
+    return EXIT_PARTIAL if read_failures else 0
 
 
 class _DeprecatedJobs(argparse.Action):
@@ -584,7 +609,22 @@ class _DeprecatedJobs(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
+    def parse(text: str) -> Any:
+        value = kind(text)
+        if value < 0 or (value == 0 and kind is int):
+            raise argparse.ArgumentTypeError(
+                f"must be {'positive' if kind is int else 'non-negative'}: {text}"
+            )
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its error
+    return parse
+
+
 def _add_llm_options(p: argparse.ArgumentParser) -> None:
+    from rtlab.llm import DEFAULT_DEADLINE, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT
+
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
     p.add_argument("--api-key", help="API key (default: OPENAI_API_KEY)")
     p.add_argument(
@@ -601,6 +641,28 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
         metavar="N",
         action=_DeprecatedJobs,
         help="deprecated alias of --concurrency (prints a notice)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_positive(float),
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"seconds one HTTP attempt may take (default {DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--max-attempts",
+        type=_positive(int),
+        default=DEFAULT_MAX_ATTEMPTS,
+        metavar="N",
+        help=f"HTTP attempts per request, the first included (default {DEFAULT_MAX_ATTEMPTS})",
+    )
+    p.add_argument(
+        "--deadline",
+        type=_positive(float),
+        default=DEFAULT_DEADLINE,
+        metavar="S",
+        help=f"seconds one request may take in all, attempts and waits included (default {DEFAULT_DEADLINE:g}; "
+        "0: no deadline)",
     )
     p.add_argument("--dry-run", action="store_true", help="print the number of calls and the estimated cost")
     p.add_argument("--simulated", action="store_true", help="use rtlab.llm's local simulated model")
@@ -644,7 +706,7 @@ def cmd_recover(args: argparse.Namespace) -> int:
         json.dumps(_json_safe(out), ensure_ascii=False, default=str),
         file=sys.stderr if args.json else sys.stdout,
     )
-    return EXIT_PARTIAL if result.failures else 0
+    return _calls_status(run.calls, result.failures)
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:
@@ -673,7 +735,7 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     with atomic_open(args.output, private=True) as fh:
         labels.to_csv(fh, index=False)
     print(f"wrote {len(labels)} labels to {args.output}", file=sys.stderr)
-    return EXIT_PARTIAL if result.failures else 0
+    return _calls_status(run.llm.calls if run.llm is not None else [], result.failures)
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

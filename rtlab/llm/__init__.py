@@ -17,7 +17,11 @@ if TYPE_CHECKING:
     from rtlab.llm._choose import open_llm as open_llm
     from rtlab.llm._client import ANSWER_FIELDS as ANSWER_FIELDS
     from rtlab.llm._client import CHARS_PER_TOKEN as CHARS_PER_TOKEN
+    from rtlab.llm._client import DEFAULT_DEADLINE as DEFAULT_DEADLINE
+    from rtlab.llm._client import DEFAULT_MAX_ATTEMPTS as DEFAULT_MAX_ATTEMPTS
     from rtlab.llm._client import DEFAULT_PRICES as DEFAULT_PRICES
+    from rtlab.llm._client import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from rtlab.llm._client import REDACTED as REDACTED
     from rtlab.llm._client import TRANSPORTS as TRANSPORTS
     from rtlab.llm._client import CallResult as CallResult
     from rtlab.llm._client import DiskCache as DiskCache
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from rtlab.llm._client import load_prices as load_prices
     from rtlab.llm._client import normalize_request as normalize_request
     from rtlab.llm._client import parse_json_object as parse_json_object
+    from rtlab.llm._client import redact as redact
     from rtlab.llm._client import request_key as request_key
     from rtlab.llm._client import results_frame as results_frame
     from rtlab.llm._client import usage_summary as usage_summary
@@ -39,14 +44,18 @@ if TYPE_CHECKING:
     from rtlab.llm._simulated import SIMULATED_TAG as SIMULATED_TAG
     from rtlab.llm._simulated import Scripted as Scripted
     from rtlab.llm._simulated import SimulatedServer as SimulatedServer
+    from rtlab.llm._simulated import echo_authorization as echo_authorization
+    from rtlab.llm._simulated import empty_body as empty_body
     from rtlab.llm._simulated import http_error as http_error
     from rtlab.llm._simulated import refuse as refuse
     from rtlab.llm._simulated import reply as reply
+    from rtlab.llm._simulated import reset_connection as reset_connection
     from rtlab.llm._simulated import sections as sections
     from rtlab.llm._simulated import simulate_answer as simulate_answer
     from rtlab.llm._simulated import simulate_label as simulate_label
     from rtlab.llm._simulated import simulate_recovery as simulate_recovery
     from rtlab.llm._simulated import slow as slow
+    from rtlab.llm._simulated import truncated_body as truncated_body
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -55,7 +64,11 @@ __getattr__, __dir__, __all__ = attach(
         "._client": (
             "ANSWER_FIELDS",
             "CHARS_PER_TOKEN",
+            "DEFAULT_DEADLINE",
+            "DEFAULT_MAX_ATTEMPTS",
             "DEFAULT_PRICES",
+            "DEFAULT_TIMEOUT",
+            "REDACTED",
             "TRANSPORTS",
             "Transport",
             "CallResult",
@@ -70,6 +83,7 @@ __getattr__, __dir__, __all__ = attach(
             "load_prices",
             "normalize_request",
             "parse_json_object",
+            "redact",
             "request_key",
             "results_frame",
             "usage_summary",
@@ -79,14 +93,18 @@ __getattr__, __dir__, __all__ = attach(
             "SIMULATED_TAG",
             "Scripted",
             "SimulatedServer",
+            "echo_authorization",
+            "empty_body",
             "http_error",
             "refuse",
             "reply",
+            "reset_connection",
             "sections",
             "simulate_answer",
             "simulate_label",
             "simulate_recovery",
             "slow",
+            "truncated_body",
         ),
     },
 )

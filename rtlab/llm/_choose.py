@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from rtlab.llm._client import DEFAULT_PRICES, LLMClient, load_prices
+from rtlab.llm._client import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_PRICES,
+    DEFAULT_TIMEOUT,
+    LLMClient,
+    load_prices,
+)
 from rtlab.llm._simulated import SimulatedServer
 
 SIMULATED_NOTICE = "using the local SIMULATED model (rtlab.llm), not a real LLM"
@@ -62,6 +69,9 @@ def open_llm(
     cache: CacheChoice = "all",
     prices: Mapping[str, tuple[float, float]] | str | Path | None = None,
     on_notice: Callable[[str], object] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    deadline: float | None = DEFAULT_DEADLINE,
 ) -> Iterator[ChosenLLM]:
     """The client to annotate or recover with, for the duration of the ``with`` block.
 
@@ -70,7 +80,8 @@ def open_llm(
     ``OPENAI_API_KEY``, as :class:`LLMClient` resolves them); ``None`` chooses the simulated model when no
     endpoint is configured (:func:`configured_endpoint`). ``prices``: a table, or the JSON file of one
     (:func:`load_prices`), default :data:`DEFAULT_PRICES`. ``on_notice`` is called with the notice as soon as
-    the simulated model is started, before anything that could still fail (e.g. to print it).
+    the simulated model is started, before anything that could still fail (e.g. to print it). ``timeout``,
+    ``max_attempts``, ``deadline``: the client's bounds per attempt and per call (:class:`LLMClient`).
     """
     if simulated is None:
         simulated = configured_endpoint(base_url) is None
@@ -91,6 +102,9 @@ def open_llm(
             cache_dir=cache_dir,
             cache=cache == "all" or (cache == "real" and not simulated),
             prices=table,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            deadline=deadline,
         )
         stack.callback(client.close)
         yield ChosenLLM(client, simulated)

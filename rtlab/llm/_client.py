@@ -14,15 +14,20 @@ workers can share a cache directory and a reader never sees half a file. Only an
 cached: errors and refusals are not. Because each call is cached as it finishes, an interrupted batch loses
 nothing and a rerun makes zero requests.
 
-Retries: 429, 408, 409, 5xx, timeouts and connection errors, up to ``max_attempts`` in all, waiting
-``Retry-After`` when the server sends it, else exponential backoff with jitter. Other HTTP errors (400, 401,
-404, ...) are configuration problems and raise :class:`LLMError` at once. The sync and async paths share
-this policy (:meth:`LLMClient._after_failure`); the async one waits with ``asyncio.sleep``.
+Retries: 429, 408, 409, 5xx, timeouts, connection errors and 200 answers whose body is empty or not whole
+JSON, up to ``max_attempts`` in all and within one ``deadline`` per call (attempts and waits: a minute by
+default), waiting ``Retry-After`` when the server sends it, else exponential backoff with jitter. Other HTTP
+errors (400, 401, 404, ...) are configuration problems and raise :class:`LLMError` at once. A failure is named
+for what it was (a reset connection, a body cut short, a timeout), from the errors under the openai one, and
+every server text kept or raised is redacted (:func:`redact`: the key, bearer tokens, ``sk-`` keys). The sync
+and async paths share this policy (:meth:`LLMClient._after_failure`); the async one waits with
+``asyncio.sleep``. Cache files and their folders are owner-only: prompts hold what agents read.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import importlib.util
 import itertools
@@ -32,6 +37,7 @@ import random
 import re
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
@@ -65,6 +71,13 @@ ANSWER_FIELDS = (
 DEFAULT_PRICES: Mapping[str, tuple[float, float]] = {"rtlab-simulated": (0.0, 0.0)}
 """Model -> (input $ per 1M tokens, output $ per 1M tokens). Only the simulated model is known: prices
 change, so pass the endpoint's current prices (:func:`load_prices`); an unknown model costs ``None``."""
+DEFAULT_TIMEOUT = 20.0
+"""Seconds one HTTP attempt may take, by default."""
+DEFAULT_MAX_ATTEMPTS = 4
+"""HTTP attempts per call, by default."""
+DEFAULT_DEADLINE = 60.0
+"""Seconds one call may take in all by default (attempts and waits): a server that never answers costs a
+minute per request, not attempts x timeout."""
 RETRY_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every 5xx."""
 CHARS_PER_TOKEN = 4
@@ -296,7 +309,7 @@ class DiskCache:
         if data is None:
             return None
         cut = data.find(_REQUEST_MARK)
-        if cut > 0:
+        if cut > 0 and data.endswith(b"}}"):  # a whole file ends with the request's "}" and the record's
             try:
                 head = json.loads(data[:cut] + b"}")
             except ValueError:
@@ -313,13 +326,20 @@ class DiskCache:
         return record
 
     def put(self, key: str, record: Mapping[str, Any]) -> None:
-        """Store ``record`` (the answer fields and ``request``) under ``key``, the request written last."""
+        """Store ``record`` (the answer fields and ``request``) under ``key``, the request written last; a file
+        that cannot be written (a folder in its place, a full disk) is a warning, not an error."""
         data = {"schema": CACHE_SCHEMA, **{k: v for k, v in record.items() if k not in ("schema", "request")}}
         if "request" in record:
             data["request"] = record["request"]
         text = json.dumps(data, ensure_ascii=False)
-        with atomic_open(self.path(key)) as fh:
-            fh.write(text)
+        path = self.path(key)
+        try:
+            if not path.parent.is_dir():  # the folders owner-only too: file names are request keys
+                path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            with atomic_open(path, private=True) as fh:  # prompts hold read-log excerpts: owner-only (0600)
+                fh.write(text)
+        except OSError as exc:  # a cache that cannot be written costs a rerun's call, never this answer
+            warnings.warn(f"rtlab: LLM cache entry not written ({path}): {exc}", RuntimeWarning, stacklevel=2)
 
 
 def _parse_record(data: bytes) -> dict[str, Any] | None:
@@ -360,16 +380,90 @@ def _retry_after(exc: Exception) -> float | None:
 def _retryable(exc: Exception) -> bool:
     import openai
 
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+    if isinstance(exc, openai.APIConnectionError | json.JSONDecodeError):  # includes APITimeoutError
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in RETRY_STATUS or exc.status_code >= 500
     return False
 
 
-def _describe(exc: Exception) -> str:
-    status = getattr(exc, "status_code", None)
-    return f"{type(exc).__name__}" + (f" (HTTP {status})" if status else "") + f": {exc}"
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and what caused it, outermost first (the openai error, httpx's, the transport's, the OS's)."""
+    out: list[BaseException] = []
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+_CUT_SHORT = (
+    "complete message body",
+    "payload is not completed",
+    "not enough data to satisfy content length",
+)
+_DISCONNECTED = ("server disconnected", "without sending a response", "connection closed")
+
+
+def _describe(exc: Exception, timeout: float | None = None) -> str:
+    """What a failed attempt was, named from the error and its causes: the openai package reports a reset
+    connection as "Connection error." (httpx) or even "Request timed out." (aiohttp: every connection error
+    becomes a ``ConnectTimeout``), so the OS's and the transport's errors underneath decide."""
+    import openai
+
+    if isinstance(exc, json.JSONDecodeError):
+        if not exc.doc.strip():
+            return "empty response body (HTTP 200 with no JSON)"
+        return (
+            f"truncated response body ({len(exc.doc)} characters, not complete JSON: {exc.msg} at {exc.pos})"
+        )
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code} ({type(exc).__name__}): {exc}"
+    chain = _chain(exc)
+    texts = " | ".join(str(e).lower() for e in chain)
+    if any(
+        isinstance(e, ConnectionResetError) or getattr(e, "errno", None) == errno.ECONNRESET for e in chain
+    ):
+        return "connection reset by the server"
+    if any(
+        isinstance(e, ConnectionRefusedError) or getattr(e, "errno", None) == errno.ECONNREFUSED
+        for e in chain
+    ):
+        return "connection refused (is the endpoint up?)"
+    if any(m in texts for m in _CUT_SHORT):
+        return "response body cut short (the connection closed before the whole body arrived)"
+    if any(m in texts for m in _DISCONNECTED):
+        return "the server closed the connection without answering"
+    if isinstance(exc, openai.APITimeoutError):
+        return "no answer in time" + (
+            f" (timed out after {timeout:g} s)" if timeout is not None else " (timed out)"
+        )
+    deepest = chain[-1]
+    return f"connection error ({type(deepest).__name__}: {deepest})" if str(deepest) else "connection error"
+
+
+REDACTED = "[redacted]"
+"""What stands in for a secret in any text rtlab prints or stores."""
+_SECRET_SHAPES = re.compile(
+    r"(?i)(\bbearer\s+|\bauthorization[\"']?\s*[:=]\s*[\"']?(?:bearer\s+)?|\bapi[-_]?key[\"']?\s*[:=]\s*[\"']?)"
+    r"([^\s\"',;}]+)"
+    r"|\b(sk-[A-Za-z0-9_-]{8,})"
+)
+"""A credential by its shape: a bearer token, an ``Authorization`` or ``api_key`` value, an ``sk-`` key."""
+MIN_SECRET = 8
+"""Shortest key redacted wherever it appears (shorter ones, like the ``local`` of a loopback server, would
+mangle ordinary words); credentials by shape (:data:`_SECRET_SHAPES`) are redacted whatever their length."""
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every ``secrets`` value of :data:`MIN_SECRET` characters or more, and anything shaped like
+    a credential (:data:`_SECRET_SHAPES`), replaced by :data:`REDACTED`."""
+    for secret in secrets:
+        if secret and len(secret) >= MIN_SECRET and secret in text:
+            text = text.replace(secret, REDACTED)
+    return _SECRET_SHAPES.sub(lambda m: (m.group(1) + REDACTED) if m.group(1) else REDACTED, text)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -490,15 +584,18 @@ class LLMClient:
     """The endpoint's base URL; unset: ``OPENAI_BASE_URL``, else the openai package's default."""
     api_key: str | None = field(default=None, repr=False)
     """The API key; unset: ``OPENAI_API_KEY`` (a loopback endpoint takes any key). Left out of the repr."""
-    timeout: float = 120.0
-    """Seconds one HTTP request may take."""
-    max_attempts: int = 5
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds one HTTP attempt may take (less when less is left of :attr:`deadline`)."""
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
     """HTTP requests per call at most, the first one included."""
+    deadline: float | None = DEFAULT_DEADLINE
+    """Seconds one call may take in all, its attempts and the waits between them included: no attempt runs
+    and no wait ends past it (``None``: attempts x timeout plus the waits)."""
     backoff: float = 1.0
     """First backoff in seconds; doubles each attempt, with jitter (x 0.5-1.0)."""
     backoff_max: float = 60.0
     """Longest backoff in seconds."""
-    max_retry_after: float = 300.0
+    max_retry_after: float = 60.0
     """Longest ``Retry-After`` honoured; a longer one is cut to this."""
     cache_dir: str | Path | None = None
     """Folder of the disk cache; ``None``: :func:`default_cache_dir`."""
@@ -584,26 +681,44 @@ class LLMClient:
             jitter = 0.5 + 0.5 * self._rng.random()
         return min(self.backoff_max, self.backoff * 2 ** (attempt - 1)) * jitter
 
-    def _after_failure(self, call: _Call, attempt: int, exc: Exception, start: float) -> float | CallResult:
-        """After failed attempt ``attempt``: seconds to wait before the next, or the failed result once every
-        attempt is spent; raises :class:`LLMError` when retrying cannot help."""
+    def _redact(self, text: str) -> str:
+        return redact(text, (self.api_key,))
+
+    def _attempt_timeout(self, start: float) -> float:
+        """Seconds the next attempt may take: :attr:`timeout`, or what is left of :attr:`deadline` if less."""
+        if self.deadline is None:
+            return self.timeout
+        return max(0.001, min(self.timeout, self.deadline - (time.monotonic() - start)))
+
+    def _after_failure(
+        self, call: _Call, attempt: int, exc: Exception, start: float, timeout: float
+    ) -> float | CallResult:
+        """After failed attempt ``attempt`` (given ``timeout`` seconds): seconds to wait before the next, or the
+        failed result once every attempt is spent or the deadline would pass; raises :class:`LLMError` when
+        retrying cannot help. Every message is redacted (:func:`redact`): servers echo credentials back."""
+        what = self._redact(_describe(exc, timeout))
         if not _retryable(exc):
-            raise LLMError(f"{call.model}: {_describe(exc)}") from exc
-        if attempt >= self.max_attempts:
-            return CallResult(
-                key=call.key,
-                model=call.model,
-                attempts=attempt,
-                error=_describe(exc),
-                seconds=time.monotonic() - start,
+            raise LLMError(f"{call.model}: {what}") from exc
+        wait = None if attempt >= self.max_attempts else self._wait(attempt, exc)
+        elapsed = time.monotonic() - start
+        if wait is not None and self.deadline is not None and elapsed + wait >= self.deadline:
+            wait, why = (
+                None,
+                f"gave up after {attempt} attempts in {elapsed:.1f} s: the next would pass the call's {self.deadline:g} s deadline",
             )
-        return self._wait(attempt, exc)
+        else:
+            why = f"after {attempt} attempt" + ("s" if attempt > 1 else "")
+        if wait is None:
+            return CallResult(
+                key=call.key, model=call.model, attempts=attempt, error=f"{what} ({why})", seconds=elapsed
+            )
+        return wait
 
     def _answered(
         self, call: _Call, data: Any, attempt: int, start: float
     ) -> tuple[CallResult, dict[str, Any] | None]:
         """The result of an answered attempt, and the record to cache (``None``: not to be cached)."""
-        record = _record(data)
+        record = _record(data, self._redact)
         result = self._result(
             call.key, call.model, record, cached=False, attempts=attempt, seconds=time.monotonic() - start
         )
@@ -660,10 +775,11 @@ class LLMClient:
         client = self._openai()
         start = time.monotonic()
         for attempt in range(1, self.max_attempts + 1):
+            timeout = self._attempt_timeout(start)
             try:
-                data = client.post("/chat/completions", cast_to=object, **_post_args(call))
-            except openai.APIError as exc:
-                step = self._after_failure(call, attempt, exc, start)
+                data = client.post("/chat/completions", cast_to=object, **_post_args(call, timeout))
+            except (openai.APIError, json.JSONDecodeError) as exc:
+                step = self._after_failure(call, attempt, exc, start, timeout)
                 if isinstance(step, CallResult):
                     return step
                 self.sleep(step)
@@ -680,10 +796,11 @@ class LLMClient:
 
         start = time.monotonic()
         for attempt in range(1, self.max_attempts + 1):
+            timeout = self._attempt_timeout(start)
             try:
-                data = await client.post("/chat/completions", cast_to=object, **_post_args(call))
-            except openai.APIError as exc:
-                step = self._after_failure(call, attempt, exc, start)
+                data = await client.post("/chat/completions", cast_to=object, **_post_args(call, timeout))
+            except (openai.APIError, json.JSONDecodeError) as exc:
+                step = self._after_failure(call, attempt, exc, start, timeout)
                 if isinstance(step, CallResult):
                     return step
                 await self.async_sleep(step)
@@ -841,12 +958,12 @@ class LLMClient:
         )
 
 
-def _post_args(call: _Call) -> dict[str, Any]:
+def _post_args(call: _Call, timeout: float) -> dict[str, Any]:
     """``post`` arguments sending the call's body as it is (the client's default headers say it is JSON): the
     request is already wire-format JSON, so the typed ``chat.completions.create`` transform (most of the
     client's CPU time per call) is skipped, and ``cast_to=object`` returns the JSON without building a typed
     ChatCompletion."""
-    return {"content": call.body}
+    return {"content": call.body, "options": {"timeout": timeout}}
 
 
 def _message_text(message: Mapping[str, Any]) -> str:
@@ -860,17 +977,21 @@ def _get(data: Any, key: str) -> Any:
     return data.get(key) if isinstance(data, Mapping) else None
 
 
-def _record(data: Any) -> dict[str, Any]:
-    """What a result keeps of a chat-completion response body (and what the cache stores)."""
+def _record(data: Any, scrub: Callable[[str], str] = redact) -> dict[str, Any]:
+    """What a result keeps of a chat-completion response body (and what the cache stores); ``scrub`` takes
+    credentials out of the server's text (a server that echoes the key puts it in no result and no cache)."""
     if not isinstance(data, Mapping):
-        raise LLMError(f"the endpoint answered with something other than a JSON object: {str(data)[:200]!r}")
+        raise LLMError(
+            f"the endpoint answered with something other than a JSON object: {scrub(str(data)[:200])!r}"
+        )
     choices = data.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = _get(choice, "message")
     usage = data.get("usage")
+    content, refusal = _get(message, "content"), _get(message, "refusal")
     return {
-        "content": _get(message, "content"),
-        "refusal": _get(message, "refusal"),
+        "content": scrub(content) if isinstance(content, str) else content,
+        "refusal": scrub(refusal) if isinstance(refusal, str) else refusal,
         "finish_reason": _get(choice, "finish_reason"),
         "response_model": data.get("model"),
         "response_id": data.get("id"),

@@ -8,7 +8,8 @@ The returned model name contains ``simulated`` and every label's rationale start
 so nothing it says can pass for a real annotation.
 
 Tests script what the next requests get (:meth:`SimulatedServer.script`): malformed content, an HTTP error
-with ``Retry-After``, a delay longer than the client's timeout, a refusal. ``latency`` (for benchmarks) sends
+with ``Retry-After``, a delay longer than the client's timeout, a refusal, an empty or truncated 200 body, a
+connection reset, an error that echoes the ``Authorization`` header. ``latency`` (for benchmarks) sends
 every answer that many seconds after its request arrived, the simulation's own work included;
 :attr:`SimulatedServer.requests` logs every request body received and :attr:`SimulatedServer.max_in_flight` is
 the most chat-completion requests it was answering at once.
@@ -21,8 +22,11 @@ so many requests (:meth:`SimulatedServer.wait_for_requests`), and hold answers w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -57,6 +61,19 @@ class Scripted:
     """Seconds to wait before answering; :meth:`SimulatedServer.release` ends the wait early."""
     finish_reason: str = "stop"
     """The completion's ``finish_reason``."""
+    body: bytes | None = None
+    """A raw 200 body to send instead of the JSON completion (``b""``: an empty body)."""
+    cut: float | None = None
+    """Send only this fraction of the completion's JSON: with ``declared_in_full`` the ``Content-Length`` promises
+    the whole of it and the connection closes early, else the header matches the bytes sent (a body cut short
+    by the server: not valid JSON)."""
+    declared_in_full: bool = False
+    """With ``cut``: ``Content-Length`` is the whole body's, and the connection closes after the part sent."""
+    reset: bool = False
+    """Close the connection with a TCP reset (RST) after reading the request, answering nothing."""
+    echo_authorization: bool = False
+    """With an error ``status``: the error message repeats the request's ``Authorization`` header (a server that
+    leaks the key back, which the client must not print)."""
 
 
 def reply(content: str) -> Scripted:
@@ -75,6 +92,27 @@ def slow(seconds: float) -> Scripted:
     :meth:`SimulatedServer.release` is called, whichever comes first (a test holds a call in flight with a
     long delay, and ends it when it has seen what it needs)."""
     return Scripted(delay=seconds)
+
+
+def empty_body() -> Scripted:
+    """Answer HTTP 200 with an empty body."""
+    return Scripted(body=b"")
+
+
+def truncated_body(fraction: float = 0.5, *, declared_in_full: bool = False) -> Scripted:
+    """Answer HTTP 200 with the first ``fraction`` of the completion's JSON: a complete message whose body is cut
+    short, or (``declared_in_full``) one whose ``Content-Length`` promised more before the connection closed."""
+    return Scripted(cut=fraction, declared_in_full=declared_in_full)
+
+
+def reset_connection() -> Scripted:
+    """Read the request, then reset the connection (TCP RST) without answering."""
+    return Scripted(reset=True)
+
+
+def echo_authorization(status: int = 401) -> Scripted:
+    """Answer with HTTP ``status`` and an error message quoting the request's ``Authorization`` header."""
+    return Scripted(status=status, echo_authorization=True)
 
 
 def refuse(text: str = "I can't help with that.") -> Scripted:
@@ -368,12 +406,17 @@ class _Handler(BaseHTTPRequestHandler):
         srv = self.server_obj
         next_, released = srv._next(body)
         scripted = next_ or Scripted()
+        if scripted.reset:
+            srv._answered()
+            self._reset()
+            return
         try:
             if scripted.status != 200:
                 status = scripted.status
-                payload = {
-                    "error": {"message": f"scripted HTTP {status}", "type": "scripted_error", "code": None}
-                }
+                message = f"scripted HTTP {status}"
+                if scripted.echo_authorization:
+                    message += f"; received Authorization: {self.headers.get('Authorization')}"
+                payload = {"error": {"message": message, "type": "scripted_error", "code": None}}
             else:
                 status, payload = 200, _completion(body, messages, scripted)
             # The answer is ready before the wait, so it goes out `latency` after arrival however many
@@ -386,7 +429,35 @@ class _Handler(BaseHTTPRequestHandler):
             # no longer in flight once its answer is ready to go: counted after the write, the next request of a
             # client that got this answer could arrive first and count as one more in flight
             srv._answered()
-        self._send(status, payload, scripted.headers)
+        if status == 200 and (scripted.body is not None or scripted.cut is not None):
+            self._send_raw(scripted, json.dumps(payload).encode("utf-8"))
+        else:
+            self._send(status, payload, scripted.headers)
+
+    def _send_raw(self, scripted: Scripted, whole: bytes) -> None:
+        """A 200 answer whose body is not the completion: raw bytes, or the completion cut short."""
+        data = scripted.body if scripted.body is not None else whole[: int(len(whole) * (scripted.cut or 0))]
+        declared = len(whole) if scripted.declared_in_full else len(data)
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(declared))
+            if declared != len(data):
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(data)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return
+        if declared != len(data):
+            self.close_connection = True
+
+    def _reset(self) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER on, zero seconds) instead of an answer."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
 
 
 def _pause(seconds: float, released: threading.Event | None) -> None:
