@@ -184,9 +184,10 @@ def schedule(rng: random.Random, n: int, seconds: float) -> list[tuple[str, floa
 SAMPLE = ROOT / "data" / "sample"
 LLM_COMMANDS = {
     # (arguments after the input, kills per round): the sample's 2 failed items x 2 prompts x 6 samples = 24
-    # annotation calls; its 1 held value x 3 conditions x 8 samples = 24 recovery calls
+    # annotation calls; its 1 held value x 3 conditions x 8 samples = 24 recovery calls (--sample held: that
+    # value passed and is delivered, so the paper's sample of failed, missing values leaves it out)
     "annotate": (["--model", "m", "--prompt", "p1", "--prompt", "p2", "--samples", "6"], 6),
-    "recover": (["--model", "m", "--samples", "8", "--json"], 6),
+    "recover": (["--model", "m", "--samples", "8", "--json", "--sample", "held"], 6),
 }
 
 

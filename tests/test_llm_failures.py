@@ -216,7 +216,8 @@ def run_cli(capsys, args: list[str]) -> tuple[int, str, str]:
 
 
 def llm_args(srv, tmp_path: Path, command: str, *extra: str) -> list[str]:
-    output = ["-o", str(tmp_path / "labels.csv")] if command == "annotate" else ["--json"]
+    # the sample's one held value passed and is delivered, so recover asks about it only with --sample held
+    output = ["-o", str(tmp_path / "labels.csv")] if command == "annotate" else ["--json", "--sample", "held"]
     return [
         command,
         str(SAMPLE),
