@@ -36,7 +36,7 @@ from rtlab.annotation._labelfile import read_label_file
 from rtlab.errors import ReaderError
 from rtlab.llm import CallResult, LLMClient, ask_until_valid, parse_json_object
 from rtlab.records import item_key
-from rtlab.text import tokenize
+from rtlab.text import terms as text_terms
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -140,7 +140,7 @@ class ItemContext:
 
 
 def _overlap(text: str, terms: set[str]) -> int:
-    return len(terms & set(tokenize(text)))
+    return len(terms & set(text_terms(text)))
 
 
 def _relevant_lines(text: str, terms: set[str], limit: int) -> str:
@@ -194,7 +194,7 @@ def _item_context(
 ) -> ItemContext:
     delivered = run.evidence.files
     facts = item_facts(trajectory, index, replay, None, codebook=codebook, run=run.evidence)
-    terms = set(tokenize(facts.text))
+    terms = set(text_terms(facts.text))
     per_file = max(MIN_PART, deliverable_chars // max(1, len(delivered)))
     deliverable = "\n\n".join(f"### {p}\n{_relevant_lines(t, terms, per_file)}" for p, t in delivered)
 
@@ -261,7 +261,7 @@ class _Run:
 def _run(trajectory: Trajectory, replay: Replay, delivered: list[tuple[str, str]] | None) -> _Run:
     return _Run(
         run_evidence(trajectory, delivered=delivered),
-        {e.id: frozenset(tokenize(e.path + " " + e.excerpt)) for e in replay.tab.read_log},
+        {e.id: frozenset(text_terms(e.path + " " + e.excerpt)) for e in replay.tab.read_log},
     )
 
 
