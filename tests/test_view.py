@@ -307,3 +307,31 @@ def test_screenshot_of_a_real_workspace_bench_run(browser, real: Path, tmp_path:
     assert 10_000 < (tmp_path / "small.png").stat().st_size < 200_000
     if os.environ.get("RTLAB_UPDATE_SCREENSHOTS"):  # the committed picture is replaced only when asked
         shutil.copyfile(tmp_path / "small.png", ROOT / "docs" / "view-workspace-bench.png")
+
+
+def test_screenshot_of_a_notebook_cell_displaying_a_replay(browser, real: Path, tmp_path: Path) -> None:
+    """The README's second picture: what a notebook cell shows for ``replay.at(n)`` of a real Workspace-Bench
+    run (its ``_repr_html_``, in a page styled like JupyterLab's output area), with no console error."""
+    from rtlab.ingest import ingest
+
+    run = real / "workspace-bench" / "codex-gpt-5.4-runs" / "15_plain"
+    if not run.is_dir():
+        pytest.skip(f"{run} is absent")
+    (t,) = ingest([run]).trajectories
+    cell = replay(t, requirements="rubric").at(3)._repr_html_()
+    page = tmp_path / "cell.html"
+    page.write_text(
+        "<!doctype html><meta charset=utf-8><body style='font: 13px system-ui, sans-serif; margin: 16px'>"
+        f"<div style='border-left: 3px solid #1976d2; padding-left: 12px'>{cell}</div>",
+        encoding="utf-8",
+    )
+    browser.get(page.as_uri())
+    assert _errors(browser) == []
+    from PIL import Image
+
+    browser.save_screenshot(str(tmp_path / "shot.png"))
+    with Image.open(tmp_path / "shot.png") as img:
+        img.convert("RGB").quantize(64).save(tmp_path / "small.png", optimize=True)
+    assert 5_000 < (tmp_path / "small.png").stat().st_size < 200_000
+    if os.environ.get("RTLAB_UPDATE_SCREENSHOTS"):
+        shutil.copyfile(tmp_path / "small.png", ROOT / "docs" / "notebook-replay.png")

@@ -36,7 +36,7 @@ _STYLE = """<style>
 .rtlab-d span.clip{background:#ddd;color:#a00;font-weight:bold}
 .rtlab-d span.frame{color:#888}
 .rtlab-d .cols{display:flex;gap:12px;align-items:flex-start}
-.rtlab-d .cols>div{flex:1;min-width:0}
+.rtlab-d .cols>div{flex:1;min-width:0;overflow-x:auto}
 .rtlab-d h4{margin:4px 0}
 </style>"""
 
