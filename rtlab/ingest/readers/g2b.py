@@ -53,6 +53,7 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    read_inside,
     typed,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply, whole
@@ -426,10 +427,9 @@ def deliverable(folder: Path, steps: list[Step], events: list[Event]) -> Deliver
     messages = [e.text for e in events if e.kind == "message"]
     files: list[DeliverableFile] = []
     answer = folder / "output.txt"
-    if answer.is_file():
-        files.append(
-            deliverable_file("output.txt", answer.read_bytes(), origin="output_dir", local_path=str(answer))
-        )
+    data = read_inside(answer, folder) if answer.is_file() else None  # never through a link out of the run
+    if data is not None:
+        files.append(deliverable_file("output.txt", data, origin="output_dir", local_path=str(answer)))
     written: dict[str, str] = {}
     for s in steps:
         path, content = s.args.get("file_path"), s.args.get("content")
