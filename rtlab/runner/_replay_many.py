@@ -207,9 +207,9 @@ def replay_paths(
             for u, f in found:
                 yield _replay_unit(u, f, options, each, taken)
             return
-        from concurrent.futures import ProcessPoolExecutor
+        from rtlab._workers import process_pool
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:  # workers die with this process, however it dies
             found, futures = [], []
             for u, f in itertools.chain(head, units):  # submitted as found: the workers start meanwhile
                 found.append((u, f))
