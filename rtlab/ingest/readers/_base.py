@@ -162,6 +162,9 @@ def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> li
     found: list[Path] = []
     for base, dirs, names in os.walk(folder, followlinks=False):
         dirs.sort()
+        for name in dirs:
+            if warnings is not None and (Path(base) / name).is_symlink():
+                warnings.append(f"{Path(base) / name}: a linked folder, not read")
         for name in names:
             p = Path(base) / name
             if inside(p, root):
