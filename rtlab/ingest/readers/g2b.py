@@ -95,7 +95,9 @@ PATH_TOOLS = frozenset({"shell", "read_file", "write_file", "glob_files", "grep_
 
 _EXEC_NAME = re.compile(r"exec_r?(\d+)?.*\.jsonl$")
 _RUN_FOLDER = re.compile(r"^(?P<prefix>.+?)__(?P<task>[^_]+)(?:_(?P<run>s\d+))?$")
-_SOURCES = re.compile(r"(/?(?:[\w.-]+/)+sources)(?![\w.-])")
+_SOURCES = re.compile(r"(?<![\w.-])(/?(?:[\w.-]+/)+sources)(?![\w.-])")
+"""A path ending in a ``sources`` folder; it starts where a word does (a start inside a run of word
+characters would rescan the run: quadratic on a megabyte of them)."""
 _SKILL_DIR = re.compile(r'<activated_skill name="([^"]*)">\s*<skill_dir>([^<]*)</skill_dir>')
 _SEGMENT = re.compile(r"(?:stdout:\n[\s\S]*\n)?(?:stderr:\n[\s\S]*\n)?exit_code: (-?\d+)")
 """One command's part of a shell result after its ``Command:`` line (``pipeline/executor.py``)."""
@@ -361,7 +363,8 @@ def sources_dir(steps: list[Step]) -> str | None:
     """The ``.../sources`` folder the agent's calls name most often (G2B symlinks the task's files there)."""
     found: Counter[str] = Counter()
     for s in steps:
-        found.update(_SOURCES.findall(s.command))
+        if "sources" in s.command:
+            found.update(_SOURCES.findall(s.command))
     return found.most_common(1)[0][0] if found else None
 
 
