@@ -305,9 +305,28 @@ def test_a_loop_inside_the_workspace_neither_skips_the_run_nor_breaks_show(tmp_p
     (ws / "l1").symlink_to("l2")
     (ws / "l2").symlink_to("l1")
     (ws / "up").symlink_to(ws)
-    code, out, err = run(capsys, "replay", "--workspace", str(ws), str(CHAT))
-    assert code == 0 and "skipped" not in err and out.strip()
-    code, out, _ = run(capsys, "show", "--workspace", str(ws), "--step", "1", str(CHAT))
+    messages = [{"role": "user", "content": "Look around /work/ws."}]
+    for i, command in enumerate(["cat l1", "cat up/l2/x.txt", "ls -la"]):
+        args = json.dumps({"command": f"cd /work/ws && {command}"})
+        call = {"id": f"c{i}", "type": "function", "function": {"name": "execute_bash", "arguments": args}}
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {
+                "role": "tool",
+                "tool_call_id": f"c{i}",
+                "content": "The regional margin target is 38 percent.\n",
+            },
+        ]
+    log = tmp_path / "run.jsonl"
+    log.write_text("\n".join(json.dumps(m) for m in messages) + "\n", encoding="utf-8")
+    from rtlab.environment import Workspace
+
+    space = Workspace(ws)  # RuntimeError("Symlink loop from ...") out of every look-up before
+    assert space.read_text("l1") is None and not space.exists("l1") and not space.is_file("up/l2")
+    where = ["--workspace", str(ws), "--agent-root", "/work/ws", str(log)]
+    code, out, err = run(capsys, "replay", *where)
+    assert code == 0 and "skipped" not in err and out.strip()  # the run was skipped before
+    code, out, _ = run(capsys, "show", "--step", "1", *where)
     assert code == 0 and "Read log" in out  # RuntimeError("Symlink loop") before
 
 
