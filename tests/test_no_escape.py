@@ -1,6 +1,7 @@
 """No escape (issue 19, item 4): reads under ``--workspace`` never touch anything outside the root, checked by an
 audit of every file rtlab opens (``sys.addaudithook``: the ``open`` event of ``open()``, ``io.open``,
-``Path.read_bytes``, ...; ``os.scandir`` / ``os.listdir`` for listings), not only by path checks.
+``Path.read_bytes``, ...; ``os.scandir`` / ``os.listdir`` for listings) and, where strace is installed, by a
+syscall trace of a child process (``open`` / ``openat``), not only by path checks.
 
 The workspace holds the tricks a hostile log or workspace can play: a link inside the root to a file outside
 (``leak.txt``), a linked folder leading out (``outdir/``), and an agent whose commands name ``..``, absolute
@@ -12,6 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -189,3 +193,26 @@ def test_generated_paths_never_open_outside(tmp_path_factory, parts: list[str], 
             ws.exists(local)
             ws.is_file(local)
     assert _outside_root(seen, base / "ws", set()) == [], path
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+def test_no_open_outside_the_root_under_a_syscall_trace(tmp_path: Path) -> None:
+    """The same run in a child process under ``strace -f -e trace=open,openat``: every open the kernel saw, C
+    libraries' included (what an audit hook in Python cannot see)."""
+    ws, outside, log = _world(tmp_path)
+    trace = tmp_path / "trace.txt"
+    argv = ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", str(trace), sys.executable, "-m", "rtlab"]
+    argv += ["replay", str(log), "--workspace", str(ws), "--agent-root", "/work/ws", "--no-join", "--json"]
+    argv += ["--out", str(tmp_path / "tables")]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0 and "ptrace" in done.stderr:
+        pytest.skip(f"strace cannot trace here: {done.stderr.strip()[:200]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    opened = re.findall(r'open(?:at)?\((?:AT_FDCWD|\d+), "([^"]*)"', trace.read_text(encoding="utf-8"))
+    assert any(p.startswith(str(ws)) for p in opened), (
+        "the trace saw no workspace read: it would prove nothing"
+    )
+    real_outside = _resolved(str(outside))
+    assert not [p for p in opened if _resolved(p).startswith(real_outside) or "/proc/self/root" in p]
+    assert not [p for p in opened if os.path.realpath(p).startswith(real_outside)]
