@@ -1012,6 +1012,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_NOTHING
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a folder where a file is expected, no permission, a full disk: said, not traced
+        print(f"rtlab: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

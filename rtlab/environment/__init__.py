@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from rtlab.environment._propose import Proposer as Proposer
     from rtlab.environment._propose import RuleProposer as RuleProposer
     from rtlab.environment._propose import propose_requirements as propose_requirements
+    from rtlab.environment._replay import MANIFEST as MANIFEST
     from rtlab.environment._replay import REQUIREMENT_SOURCES as REQUIREMENT_SOURCES
     from rtlab.environment._replay import TABLES as TABLES
     from rtlab.environment._replay import Replay as Replay
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from rtlab.environment._replay import candidates_frame as candidates_frame
     from rtlab.environment._replay import export_parquet as export_parquet
     from rtlab.environment._replay import read_log_frame as read_log_frame
+    from rtlab.environment._replay import read_parquet_tables as read_parquet_tables
     from rtlab.environment._replay import redact_text as redact_text
     from rtlab.environment._replay import replay as replay
     from rtlab.environment._replay import replay_summary as replay_summary
@@ -141,6 +143,8 @@ __getattr__, __dir__, __all__ = attach(
             "TABLES",
             "tables",
             "export_parquet",
+            "MANIFEST",
+            "read_parquet_tables",
         ),
         "._capture": (
             "Capture",

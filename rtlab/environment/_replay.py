@@ -409,19 +409,82 @@ def tables(replays: Sequence[Replay], *, redact: bool = False) -> dict[str, Any]
     }
 
 
+MANIFEST = "_COMPLETE.json"
+"""The completeness marker of a set of tables :func:`export_parquet` wrote: written last, removed first, it
+lists every table with its sha256, so a set cut off by a kill (or mixed with an older run's tables) is told
+from a whole one (:func:`read_parquet_tables`)."""
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def export_parquet(replays: Sequence[Replay], out_dir: str | Path, *, redact: bool = False) -> list[Path]:
-    """Write the four tables as Parquet files in ``out_dir``, atomically and readable by the owner only.
+    """Write the four tables as Parquet files in ``out_dir``, atomically and readable by the owner only, as
+    one set: the marker :data:`MANIFEST` is removed before the first table is replaced and written (with each
+    table's sha256) after the last, so readers (:func:`read_parquet_tables`) never take part of a set, or
+    tables of different runs, for a whole one.
 
     The read log holds excerpts of workspace files, which may be sensitive (the paper's own caution), so every
     file gets mode 0600 whether or not ``redact`` masks the excerpt text.
     """
+    import json
+
     from rtlab.io import atomic_open
 
     out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MANIFEST).unlink(missing_ok=True)
     written = []
     for name, frame in tables(replays, redact=redact).items():
         target = out / f"{name}.parquet"
         with atomic_open(target, "wb", private=True) as fh:
             frame.to_parquet(fh, index=False)
         written.append(target)
+    manifest = {
+        "schema": "rtlab.replay-tables",
+        "version": 1,
+        "tables": {p.stem: {"file": p.name, "sha256": _sha256(p)} for p in written},
+    }
+    with atomic_open(out / MANIFEST, private=True) as fh:
+        json.dump(manifest, fh, indent=1)
     return written
+
+
+def read_parquet_tables(out_dir: str | Path) -> dict[str, Any]:
+    """The tables :func:`export_parquet` wrote, by name, once the set is checked whole: its marker present
+    and every table's sha256 the one recorded; otherwise :class:`~rtlab.errors.RtlabError` naming the folder
+    and what is wrong (no marker: the writer was stopped, or the folder was not written by rtlab)."""
+    import json
+
+    import pandas as pd
+
+    from rtlab.errors import RtlabError
+
+    out = Path(out_dir)
+    marker = out / MANIFEST
+    try:
+        manifest = json.loads(marker.read_text(encoding="utf-8"))
+        listed = manifest["tables"]
+    except FileNotFoundError:
+        raise RtlabError(
+            f"{out}: not a complete set of replay tables (no {MANIFEST}: the writer was stopped before the "
+            "end, or did not write this folder); write it again with rtlab replay --out"
+        ) from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise RtlabError(f"{marker}: unreadable completeness marker ({exc})") from None
+    found: dict[str, Any] = {}
+    for name, entry in listed.items():
+        path = out / entry["file"]
+        if not path.is_file() or _sha256(path) != entry["sha256"]:
+            raise RtlabError(
+                f"{path}: not the table {MANIFEST} lists (changed or missing since it was written)"
+            )
+        found[name] = pd.read_parquet(path)
+    return found

@@ -166,7 +166,7 @@ class Workspace:
     def _inside(self, path: Path) -> bool:
         try:
             path.resolve().relative_to(self._real_root)
-        except (ValueError, OSError):
+        except (ValueError, OSError, RuntimeError):  # outside; a link loop (RuntimeError before Python 3.13)
             return False
         return True
 

@@ -164,10 +164,12 @@ def main(argv: list[str] | None = None) -> int:
         outcomes: Iterable[tuple[str, str, float]] = (_run_one(str(b), values, executed) for b in books)
         return _report(books, outcomes, values["FIGURES"])
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
-    # spawned, not forked: each worker starts kernels of its own, with no event loop or socket state inherited
-    with ProcessPoolExecutor(max_workers=args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    from rtlab._workers import process_pool
+
+    # spawned, not forked: each worker starts kernels of its own, with no event loop or socket state inherited;
+    # workers die with this process, however it dies
+    with process_pool(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(_run_one, str(b), values, executed) for b in books]
         try:
             return _report(books, (f.result() for f in futures), values["FIGURES"])

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rtlab.errors import RtlabError
+from rtlab.errors import RtlabError, UnitError
 from rtlab.ingest._labels import apply_run_labels
 from rtlab.ingest.readers import ReadOptions, Unclaimed, discover, get_reader
 from rtlab.records import Trajectory
@@ -122,8 +122,10 @@ def ingest(
             result.renamed += unique_ids(found, taken)
             result.trajectories.extend(found)
         except Exception as exc:  # one bad run must not stop a batch of thousands
-            if strict:
-                raise
             message = str(exc) if isinstance(exc, RtlabError | OSError) else f"{type(exc).__name__}: {exc}"
+            if strict:
+                if isinstance(exc, RtlabError):
+                    raise
+                raise UnitError(f"{unit} ({fmt}): {message}") from exc
             result.failures.append(IngestFailure(str(unit), fmt, message))
     return result

@@ -10,6 +10,7 @@ from rtlab._lazy import attach
 if TYPE_CHECKING:
     from rtlab.io._files import atomic_open as atomic_open
     from rtlab.io._files import cached_by_file as cached_by_file
+    from rtlab.io._files import decode_text as decode_text
     from rtlab.io._files import dump_json_lines as dump_json_lines
     from rtlab.io._files import field as field
     from rtlab.io._files import first_json_line as first_json_line
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from rtlab.io._files import iter_json_lines as iter_json_lines
     from rtlab.io._files import iter_json_values as iter_json_values
     from rtlab.io._files import load_json as load_json
+    from rtlab.io._files import loads as loads
     from rtlab.io._files import read_text as read_text
+    from rtlab.io._files import without_surrogates as without_surrogates
     from rtlab.io._files import write_json_lines as write_json_lines
 
 __getattr__, __dir__, __all__ = attach(
@@ -31,6 +34,7 @@ __getattr__, __dir__, __all__ = attach(
             "dump_json_lines",
             "cached_by_file",
             "read_text",
+            "decode_text",
             "head_bytes",
             "head_text",
             "first_json_line",
@@ -38,6 +42,8 @@ __getattr__, __dir__, __all__ = attach(
             "iter_json_lines",
             "iter_json_values",
             "load_json",
+            "loads",
+            "without_surrogates",
             "field",
         ),
     },

@@ -54,7 +54,11 @@ def dump_json_lines(rows: Iterable[Any], fh: IO[str]) -> int:
     """
     n = 0
     for row in rows:
-        fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+        line = json.dumps(row, ensure_ascii=False, separators=(",", ":"))
+        try:
+            fh.write(line)
+        except UnicodeEncodeError:  # a lone surrogate no UTF-8 file can hold: U+FFFD, as readers give it
+            fh.write(_LONE_SURROGATE.sub("\ufffd", line))
         fh.write("\n")
         n += 1
     return n
@@ -88,7 +92,12 @@ def cached_by_file(loader: Callable[[Path], T]) -> Callable[[str | Path], T]:
 
 def read_text(path: Path) -> str:
     """A whole file as text; bytes that are not UTF-8 raise :class:`ReaderError` with their line."""
-    data = path.read_bytes()
+    return decode_text(path.read_bytes(), path)
+
+
+def decode_text(data: bytes, path: Path) -> str:
+    """Bytes read from ``path`` as UTF-8 text; bytes that are not UTF-8 raise :class:`ReaderError` with their
+    line."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -117,6 +126,67 @@ def head_text(path: Path, n: int = 65536) -> str:
     return head_bytes(path, n).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate: paired, it is one character; alone (``"\\udc80"``), valid JSON that no
+UTF-8 file, Parquet table or terminal can hold."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_DEEP = "nested too deeply to parse"
+
+
+def without_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` (parsed JSON) with every lone surrogate in its strings and keys replaced by U+FFFD, and how many
+    strings were changed. Iterative, so a value nested as deep as the parser allows is walked too."""
+    changed = 0
+
+    def fix(s: str) -> str:
+        nonlocal changed
+        if _LONE_SURROGATE.search(s) is None:
+            return s
+        changed += 1
+        return _LONE_SURROGATE.sub("\ufffd", s)
+
+    if isinstance(value, str):
+        return fix(value), changed
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in list(node):
+                item = node[key]
+                if isinstance(item, str):
+                    item = fix(item)
+                elif isinstance(item, dict | list):
+                    stack.append(item)
+                new_key = fix(key)
+                if new_key != key:
+                    del node[key]
+                node[new_key] = item
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                if isinstance(item, str):
+                    node[i] = fix(item)
+                elif isinstance(item, dict | list):
+                    stack.append(item)
+    return value, changed
+
+
+def loads(text: str | bytes, path: Path, line: int | None = None, warnings: list[str] | None = None) -> Any:
+    """``json.loads`` for what readers read: a value nested too deeply raises :class:`ReaderError` naming
+    ``path`` and ``line`` (not ``RecursionError``); lone surrogate escapes are replaced by U+FFFD (said in
+    ``warnings``); other faults raise ``json.JSONDecodeError`` as ``json.loads`` does."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ReaderError(path, _DEEP, line=line) from None
+    raw = text if isinstance(text, str) else text.decode("utf-8", "replace")
+    if _SURROGATE_ESCAPE.search(raw):
+        value, changed = without_surrogates(value)
+        if changed and warnings is not None:
+            where = f"{path}:{line}" if line is not None else str(path)
+            warnings.append(f"{where}: {changed} strings held lone surrogate escapes; replaced by U+FFFD")
+    return value
+
+
 _BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark some tools put at the start of a text file; never content."""
 
@@ -131,8 +201,8 @@ def first_json_line(path: Path, n: int = 65536) -> Any:
     if not line:
         return None
     try:
-        return json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return loads(line, path)
+    except (json.JSONDecodeError, UnicodeDecodeError, ReaderError):
         return None
 
 
@@ -143,9 +213,10 @@ def first_json_value(path: Path, n: int = 65536) -> Any:
     if not text:
         return None
     try:
-        return json.JSONDecoder().raw_decode(text)[0]
+        value = json.JSONDecoder().raw_decode(text)[0]
     except (json.JSONDecodeError, RecursionError):
         return None
+    return without_surrogates(value)[0] if _SURROGATE_ESCAPE.search(text) else value
 
 
 def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
@@ -161,12 +232,13 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
         if not line.strip():
             continue
         try:
-            yield lineno, json.loads(line)
+            value = loads(line, path, lineno, warnings)
         except json.JSONDecodeError as exc:
             if lineno == last and warnings is not None:
                 warnings.append(f"{path}:{lineno}: last line is not complete JSON (log cut off?); skipped")
                 continue
             raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+        yield lineno, value
 
 
 _NOT_SPACE = re.compile(r"\S")
@@ -197,17 +269,25 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
                 warnings.append(f"{path}:{line}: last value is not complete JSON (log cut off?); skipped")
                 return
             raise ReaderError(path, f"invalid JSON: {exc.msg} ({at})", line=line) from None
+        except RecursionError:
+            raise ReaderError(path, _DEEP, line=line) from None
+        if _SURROGATE_ESCAPE.search(text, start, end):
+            value, changed = without_surrogates(value)
+            if changed and warnings is not None:
+                warnings.append(
+                    f"{path}:{line}: {changed} strings held lone surrogate escapes; replaced by U+FFFD"
+                )
         yield line, value
         match = _NOT_SPACE.search(text, end)
 
 
-def load_json(path: Path) -> Any:
-    """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column."""
+def load_json(path: Path, warnings: list[str] | None = None) -> Any:
+    """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column (see :func:`loads`)."""
     text = read_text(path)
     if not text.strip():
         raise ReaderError(path, "file is empty")
     try:
-        return json.loads(text)
+        return loads(text.removeprefix("\ufeff"), path, warnings=warnings)
     except json.JSONDecodeError as exc:
         raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from rtlab.environment import Replay, RequirementSource, TabConfig, replay
+from rtlab.errors import UnitError
 from rtlab.records import Trajectory
 
 if TYPE_CHECKING:
@@ -176,7 +177,8 @@ def replay_paths(
     function, e.g. :func:`replay_summary`) is applied to every replay in the worker, and its results are
     yielded instead: what comes back to this process is then only what the caller keeps. Workers start on the
     first units while the rest are still being found. With ``strict`` the first failure raises
-    ``RuntimeError`` naming it. Files no reader claims are added to ``unclaimed``; a trajectory whose id an
+    :class:`~rtlab.errors.UnitError` (a ``RuntimeError``) naming it. Files no reader claims are added to
+    ``unclaimed``; a trajectory whose id an
     earlier one has is given a unique id before it is replayed (as :func:`rtlab.ingest.ingest` does; workers
     replay with the ids their unit gives, and a unit found to repeat an id is replayed again here, renamed),
     recorded in ``renamed``.
@@ -205,9 +207,9 @@ def replay_paths(
             for u, f in found:
                 yield _replay_unit(u, f, options, each, taken)
             return
-        from concurrent.futures import ProcessPoolExecutor
+        from rtlab._workers import process_pool
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:  # workers die with this process, however it dies
             found, futures = [], []
             for u, f in itertools.chain(head, units):  # submitted as found: the workers start meanwhile
                 found.append((u, f))
@@ -229,7 +231,7 @@ def replay_paths(
                 renamed.extend(result.renamed)
             if strict and result.failed:
                 first = result.failed[0]
-                raise RuntimeError(f"{first.path} ({first.trajectory or 'unit'}): {first.error}")
+                raise UnitError(f"{first.path} ({first.trajectory or 'unit'}): {first.error}")
             yield result.done, result.failed
     finally:
         if bar is not None:

@@ -27,12 +27,12 @@ import os
 import random
 import shutil
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from rtlab._workers import process_pool
 from rtlab.synth.agents import ItemOutcome, RunResult, run_seed, simulate
 from rtlab.synth.profiles import ARMS, PROFILES, Arm
 from rtlab.synth.shell import Shell
@@ -321,7 +321,7 @@ def generate(
     jobs_args = [(str(tmp), world_json, config.to_dict(), t.id) for t in world.tasks]
     results: list[list[dict[str, Any]]]
     if jobs > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with process_pool(jobs) as pool:  # workers die with this process, however it dies
             iterator = pool.map(_task_runs, jobs_args)
             results = list(_progress(iterator, len(jobs_args), progress))
     else:

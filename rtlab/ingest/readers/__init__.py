@@ -6,8 +6,10 @@ Each format lives in its own module (``rtlab/readers/<module>.py``) exposing ``N
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -74,18 +76,28 @@ def discover(
     """
     path = Path(path)
     if not path.exists():
+        if path.is_symlink():
+            raise FileNotFoundError(f"{path}: {_broken_link(path)}")
         raise FileNotFoundError(f"{path}: no such file or folder")
     names = [format] if format else list(FORMATS)
     readers = [(n, get_reader(n)) for n in names]
 
     def claim(p: Path) -> str | None:
         for n, r in readers:
-            if r.sniff(p):
-                return n
+            try:
+                if r.sniff(p):
+                    return n
+            except Exception as exc:  # a sniffer must not stop a scan; the file is reported instead
+                raise _SniffFailed(
+                    Unclaimed(str(p), "could not be examined", f"{n}: {_describe(exc)}")
+                ) from exc
         return None
 
     if path.is_file():
-        found = claim(path)
+        try:
+            found = claim(path)
+        except _SniffFailed as failed:
+            raise UnknownFormatError(f"{path}: {failed.why.reason} ({failed.why.detail})") from None
         if found is None:
             wanted = f"format {format!r}" if format else "any known format"
             why = explain(path)
@@ -96,35 +108,106 @@ def discover(
             )
         yield path, found
         return
+    if not path.is_dir():
+        raise UnknownFormatError(f"{path}: {_not_regular(path)}, not a log file or a folder")
 
+    def note(u: Unclaimed) -> None:
+        if unclaimed is not None:
+            unclaimed.append(u)
+
+    def claimed(p: Path) -> str | None:
+        try:
+            return claim(p)
+        except _SniffFailed as failed:
+            note(failed.why)
+            return None
+
+    seen = {_real(path)}  # every folder walked, by its real path: a link back up is not walked twice
     stack = [path]
     while stack:
         d = stack.pop()
-        found = claim(d)
+        found = claimed(d)
         if found is not None:
             yield d, found
             continue
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError as exc:
-            if unclaimed is not None:
-                unclaimed.append(
-                    Unclaimed(str(d), "a folder that could not be listed", exc.strerror or str(exc))
-                )
+            note(Unclaimed(str(d), "a folder that could not be listed", exc.strerror or str(exc)))
             continue
         subdirs = []
         for e in entries:
-            if e.is_dir(follow_symlinks=False):
-                if e.name not in _SKIP_DIRS:
-                    subdirs.append(Path(e.path))
-            elif e.is_file():
-                f = Path(e.path)
-                n = claim(f)
+            p = Path(e.path)
+            try:
+                link = e.is_symlink()
+                is_dir, is_file = e.is_dir(), e.is_file()  # links followed
+            except OSError:
+                link, is_dir, is_file = True, False, False
+            if link and not (is_dir or is_file) and not os.path.exists(p):
+                note(Unclaimed(str(p), _broken_link(p)))
+            elif is_dir:
+                if e.name in _SKIP_DIRS:
+                    continue
+                real = _real(p)
+                if real in seen:  # a link to a folder this scan walks anyway (or to one above it: a loop)
+                    note(Unclaimed(str(p), "a link to a folder already scanned", f"-> {real}"))
+                    continue
+                seen.add(real)
+                subdirs.append(p)
+            elif is_file:
+                n = claimed(p)
                 if n is not None:
-                    yield f, n
+                    yield p, n
                 elif unclaimed is not None:
-                    unclaimed.append(explain(f))
+                    unclaimed.append(explain(p))
+            else:
+                note(Unclaimed(str(p), _not_regular(p)))
         stack.extend(reversed(subdirs))
+
+
+class _SniffFailed(Exception):
+    """A reader's sniffer raised on a path: the path is reported, not the scan stopped."""
+
+    def __init__(self, why: Unclaimed) -> None:
+        super().__init__(why.reason)
+        self.why = why
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _real(p: Path) -> str:
+    try:
+        return str(p.resolve(strict=True))
+    except (OSError, RuntimeError):  # a loop (RuntimeError before Python 3.13)
+        return str(p.absolute())
+
+
+def _broken_link(p: Path) -> str:
+    """What a link that leads nowhere is: a loop, or a link to nothing."""
+    try:
+        p.resolve(strict=True)
+    except RuntimeError:
+        return "a symbolic link loop"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop"
+    return f"a broken symbolic link (to {os.readlink(p)!r})" if p.is_symlink() else "no such file"
+
+
+def _not_regular(p: Path) -> str:
+    try:
+        mode = p.stat().st_mode
+    except OSError as exc:
+        return f"could not be examined ({exc.strerror or exc})"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    return "not a regular file"
 
 
 __all__ = [

@@ -5,11 +5,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from rtlab.io import without_surrogates
 from rtlab.records import DeliverableFile, Step, Trajectory
 
 
@@ -61,6 +64,10 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
             return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
+        except RecursionError:
+            return {"_raw": raw}, "arguments are nested too deeply to parse"
+        if "\\u" in raw:
+            value = without_surrogates(value)[0]  # a lone "\udc80" no output file can hold
         if isinstance(value, dict):
             return value, None
         return {"_raw": raw}, f"arguments are JSON {type(value).__name__}, not an object"
@@ -120,6 +127,53 @@ def deliverable_file(
         sha256=hashlib.sha256(data).hexdigest(),
         origin=origin,
     )
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, every symbolic link on the way followed, is a regular file inside ``root`` (itself
+    resolved): a reader reads a run's own files only, never through a link out of the run folder
+    (``output/passwd.md -> /etc/passwd``), never a FIFO, never a link loop."""
+    try:
+        real = path.resolve(strict=True)
+        real.relative_to(root.resolve(strict=True))
+        return stat.S_ISREG(real.stat().st_mode)
+    except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
+        return False
+
+
+def read_inside(path: Path, root: Path, warnings: list[str] | None = None) -> bytes | None:
+    """The bytes of a run's own file, or ``None`` when it is missing or not :func:`inside` ``root`` (said in
+    ``warnings`` when it exists but leads out of the run folder or is not a regular file)."""
+    if not inside(path, root):
+        if warnings is not None and (path.is_symlink() or path.exists()):
+            warnings.append(f"{path}: not read (a link out of the run folder, a loop, or not a regular file)")
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        if warnings is not None:
+            warnings.append(f"{path}: not read ({exc.strerror or exc})")
+        return None
+
+
+def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> list[Path]:
+    """Every regular file under ``folder``, sorted, that is :func:`inside` ``root``: links leading out of the
+    run folder (or in a loop) are left out and said in ``warnings``; linked folders are not descended into."""
+    found: list[Path] = []
+    for base, dirs, names in os.walk(folder, followlinks=False):
+        dirs.sort()
+        for name in dirs:
+            if warnings is not None and (Path(base) / name).is_symlink():
+                warnings.append(f"{Path(base) / name}: a linked folder, not read")
+        for name in names:
+            p = Path(base) / name
+            if inside(p, root):
+                found.append(p)
+            elif warnings is not None:
+                warnings.append(
+                    f"{p}: not read (a link out of the run folder, a loop, or not a regular file)"
+                )
+    return sorted(found)
 
 
 def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:

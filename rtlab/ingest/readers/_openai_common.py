@@ -375,12 +375,17 @@ def usage_from(usage: Any) -> TokenUsage | None:
     return None if result == TokenUsage() else result
 
 
-def iso_time(value: Any) -> str | None:
-    """A Unix time in seconds (``created_at``) as an ISO-8601 UTC string; ISO strings pass through."""
+def iso_time(value: Any, warnings: list[str] | None = None, where: str = "") -> str | None:
+    """A Unix time in seconds (``created_at``) as an ISO-8601 UTC string; ISO strings pass through. A number
+    no date has (``1e300``, NaN) gives ``None``, said in ``warnings`` (``where``: the file, line and field)."""
     if isinstance(value, str):
         return value
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, tz=UTC).isoformat()
+        try:
+            return datetime.fromtimestamp(value, tz=UTC).isoformat()
+        except (OverflowError, OSError, ValueError):
+            if warnings is not None:
+                warnings.append(f"{where}: {value!r} is not a Unix time rtlab can represent; left out")
     return None
 
 

@@ -35,6 +35,31 @@ def _keys(value: Any, limit: int = 6) -> str:
     return type(value).__name__
 
 
+_CHAT_ROLES = ("system", "developer", "user", "assistant", "tool")
+_PI_RECORDS = ("message", "model_change", "thinking_level_change", "compaction", "custom", "branch_summary")
+
+
+def _hint(first: Any) -> str:
+    """What a first record that almost matches a format lacks, said after its keys."""
+    if not isinstance(first, dict):
+        return ""
+    role = first.get("role")
+    if isinstance(role, str) and role not in _CHAT_ROLES and role.lower() in _CHAT_ROLES:
+        return f"; role {role!r} is not a Chat Completions role ({'/'.join(_CHAT_ROLES)}: lower case)"
+    if first.get("type") in _PI_RECORDS and "parentId" in first:
+        return "; Pi session records without the session header ({'type': 'session', ...}) on the first line"
+    return ""
+
+
+def _hints(lines: list[str], limit: int = 50) -> str:
+    """The first :func:`_hint` among the first ``limit`` records (a wrong role is rarely on the first line)."""
+    for line in lines[:limit]:
+        hint = _hint(_parse(line)[0])
+        if hint:
+            return hint
+    return ""
+
+
 def _parse(text: str) -> tuple[Any, str | None]:
     try:
         return json.loads(text), None
@@ -78,7 +103,9 @@ def explain(path: Path) -> Unclaimed:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     first, _ = _parse(lines[0])
     if first is not None and len(lines) > 1:  # a whole JSON value on the first line, and more lines after it
-        return Unclaimed(where, "JSON lines, but no known record type", "first record: " + _keys(first))
+        return Unclaimed(
+            where, "JSON lines, but no known record type", "first record: " + _keys(first) + _hints(lines)
+        )
     if size > _WHOLE_LIMIT:
         return Unclaimed(where, "JSON, but no known shape", f"not parsed whole ({size} bytes)")
     try:

@@ -30,11 +30,13 @@ from rtlab.ingest.readers._base import (
     compact_json,
     deliverable_file,
     parse_arguments,
+    read_inside,
+    run_files,
     typed,
 )
 from rtlab.ingest.readers._frames import output_frames
+from rtlab.io import decode_text, first_json_line, iter_json_lines, load_json, read_text
 from rtlab.io import field as get_field
-from rtlab.io import first_json_line, iter_json_lines, load_json, read_text
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
 
@@ -64,8 +66,8 @@ codex-rs/core/src/exec.rs and codex-rs/utils/pty/src/lib.rs) and drops the rest 
 def _stream_in(folder: Path) -> Path | None:
     for place in _STREAM_PLACES:
         candidate = folder / place / STREAM_NAME
-        if candidate.is_file():
-            return candidate
+        if candidate.is_file() or candidate.is_dir() or candidate.is_symlink():
+            return candidate  # a folder or a broken link in the stream's place: claimed, so reading says so
     return None
 
 
@@ -99,6 +101,8 @@ class _Layout:
     beside: Path
     deliverables: Path | None
     run_name: str | None
+    root: Path
+    """The run folder: its files are read only inside it."""
 
 
 def _layout(path: Path) -> _Layout:
@@ -110,10 +114,10 @@ def _layout(path: Path) -> _Layout:
         stream = path
     beside = stream.parent
     if beside.name != "raw":
-        return _Layout(stream, beside, None, None)
+        return _Layout(stream, beside, None, None, beside)
     base = beside.parent
     run_dir = base.parent if base.name == "output" else base
-    return _Layout(stream, beside, base / "output", run_dir.name)
+    return _Layout(stream, beside, base / "output", run_dir.name, run_dir)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -383,16 +387,18 @@ def _invocation(path: Path) -> _Invocation:
     return _Invocation(model=model, cwd=cwd, instruction=instruction, argv=argv[:-1] if instruction else argv)
 
 
-def _files(folder: Path | None) -> list[DeliverableFile]:
-    """Every file under the output folder: relative path, absolute location, text content, size, sha256."""
+def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[DeliverableFile]:
+    """Every file under the output folder: relative path, absolute location, text content, size, sha256; only
+    the run's own files (:func:`~rtlab.ingest.readers._base.run_files`: never through a link out of ``root``)."""
     if folder is None or not folder.is_dir():
         return []
     out = []
-    for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for file in run_files(folder, root, warnings):
+        data = read_inside(file, root, warnings)
+        if data is None:
+            continue
         rel = file.relative_to(folder).as_posix()
-        out.append(
-            deliverable_file(rel, file.read_bytes(), origin="output_dir", local_path=str(file.resolve()))
-        )
+        out.append(deliverable_file(rel, data, origin="output_dir", local_path=str(file.resolve())))
     return out
 
 
@@ -438,7 +444,9 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     final = state.final_message
     last_message = layout.beside / "last_message.txt"
     if final is None and last_message.is_file():
-        final = read_text(last_message).strip() or None
+        data = read_inside(last_message, layout.root, state.warnings)
+        final = (decode_text(data, last_message).strip() or None) if data is not None else None
+    files = _files(layout.deliverables, layout.root, state.warnings)
     run = _RUN_NAME.match(layout.run_name or "")
     ident = layout.run_name or state.thread_id or layout.stream.stem
     meta: dict[str, Any] = {"harness_version_note": HARNESS_VERSION_NOTE, "turns": state.turns}
@@ -460,7 +468,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             source_path=str(path),
             steps=state.steps,
             events=state.events,
-            deliverable=Deliverable(final_message=final, files=_files(layout.deliverables)),
+            deliverable=Deliverable(final_message=final, files=files),
             task_id=run.group("task") if run else None,
             instruction=invocation.instruction,
             model=invocation.model,

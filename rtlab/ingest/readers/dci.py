@@ -38,7 +38,7 @@ from typing import Any
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import get_policy
-from rtlab.ingest.readers._base import ReadOptions, typed
+from rtlab.ingest.readers._base import ReadOptions, read_inside, typed
 from rtlab.ingest.readers.pi import (
     PiTimeline,
     apply_policy,
@@ -48,7 +48,7 @@ from rtlab.ingest.readers.pi import (
     type_step,
     written_files,
 )
-from rtlab.io import field, first_json_line, head_bytes, iter_json_lines, load_json, read_text
+from rtlab.io import decode_text, field, first_json_line, head_bytes, iter_json_lines, load_json
 from rtlab.records import Deliverable, Step, Trajectory
 
 NAME = "dci"
@@ -157,7 +157,9 @@ def _json_object(path: Path) -> dict[str, Any]:
 
 
 def _optional_text(path: Path) -> str | None:
-    return read_text(path) if path.is_file() else None
+    """A run file's text, never through a link out of its run folder."""
+    data = read_inside(path, path.parent) if path.is_file() else None
+    return decode_text(data, path) if data is not None else None
 
 
 def _optional_object(path: Path) -> dict[str, Any] | None:

@@ -53,6 +53,7 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    read_inside,
     typed,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply, whole
@@ -94,7 +95,9 @@ PATH_TOOLS = frozenset({"shell", "read_file", "write_file", "glob_files", "grep_
 
 _EXEC_NAME = re.compile(r"exec_r?(\d+)?.*\.jsonl$")
 _RUN_FOLDER = re.compile(r"^(?P<prefix>.+?)__(?P<task>[^_]+)(?:_(?P<run>s\d+))?$")
-_SOURCES = re.compile(r"(/?(?:[\w.-]+/)+sources)(?![\w.-])")
+_SOURCES = re.compile(r"(?<![\w.-])(/?(?:[\w.-]+/)+sources)(?![\w.-])")
+"""A path ending in a ``sources`` folder; it starts where a word does (a start inside a run of word
+characters would rescan the run: quadratic on a megabyte of them)."""
 _SKILL_DIR = re.compile(r'<activated_skill name="([^"]*)">\s*<skill_dir>([^<]*)</skill_dir>')
 _SEGMENT = re.compile(r"(?:stdout:\n[\s\S]*\n)?(?:stderr:\n[\s\S]*\n)?exit_code: (-?\d+)")
 """One command's part of a shell result after its ``Command:`` line (``pipeline/executor.py``)."""
@@ -360,7 +363,8 @@ def sources_dir(steps: list[Step]) -> str | None:
     """The ``.../sources`` folder the agent's calls name most often (G2B symlinks the task's files there)."""
     found: Counter[str] = Counter()
     for s in steps:
-        found.update(_SOURCES.findall(s.command))
+        if "sources" in s.command:
+            found.update(_SOURCES.findall(s.command))
     return found.most_common(1)[0][0] if found else None
 
 
@@ -426,10 +430,9 @@ def deliverable(folder: Path, steps: list[Step], events: list[Event]) -> Deliver
     messages = [e.text for e in events if e.kind == "message"]
     files: list[DeliverableFile] = []
     answer = folder / "output.txt"
-    if answer.is_file():
-        files.append(
-            deliverable_file("output.txt", answer.read_bytes(), origin="output_dir", local_path=str(answer))
-        )
+    data = read_inside(answer, folder) if answer.is_file() else None  # never through a link out of the run
+    if data is not None:
+        files.append(deliverable_file("output.txt", data, origin="output_dir", local_path=str(answer)))
     written: dict[str, str] = {}
     for s in steps:
         path, content = s.args.get("file_path"), s.args.get("content")

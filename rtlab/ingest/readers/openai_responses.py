@@ -232,6 +232,9 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
     if tool_names(top.get("tools")):
         meta["tools"] = tool_names(top.get("tools"))
     warnings = file_warnings + st.tl.warnings
+    at = f"{path}:{conv.line}" if conv.line is not None else str(path)
+    started_at = iso_time(top.get("created_at"), warnings, f"{at} [created_at]")
+    ended_at = iso_time(top.get("completed_at"), warnings, f"{at} [completed_at]")
     if warnings:
         meta["warnings"] = warnings
     return Trajectory(
@@ -243,8 +246,8 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
         deliverable=Deliverable(final_message=st.final, files=written_files(st.tl.steps)),
         instruction=st.instruction,
         model=top.get("model") if isinstance(top.get("model"), str) else None,
-        started_at=iso_time(top.get("created_at")),
-        ended_at=iso_time(top.get("completed_at")),
+        started_at=started_at,
+        ended_at=ended_at,
         usage=usage_from(top.get("usage")),
         clip_policy=policy.name,
         meta=meta,
