@@ -206,21 +206,8 @@ class _Program:
             start, end = i + 2, self._close(i + 1)
         else:
             start, end = i + 1, self.ends[i]
-        spans: list[tuple[int, int]] = []
-        depth = 0
-        first = start
-        for k in range(start, end):
-            tok = self.t[k]
-            if tok.kind == "punct" and tok.text in "([{":
-                depth += 1
-            elif tok.kind == "punct" and tok.text in ")]}":
-                depth -= 1
-            elif tok.kind == "punct" and tok.text == "," and depth == 0:
-                spans.append((first, k))
-                first = k + 1
-        if first < end:
-            spans.append((first, end))
-        return spans
+        spans = self._split_commas(start, end)
+        return spans if spans[-1][0] < end else spans[:-1]  # no empty last argument (``f()``, ``f(a,)``)
 
     def _writer(self, i: int) -> bool:
         """Whether the writing name at ``i`` is the file system's: ``fs.writeFileSync``,
