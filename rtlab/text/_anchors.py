@@ -22,6 +22,7 @@ Kinds (:data:`AnchorKind`), tried in this order so that a span belongs to one an
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -230,9 +231,16 @@ class AnchorIndex:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        """The text indexed."""
-        self._anchors = find_anchors(text)
-        self._folded = _fold(text)
+        """The text indexed (its anchors are found on the first question: a run's whole shown text is indexed
+        for every run, and asked about only when one of its failed items has anchors)."""
+
+    @functools.cached_property
+    def _anchors(self) -> list[Anchor]:
+        return find_anchors(self.text)
+
+    @functools.cached_property
+    def _folded(self) -> str:
+        return _fold(self.text)
 
     def find(self, anchor: Anchor) -> Anchor | None:
         """The first anchor of this text that is ``anchor`` (same kind, same reading), else ``None``. A code
