@@ -27,6 +27,15 @@ def real_pinned(real: Path) -> list[Path]:
     return sorted(p for p in real.iterdir() if p.is_dir() and p.name != "wild")
 
 
+def wild_folder(real: Path, name: str) -> Path:
+    """``real / "wild" / name``, the public logs of one format; the test skips with the reason when it is absent
+    (``real`` may be present without ``wild/``)."""
+    folder = real / "wild" / name
+    if not folder.is_dir():
+        pytest.skip(f"no {folder}: the wild logs of this format are absent")
+    return folder
+
+
 @pytest.fixture(scope="session")
 def fixtures() -> Path:
     return FIXTURES

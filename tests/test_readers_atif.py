@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, wild_folder
 
 from rtlab.cli import main
 from rtlab.errors import ReaderError, RtlabError
@@ -634,10 +634,7 @@ def raw_answered(path: Path) -> list[int]:
 
 @pytest.fixture(scope="module")
 def wild(real: Path) -> Path:
-    folder = real / "wild" / "atif"
-    if not folder.is_dir():
-        pytest.skip(f"no {folder}")
-    return folder
+    return wild_folder(real, "atif")
 
 
 def test_wild_folder_is_what_the_counts_pin(wild: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import zstandard
+from conftest import wild_folder
 
 from rtlab.environment import capture_step, replay
 from rtlab.errors import ReaderError
@@ -897,10 +898,7 @@ def _answered_calls(sample: dict[str, Any]) -> int:
 
 @pytest.fixture(scope="module")
 def wild(real: Path) -> Path:
-    folder = real / "wild" / "inspect"
-    if not folder.is_dir():
-        pytest.skip(f"no {folder}")
-    return folder
+    return wild_folder(real, "inspect")
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -907,7 +908,7 @@ def _answered_calls(events: list[dict[str, Any]]) -> int:
 
 @pytest.fixture(scope="module")
 def wild(real: Path) -> Path:
-    return real / "wild" / "openhands"
+    return wild_folder(real, "openhands")
 
 
 @pytest.mark.parametrize("name", sorted(V1_FILES))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -419,10 +420,7 @@ EXPECTED_STEPS = {
 
 @pytest.fixture(scope="module")
 def wild(real: Path) -> Path:
-    folder = real / "wild" / "swe-agent"
-    if not folder.is_dir():
-        pytest.skip(f"no {folder}")
-    return folder
+    return wild_folder(real, "swe-agent")
 
 
 @pytest.fixture(scope="module")
