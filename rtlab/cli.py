@@ -446,10 +446,76 @@ def _rows_per_run(
     return rows, failed
 
 
-def cmd_diagnose(args: argparse.Namespace) -> int:
-    from rtlab.analysis import LABEL_FIELDS, breakdown, diagnosis_rows, labels_frame
+def _diagnosis_by_annotator(args: argparse.Namespace) -> tuple[list[dict[str, Any]], bool, int]:
+    """``rtlab diagnose``'s rows, from the annotator ``--annotator`` names: the rules (in worker processes
+    with ``--jobs``), LLM annotators (the majority of their samples) or a labels FILE put on the rules' failed
+    items; with the exit status calls that failed give (0 when none did)."""
+    from rtlab.analysis import diagnosis_rows, labels_frame
+    from rtlab.annotation import annotator_diagnosis
 
-    rows, failed = _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
+    if args.annotator == "rules":
+        rows, failed = _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
+        return rows, failed, 0
+    if args.annotator == "llm":
+        from rtlab.annotation import annotate, annotator_grid
+        from rtlab.llm import usage_summary
+
+        if not args.model:
+            raise _UsageError("--annotator llm needs --model (and an endpoint or --simulated)")
+        result = _ingest(args)
+        with contextlib.ExitStack() as stack:
+            client = _llm_client(args, stack)
+            run = annotate(
+                result.trajectories,
+                annotator_grid(args.model, args.prompt or ["p1"], args.samples),
+                client,
+                dry_run=args.dry_run,
+                max_workers=args.concurrency,
+                progress=args.progress,
+            )
+        if run.dry_run is not None:
+            print(run.dry_run.describe())
+            raise _Done()
+        assert run.llm is not None
+        print(f"rtlab: {json.dumps(_json_safe(usage_summary(run.llm.calls)))}", file=sys.stderr)
+        frame = annotator_diagnosis(run.diagnosis, run.llm.labels, annotator="llm")
+        status = _calls_status(run.llm.calls, result.failures)
+        return frame.to_dict("records"), bool(result.failures), status
+    from rtlab.annotation import read_annotator_labels
+
+    labels = read_annotator_labels(args.annotator)
+    rows, failed = _rows_per_run(args, diagnosis_rows)
+    frame = annotator_diagnosis(labels_frame(rows), labels, annotator=args.name, missing="keep")
+    unlabelled = frame["category"].isna()
+    if unlabelled.any():
+        print(
+            f"rtlab: {int(unlabelled.sum())} of {len(frame)} failed items have no label in {args.annotator} "
+            "(left out)",
+            file=sys.stderr,
+        )
+    return frame[~unlabelled].to_dict("records"), failed, 0
+
+
+class _UsageError(Exception):
+    """A combination of options that cannot run (exit 2, the message on stderr)."""
+
+
+class _Done(Exception):
+    """The command has printed all it had to (a dry run): exit 0."""
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from rtlab.analysis import LABEL_FIELDS, breakdown, labels_frame
+
+    try:
+        rows, failed, status = _diagnosis_by_annotator(args)
+    except _UsageError as exc:
+        print(f"rtlab diagnose: {exc}", file=sys.stderr)
+        return 2
+    except _Done:
+        return 0
+    if status:
+        failed = True
     if args.breakdown:
         by = [c.strip() for c in args.by.split(",") if c.strip()]
         table = breakdown(labels_frame(rows), by, level=args.level)
@@ -458,10 +524,12 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
                 print(json.dumps(_json_safe(row), ensure_ascii=False, default=str))
         else:
             print(table.to_string(index=False) if len(table) else "no failed rubric items")
-        return EXIT_PARTIAL if failed else 0
+        return status or (EXIT_PARTIAL if failed else 0)
     for row in rows:
         if args.json:
             label = {k: row[k] for k in LABEL_FIELDS}
+            if args.annotator != "rules":
+                label["annotator"] = row["annotator"]
             print(json.dumps(_json_safe(label), ensure_ascii=False, default=str))
         else:
             where = row["evidence"][0] if row["evidence"] else {}
@@ -470,7 +538,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             print(f"{row['trajectory']} #{row['rubric_index']}: {kind}{cite}\n    {row['rationale']}")
     if not args.json:
         print(f"{len(rows)} failed rubric items labelled")
-    return EXIT_PARTIAL if failed else 0
+    return status or (EXIT_PARTIAL if failed else 0)
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
@@ -622,7 +690,9 @@ def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
     return parse
 
 
-def _add_llm_options(p: argparse.ArgumentParser) -> None:
+def _add_llm_options(p: argparse.ArgumentParser, *, jobs_alias: bool = True) -> None:
+    """The options of a command that calls an LLM; ``jobs_alias``: ``--jobs`` as the deprecated alias of
+    ``--concurrency`` (not where ``--jobs`` means worker processes)."""
     from rtlab.llm import DEFAULT_DEADLINE, DEFAULT_MAX_ATTEMPTS, DEFAULT_TIMEOUT
 
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
@@ -634,14 +704,15 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--concurrency", type=int, default=8, metavar="N", help="requests in flight at once (default 8)"
     )
-    p.add_argument(
-        "--jobs",
-        type=int,
-        dest="concurrency",
-        metavar="N",
-        action=_DeprecatedJobs,
-        help="deprecated alias of --concurrency (prints a notice)",
-    )
+    if jobs_alias:
+        p.add_argument(
+            "--jobs",
+            type=int,
+            dest="concurrency",
+            metavar="N",
+            action=_DeprecatedJobs,
+            help="deprecated alias of --concurrency (prints a notice)",
+        )
     p.add_argument(
         "--timeout",
         type=_positive(float),
@@ -873,6 +944,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--level", choices=("category", "subreason"), default="category")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument(
+        "--annotator",
+        default="rules",
+        metavar="rules|llm|FILE",
+        help="who labels: the rules (default), LLM annotators (--model; the majority of --samples), or a "
+        "labels FILE (long form as rtlab annotate writes it, a human label file, or a gold file)",
+    )
+    p.add_argument(
+        "--name", help="with a labels FILE: its annotator (a prefix such as llm: the majority of its samples)"
+    )
+    p.add_argument("--model", action="append", default=[], help="with --annotator llm: an LLM (repeatable)")
+    p.add_argument("--prompt", action="append", choices=("p1", "p2"), help="prompt version(s); default p1")
+    p.add_argument("--samples", type=int, default=1, help="samples per model and prompt (majority taken)")
+    _add_llm_options(p, jobs_alias=False)
     p.set_defaults(func=cmd_diagnose)
 
     p = sub.add_parser(

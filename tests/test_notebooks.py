@@ -55,6 +55,13 @@ def test_every_notebook_runs_on_the_hand_made_sample(
     ):
         assert f"{stem}.png" in names and f"{stem}.pdf" in names
     assert all((figures / n).stat().st_size > 1000 for n in names)
+    if (ROOT.parent / "shared" / "real" / "officeqa" / "gold_labels.csv").is_file():  # real runs beside
+        for stem in (
+            "09_confusion_workspace_bench",
+            "09_confusion_officeqa",
+            "09_breakdown_rules_vs_gold_officeqa",
+        ):
+            assert f"{stem}.png" in names
     # the sample has no method arms: the result notebooks say why they made no figure
     out = capsys.readouterr().out
     for book in ("05_main_results", "06_reading_volume", "07_operating_styles"):

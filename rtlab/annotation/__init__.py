@@ -42,11 +42,16 @@ if TYPE_CHECKING:
     from rtlab.annotation._annotators import first_requests as first_requests
     from rtlab.annotation._annotators import item_context as item_context
     from rtlab.annotation._annotators import item_contexts as item_contexts
+    from rtlab.annotation._annotators import long_form as long_form
     from rtlab.annotation._annotators import parse_answer as parse_answer
     from rtlab.annotation._annotators import read_human_labels as read_human_labels
     from rtlab.annotation._annotators import rule_labels as rule_labels
     from rtlab.annotation._annotators import system_prompt as system_prompt
     from rtlab.annotation._annotators import user_prompt as user_prompt
+    from rtlab.annotation._breakdowns import GoldComparison as GoldComparison
+    from rtlab.annotation._breakdowns import annotator_diagnosis as annotator_diagnosis
+    from rtlab.annotation._breakdowns import compare_breakdowns as compare_breakdowns
+    from rtlab.annotation._breakdowns import rules_against_gold as rules_against_gold
     from rtlab.annotation._gold import GOLD as GOLD
     from rtlab.annotation._gold import GoldAgreement as GoldAgreement
     from rtlab.annotation._gold import agree_with_gold as agree_with_gold
@@ -107,6 +112,7 @@ __getattr__, __dir__, __all__ = attach(
             "first_requests",
             "item_context",
             "item_contexts",
+            "long_form",
             "parse_answer",
             "read_human_labels",
             "rule_labels",
@@ -114,6 +120,7 @@ __getattr__, __dir__, __all__ = attach(
             "user_prompt",
         ),
         "._pipeline": ("Annotation", "annotate", "sample_at_most"),
+        "._breakdowns": ("GoldComparison", "annotator_diagnosis", "compare_breakdowns", "rules_against_gold"),
         "._gold": (
             "GOLD",
             "GoldAgreement",

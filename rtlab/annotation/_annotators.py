@@ -26,7 +26,6 @@ from rtlab.analysis import (
     CATEGORIES,
     Codebook,
     RunEvidence,
-    diagnose,
     failed_items,
     item_facts,
     load_codebook,
@@ -88,22 +87,27 @@ def rule_labels(
 ) -> pd.DataFrame:
     """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form; ``replays``
     are the trajectories replayed, in the same order."""
-    trajectories = list(trajectories)
-    rows = []
-    for i, t in enumerate(trajectories):
-        for label in diagnose(t, replays[i], values):
-            rows.append(
-                {
-                    "item": item_key(label.trajectory, label.rubric_index),
-                    "annotator": annotator,
-                    "label": label.category,
-                    "subreason": label.subreason,
-                    "codebook_version": label.codebook_version,
-                    "rationale": label.rationale,
-                    "evidence": json.dumps(label.evidence, ensure_ascii=False),
-                    "raw_response": None,
-                }
-            )
+    from rtlab.analysis import diagnose_frame
+
+    return long_form(diagnose_frame(trajectories, replays, values=values), annotator=annotator)
+
+
+def long_form(diagnosis: pd.DataFrame, *, annotator: str = RULE_ANNOTATOR) -> pd.DataFrame:
+    """A diagnosis (:func:`rtlab.analysis.diagnose_frame`, one row per failed item) as long-form labels of
+    ``annotator`` (:data:`LABEL_COLUMNS`; the evidence as JSON text)."""
+    rows = [
+        {
+            "item": item_key(r["trajectory"], int(r["rubric_index"])),
+            "annotator": annotator,
+            "label": r["category"],
+            "subreason": r["subreason"],
+            "codebook_version": r["codebook_version"],
+            "rationale": r["rationale"],
+            "evidence": json.dumps(r["evidence"], ensure_ascii=False),
+            "raw_response": None,
+        }
+        for r in diagnosis.to_dict("records")
+    ]
     return _frame(rows)
 
 

@@ -139,13 +139,17 @@ def _gold_evidence(row: dict[str, str]) -> str:
 def read_annotator_labels(path: str | Path) -> pd.DataFrame:
     """An annotator's labels file: long form with an ``item`` column, as ``rtlab annotate`` writes it
     (:func:`rtlab.annotation._agreement.load_labels`; non-labels such as ``unparsable`` allowed, they are no
-    votes), else a human label file keyed by ``trajectory`` and ``rubric_index``
+    votes), a gold file (``run``, ``category``, ``clear``: :func:`read_gold_labels`, as annotator ``gold``),
+    else a human label file keyed by ``trajectory`` and ``rubric_index``
     (:func:`rtlab.annotation._annotators.read_human_labels`)."""
     from rtlab.annotation._agreement import load_labels
     from rtlab.annotation._annotators import read_human_labels
 
-    if "item" in read_label_file(path).columns:
+    columns = read_label_file(path).columns
+    if "item" in columns:
         return load_labels(path)
+    if {"run", "category", "clear"} <= set(columns):  # a gold file (GOLD_LABELS.md's format)
+        return read_gold_labels(path).assign(annotator=GOLD, codebook_version=None)
     return read_human_labels(path)
 
 

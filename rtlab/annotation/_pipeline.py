@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
+from rtlab.analysis import diagnose_frame
 from rtlab.annotation._annotators import (
     ItemContext,
     LLMAnnotation,
@@ -21,7 +22,7 @@ from rtlab.annotation._annotators import (
     annotate_llm,
     first_requests,
     item_contexts,
-    rule_labels,
+    long_form,
 )
 from rtlab.environment import replay
 
@@ -39,7 +40,10 @@ class Annotation:
     """What :func:`annotate` did."""
 
     rules: pd.DataFrame
-    """The rule-based labeler's labels of every failed rubric item."""
+    """The rule-based labeler's labels of every failed rubric item (long form)."""
+    diagnosis: pd.DataFrame
+    """The same labels as :func:`rtlab.analysis.diagnose_frame` gives them: one row per failed item with its
+    grouping columns, what :func:`rtlab.annotation.annotator_diagnosis` puts other annotators' labels on."""
     others: list[pd.DataFrame]
     """Label tables of other annotators that the caller brought (human files, a simulated world's truth)."""
     contexts: list[ItemContext]
@@ -86,15 +90,21 @@ def annotate(
     """
     trajectories = list(trajectories)
     replays = [replay(t) for t in trajectories]
-    rules = rule_labels(trajectories, replays)
+    diagnosis = diagnose_frame(trajectories, replays)
+    rules = long_form(diagnosis)
     if client is None:
         if annotators:
             raise ValueError("LLM annotators need a client (rtlab.llm.open_llm)")
-        return Annotation(rules, list(others), [], None, None)
+        return Annotation(rules, diagnosis, list(others), [], None, None)
     contexts = sample_at_most(item_contexts(trajectories, replays), max_items, seed=seed)
     if dry_run:
         return Annotation(
-            rules, list(others), contexts, None, client.dry_run(first_requests(contexts, annotators))
+            rules,
+            diagnosis,
+            list(others),
+            contexts,
+            None,
+            client.dry_run(first_requests(contexts, annotators)),
         )
     run = annotate_llm(contexts, annotators, client, max_workers=max_workers, progress=progress)
-    return Annotation(rules, list(others), contexts, run, None)
+    return Annotation(rules, diagnosis, list(others), contexts, run, None)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rtlab.figures._plots import TERCILE_LABELS as TERCILE_LABELS
     from rtlab.figures._plots import plot_ablations as plot_ablations
     from rtlab.figures._plots import plot_breakdown as plot_breakdown
+    from rtlab.figures._plots import plot_confusion as plot_confusion
     from rtlab.figures._plots import plot_kappa_matrix as plot_kappa_matrix
     from rtlab.figures._plots import plot_main_results as plot_main_results
     from rtlab.figures._plots import plot_operating_styles as plot_operating_styles
@@ -63,6 +64,7 @@ __getattr__, __dir__, __all__ = attach(
             "plot_value_coverage",
             "CONDITION_LABELS",
             "plot_recovery",
+            "plot_confusion",
             "plot_kappa_matrix",
             "TAB_STAT_LABELS",
             "plot_tab_stats",

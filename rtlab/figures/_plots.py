@@ -303,6 +303,44 @@ def plot_kappa_matrix(kappa: Mapping[str, float], *, title: str) -> Figure:
     return fig
 
 
+def plot_confusion(confusion: pd.DataFrame, *, title: str) -> Figure:
+    """A confusion matrix (``GoldAgreement.confusion``: reference labels as rows, the annotator's as columns)
+    as counts written in cells shaded by their share of the row; the diagonal is agreement."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        rows, cols = [str(r) for r in confusion.index], [str(c) for c in confusion.columns]
+        counts = confusion.to_numpy(dtype=float)
+        totals = counts.sum(axis=1, keepdims=True)
+        share = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+        fig, ax = plt.subplots(figsize=(2.6 + 1.25 * len(cols), 1.6 + 0.7 * len(rows)))
+        ax.imshow(share, vmin=0, vmax=1, cmap="Blues")
+        ax.grid(False)
+        ax.set_xticks(range(len(cols)), [CATEGORY_LABELS.get(c, c) for c in cols], rotation=25, ha="right")
+        ax.set_yticks(
+            range(len(rows)),
+            [f"{CATEGORY_LABELS.get(r, r)} (n={int(t)})" for r, t in zip(rows, totals[:, 0], strict=True)],
+        )
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                ax.text(
+                    j,
+                    i,
+                    f"{int(counts[i, j])}",
+                    ha="center",
+                    va="center",
+                    fontsize=10,
+                    fontweight="bold" if i == j else "normal",
+                    color="white" if share[i, j] > 0.55 else "black",
+                )
+        ax.set_ylabel(str(confusion.index.name or "reference"))
+        ax.set_xlabel(str(confusion.columns.name or "annotator"))
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold", fontsize=11)
+        fig.tight_layout()
+    return fig
+
+
 TAB_STAT_LABELS = {
     "n_requirements": "requirements",
     "n_entries": "read-log entries",
