@@ -29,8 +29,9 @@ def raw() -> dict:
 
 def test_packaged_codebook_loads_with_its_version():
     cb = load_codebook()
-    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.0"  # codebook 2 (anchors, item attribution)
-    assert cb.changes[0].startswith("2.0")  # newest first
+    # codebook 2 (anchors, item attribution), 2.1 (how a wrong one-number answer was built)
+    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.1"
+    assert cb.changes[0].startswith("2.1") and cb.changes[1].startswith("2.0")  # newest first
     assert tuple(c.key for c in cb.categories) == CATEGORIES
     assert load_codebook() is cb  # read once; records are immutable
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -54,9 +55,20 @@ def test_other_has_the_required_subreasons():
 
 def test_rules_are_ordered_and_each_assigns_a_known_category():
     cb = load_codebook()
-    # codebook 2 inserts the anchor rules R10a-R10c after the value rules, keeping v1's ids
+    # codebook 2 inserts the anchor rules R10a-R10c after the value rules, keeping v1's ids; 2.1 the rules of a
+    # wrong one-number answer R7a-R7c after R7
     ids = [f"R{i}" for i in range(1, 17)]
-    assert [r.id for r in cb.rules] == [*ids[:10], "R10a", "R10b", "R10c", *ids[10:]]
+    assert [r.id for r in cb.rules] == [
+        *ids[:7],
+        "R7a",
+        "R7b",
+        "R7c",
+        *ids[7:10],
+        "R10a",
+        "R10b",
+        "R10c",
+        *ids[10:],
+    ]
     for r in cb.rules:
         assert r.category in CATEGORIES
         assert (r.subreason is None) == (r.category != "other")

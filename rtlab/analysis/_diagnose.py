@@ -21,6 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, Codebook, load_codebook
+from rtlab.analysis._operands import Misbuilt, misbuilt
 from rtlab.records import Deliverable, Trajectory
 from rtlab.text import (
     Anchor,
@@ -28,6 +29,7 @@ from rtlab.text import (
     content_id,
     file_mentions,
     find_anchors,
+    find_numbers,
     fold_text,
     name_key,
     tokenize,
@@ -132,6 +134,9 @@ class ItemFacts:
     """The run delivered something: a final message that is not blank, or a file with content or a size."""
     deliverable_files: list[tuple[str, str]] = field(default_factory=list)
     """(path, text) of the delivered files and the final message, the run's own outputs first."""
+    misbuilt: Misbuilt | None = None
+    """How a wrong one-number answer was built, where the item expects one value that was not delivered and
+    one of R7a-R7c's conditions holds (:func:`rtlab.analysis._operands.misbuilt`; codebook 2.1)."""
 
     @property
     def unopened(self) -> list[str]:
@@ -415,7 +420,8 @@ def item_facts(
     run's :func:`run_evidence` when several of its items are looked at, stands for ``values`` and
     ``delivered``."""
     seen = run if run is not None else run_evidence(trajectory, values, delivered=delivered)
-    lex = (codebook or load_codebook()).lexicon
+    cb = codebook or load_codebook()
+    lex = cb.lexicon
     item = next((r for r in trajectory.task.rubric if r.index == index), None) if trajectory.task else None
     text = item.text if item is not None else ""
     result = (
@@ -483,7 +489,18 @@ def item_facts(
         },
         has_deliverable=_has_deliverable(trajectory.deliverable),
         deliverable_files=seen.files,
+        misbuilt=_misbuilt(trajectory, rows, seen.files) if any(r.id == "R7a" for r in cb.rules) else None,
     )
+
+
+def _misbuilt(
+    trajectory: Trajectory, rows: list[dict[str, Any]], files: list[tuple[str, str]]
+) -> Misbuilt | None:
+    """R7a-R7c's reading of a wrong one-number answer, for an item with one expected value, not delivered."""
+    if len(rows) != 1 or _flag(rows[0], "delivered"):
+        return None
+    expected = find_numbers(str(rows[0]["value"]))
+    return misbuilt(trajectory, expected[0], files) if len(expected) == 1 else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -674,6 +691,9 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             )
         if delivered:
             return "R7", "dropped_or_distorted", None, f"{summary}. Only part of the values is delivered."
+        if facts.misbuilt is not None:
+            rule = {"operand": "R7a", "scale": "R7b", "cell": "R7c"}[facts.misbuilt.kind]
+            return rule, "dropped_or_distorted", None, f"{summary}. {facts.misbuilt.rationale}."
         if _says(facts, "mismatch"):
             return "R8", "dropped_or_distorted", None, f"{summary}; {_quote_judge(facts, 'mismatch')}."
         if shown:
@@ -748,6 +768,14 @@ def _evidence(rule: str, facts: ItemFacts, trajectory: Trajectory, replay: Repla
         return _quote_evidence(facts, trajectory)
     if rule in {"R10a", "R10b", "R10c"}:
         return _anchor_evidence(facts, trajectory)
+    if rule in {"R7a", "R7b", "R7c"} and facts.misbuilt is not None:
+        shown = facts.misbuilt
+        right = (
+            [{"step": shown.step, "path": None, "excerpt": _clip(shown.excerpt)}]
+            if shown.step is not None
+            else []
+        )
+        return right + _deliverable_head(facts)
     return _first_reads(facts)[:3] + _deliverable_head(facts)
 
 

@@ -12,7 +12,8 @@ Input is read through a one-to-one character map first, so offsets stay those of
 full-width digits and signs (``１２．５％``) read as ASCII, and the unicode minus ``−`` (and ``‒ – ﹣ －``)
 as ``-``.
 
-- Digits with an optional fraction ``.5`` and exponent ``e-05``. Commas are thousands separators only in
+- Digits with an optional fraction ``.5`` and exponent ``e-05``; a fraction alone is a number too (``.4``, ``-.25``:
+  tables that drop the leading zero), where no word, digit or point comes before it. Commas are thousands separators only in
   proper groups (``1,234,567``; ``1,234.5``); anywhere else a comma separates two numbers (``1,2,3`` is
   three numbers, ``1234,56`` is ``1234`` and ``56``). Integers written with a leading zero (``007``,
   ``0006``) are codes, not numbers.
@@ -136,7 +137,7 @@ _YEAR = r"(?:1[89]|20)\d\d"
 _NOT_AFTER = r"(?<![A-Za-z0-9_.\\/#@&])(?<![A-Za-z_]-)"  # not glued to a word, a path, a code
 _PATTERN = re.compile(
     rf"""
-    (?=[0-9(+\-{_CURRENCY}])  # cheap first test: most positions fail here
+    (?=[0-9(+\-{_CURRENCY}]|\.\d)  # cheap first test: most positions fail here
     (?:
     (?P<skip>
         (?<![A-Za-z0-9_.:/-])
@@ -152,11 +153,11 @@ _PATTERN = re.compile(
     |
     (?P<num>
         {_NOT_AFTER}
-        (?:(?P<paren>\()(?=[-+]?[{_CURRENCY}]?[-+]?\d))?
+        (?:(?P<paren>\()(?=[-+]?[{_CURRENCY}]?[-+]?\.?\d))?
         (?:(?<![%)\]])(?P<sign>[-+]))?
         (?:(?P<cur>[{_CURRENCY}])(?P<sign2>[-+])?)?
         (?!0\d)
-        (?P<int>\d{{1,3}}(?:,\d{{3}})+(?![0-9])|\d+)
+        (?P<int>\d{{1,3}}(?:,\d{{3}})+(?![0-9])|\d+|(?=\.\d))  # empty: a leading-point decimal, .4
         (?P<frac>\.\d+)?
         (?P<exp>[eE][-+]?\d{{1,3}}(?![A-Za-z0-9_]))?
         (?![0-9_])(?![.:/]\d)(?![A-Za-z]*[0-9])(?![Xx*]{{2}})
