@@ -153,9 +153,11 @@ HAND = [
     # step 1 showed every release note whole (V5.15 / Product Manager 4, V8.10 / Product Manager 5, ...;
     # "COMPLETE FILE"), the tab holds them, and the report, written from evaluation_*.txt, has none of them
     # (checked below): shown but missing, for statements (R9's human condition). The labeler checks
-    # statements only through quoted text: R16 undetermined. Disagreement kept (the codebook's example of
-    # "shown but missing").
-    Hand("95_nokg", 9, "shown_but_missing", None, ("R16", "other", "undetermined")),
+    # statements only through quoted text: R16 undetermined under codebook 2.0. Codebook 2.1 checks the
+    # judge's evidence ("all file retrieval calls found none of the four source files description_9.txt ...")
+    # against the read log, which shows them opened at step 1: R15a, other/judge_error. Disagreement kept, in
+    # another sub-reason (the codebook's example of "shown but missing").
+    Hand("95_nokg", 9, "shown_but_missing", None, ("R15a", "other", "judge_error")),
     # 95_gfs_on rubric 0 (accuracy of all data against the original documents): the four notes files were
     # listed at step 13 (find . | sed -n '1,260p') and never opened; the run delivered a "could not find the
     # sources" notice. R2 discovery. Labeler agrees.
@@ -436,23 +438,30 @@ def test_breakdown_by_method(runs: Path, frame) -> None:
 
 def test_breakdown_by_subreason(frame) -> None:
     table = breakdown(frame, by=[], level="subreason").set_index("subreason")
-    assert table["lost"].to_dict() == {
-        "shown_but_missing": 2,
-        "dropped_or_distorted": 2,
-        "discovery": 73,
-        "other/reasoning_computation": 7,
-        "other/format_instructions": 61,
-        "other/judge_error": 13,  # 10 under codebook 1.1: three R16 items decided by R10c (anchors delivered)
-        "other/missing_deliverable": 0,
-        "other/undetermined": 19,  # 22 under codebook 1.1
-    }
+    assert (
+        table["lost"].to_dict()
+        == {
+            "shown_but_missing": 2,
+            "dropped_or_distorted": 2,
+            "discovery": 73,
+            "other/reasoning_computation": 7,
+            "other/format_instructions": 61,
+            # 10 under codebook 1.1: three R16 items decided by R10c (anchors delivered); 13 under 2.0: ten more R16
+            # items of 95_nokg decided by R15a under 2.1 (the judge says the sources were never found; the read log
+            # shows them opened); the gold labels 4 of the 10 judge_error, 6 shown_but_missing
+            "other/judge_error": 23,
+            "other/missing_deliverable": 0,
+            "other/undetermined": 9,  # 22 under codebook 1.1, 19 under 2.0: 9 of 177 = 5.1%, under the 10% aimed at
+        }
+    )
 
 
 def test_rules_used_on_the_real_runs(frame) -> None:
     assert frame["rule"].value_counts().to_dict() == {
         "R2": 73,
         "R5": 58,
-        "R16": 19,  # 22 under codebook 1.1: 44_plain #3, 44_cloud #3 and one more now R10c
+        "R16": 9,  # 22 under codebook 1.1 (44_plain #3, 44_cloud #3 and one more now R10c), 19 under 2.0
+        "R15a": 10,  # codebook 2.1: 95_nokg's items whose judge says the opened sources were never found
         "R6": 9,
         "R10c": 3,
         "R15": 5,

@@ -34,6 +34,7 @@ LEXICON_LISTS: tuple[str, ...] = (
     "mismatch_phrases",
     "absent_phrases",
     "no_source_words",
+    "unread_phrases",
 )
 
 
@@ -287,9 +288,20 @@ def _check(cb: Codebook) -> None:
                 ) from None
 
 
+_ADDED_IN = {"no_source_words": (2, 0), "unread_phrases": (2, 1)}
+"""The codebook version that brought each lexicon list an older one lacks."""
+
+
 def _added_later(name: str, version: str) -> bool:
-    """A lexicon list that a codebook of ``version`` predates (``no_source_words`` came with 2.0)."""
-    return name == "no_source_words" and version.rsplit("/", 1)[-1].startswith("1.")
+    """A lexicon list that a codebook of ``version`` predates (``no_source_words`` came with 2.0,
+    ``unread_phrases`` with 2.1)."""
+    if name not in _ADDED_IN:
+        return False
+    try:
+        major, minor = (int(x) for x in version.rsplit("/", 1)[-1].split(".")[:2])
+    except ValueError:
+        return False
+    return (major, minor) < _ADDED_IN[name]
 
 
 def parse_codebook(data: dict[str, Any], where: str = "codebook") -> Codebook:

@@ -128,12 +128,16 @@ class ItemFacts:
     judge_evidence: str = ""
     """The judge's evidence text for the item; empty when it gave none."""
     judge_says: dict[str, list[str]] = field(default_factory=dict)
-    """``rubric_error`` / ``mismatch`` / ``absent`` -> the text of the judge's evidence that the codebook's
-    phrases of that kind matched (empty: the judge does not say so)."""
+    """``rubric_error`` / ``mismatch`` / ``absent`` / ``unread`` (codebook 2.1) -> the text of the judge's
+    evidence that the codebook's phrases of that kind matched (empty: the judge does not say so)."""
     has_deliverable: bool = True
     """The run delivered something: a final message that is not blank, or a file with content or a size."""
     deliverable_files: list[tuple[str, str]] = field(default_factory=list)
     """(path, text) of the delivered files and the final message, the run's own outputs first."""
+    unread_claims: list[tuple[str, int]] = field(default_factory=list)
+    """Task source files the judge's evidence names while saying files were not found or not read
+    (``unread_phrases``), each with the step that opened it, when the read log shows every one it names
+    opened; else empty (codebook 2.1, R15a)."""
     misbuilt: Misbuilt | None = None
     """How a wrong one-number answer was built, where the item expects one value that was not delivered and
     one of R7a-R7c's conditions holds (:func:`rtlab.analysis._operands.misbuilt`; codebook 2.1)."""
@@ -462,6 +466,7 @@ def item_facts(
             if hits:
                 listed[s] = (hits[0][1], hits[0][0])
     quotes = [next(g for g in m.groups() if g) for m in _QUOTE.finditer(text)]
+    unread = lex.find("unread_phrases", judge) if judge and "unread_phrases" in lex.lists else []
     return ItemFacts(
         rubric_index=index,
         text=text,
@@ -485,12 +490,38 @@ def item_facts(
         reasoning_item=lex.has("reasoning_words", text),
         judge_evidence=judge,
         judge_says={
-            k: lex.find(f"{k}_phrases", judge) for k in ("rubric_error", "mismatch", "absent") if judge
+            **{k: lex.find(f"{k}_phrases", judge) for k in ("rubric_error", "mismatch", "absent") if judge},
+            **({"unread": unread} if unread else {}),
         },
         has_deliverable=_has_deliverable(trajectory.deliverable),
         deliverable_files=seen.files,
         misbuilt=_misbuilt(trajectory, rows, seen.files) if any(r.id == "R7a" for r in cb.rules) else None,
+        unread_claims=_unread_claims(judge, sources, replay) if unread else [],
     )
+
+
+def _names(text: str, source: str) -> bool:
+    """Whether ``text`` writes ``source``'s comparable name whole (prose in a language without spaces glues a
+    file name to the word before it: ``四个源文件description_9.txt``)."""
+    key = name_key(source)
+    return (
+        re.search(r"(?<![A-Za-z0-9_.-])" + re.escape(key) + r"(?![A-Za-z0-9])", text, re.IGNORECASE)
+        is not None
+    )
+
+
+def _unread_claims(judge: str, sources: list[str], replay: Replay) -> list[tuple[str, int]]:
+    """R15a's feature: the task's source files the judge's evidence names, each with the first step that
+    opened it, when every one it names was opened (a claim that some were not found is then contradicted)."""
+    mentions = file_mentions(judge)
+    named = [s for s in sources if any(same_file(s, m) for m in mentions) or _names(judge, s)]
+    out = []
+    for s in named:
+        first = next((e for e in replay.tab.read_log if same_file(s, e.path) and opens_file(e)), None)
+        if first is None:
+            return []
+        out.append((s, first.step))
+    return out
 
 
 def _misbuilt(
@@ -746,6 +777,14 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             "reasoning_computation",
             f"The item asks for order, logic or computation; {files}.",
         )
+    if facts.unread_claims:
+        opened = "; ".join(f"{s} opened at step {step}" for s, step in facts.unread_claims)
+        return (
+            "R15a",
+            "other",
+            "judge_error",
+            f"{_quote_judge(facts, 'unread')} of files the task names, but the read log shows {opened}.",
+        )
     return (
         "R16",
         "other",
@@ -863,6 +902,9 @@ def diagnose(
     for index in indices:
         facts = item_facts(trajectory, index, replay, None, codebook=cb, run=run)
         rule, category, subreason, rationale = decide(facts)
+        if facts.unread_claims and rule != "R15a":  # the judge's claim is checked whatever rule decided
+            opened = "; ".join(f"{s} opened at step {step}" for s, step in facts.unread_claims)
+            rationale += f" The judge's claim that files were not found or read is contradicted: {opened}."
         labels.append(
             Label(
                 trajectory=trajectory.id,
