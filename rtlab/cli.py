@@ -381,10 +381,17 @@ def _json_safe(obj):
 
 
 def cmd_values(args: argparse.Namespace) -> int:
-    from rtlab.analysis import value_records, value_rows, value_summary, values_table
+    from rtlab.analysis import (
+        anchor_rows,
+        anchors_table,
+        value_records,
+        value_rows,
+        value_summary,
+        values_table,
+    )
 
-    rows, failed = _rows_per_run(args, value_rows)
-    frame = values_table(rows)
+    rows, failed = _rows_per_run(args, anchor_rows if args.anchors else value_rows)
+    frame = anchors_table(rows) if args.anchors else values_table(rows)
     if args.summary:
         print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False, allow_nan=False))
     elif args.json:
@@ -394,10 +401,16 @@ def cmd_values(args: argparse.Namespace) -> int:
         import pandas as pd
 
         cols = ["trajectory", "rubric_index", "passed", "value", "shown", "shown_step", "delivered", "held"]
+        if args.anchors:
+            cols[3:4] = ["kind", "value"]
+            cols.insert(-1, "altered")
+        empty = (
+            "no anchors beyond values in these rubrics"
+            if args.anchors
+            else "no distinctive values in these rubrics"
+        )
         with pd.option_context("display.max_rows", None, "display.width", 200):
-            print(
-                frame[cols].to_string(index=False) if len(frame) else "no distinctive values in these rubrics"
-            )
+            print(frame[cols].to_string(index=False) if len(frame) else empty)
         print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False))
     return EXIT_PARTIAL if failed else 0
 
@@ -925,6 +938,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_input_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object per row")
     p.add_argument("--summary", action="store_true", help="only the summary shares, as one JSON object")
+    p.add_argument(
+        "--anchors",
+        action="store_true",
+        help="the anchors beyond numbers instead (IDs and codes, dates, amounts, quantities, names: codebook 2), "
+        "with the same shown / delivered / held test and the deliverable's near miss (altered)",
+    )
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
     p.set_defaults(func=cmd_values)
 

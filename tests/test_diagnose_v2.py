@@ -182,3 +182,30 @@ def test_anchor_matching_and_near_misses() -> None:
     assert [a.text for a in find_anchors("Does Development Engineer 2 lead? Alice leads.")] == [
         "Development Engineer 2"
     ]
+
+
+def test_anchors_frame_reports_shown_delivered_altered_held() -> None:
+    from rtlab.analysis import anchors_frame, value_summary
+
+    files = [
+        DeliverableFile("summary.md", content=SUMMARY),
+        DeliverableFile("invoices.csv", content=TEMPLATE),
+    ]
+    t = make_run(files)
+    frame = anchors_frame([t], [replay(t)])
+    got = {
+        (int(r.rubric_index), r.value): (r.kind, bool(r.shown), bool(r.delivered), r.altered, bool(r.held))
+        for r in frame.itertuples()
+    }
+    # item 1's date: shown in records.csv (step 1), delivered as 2023-03-15, a near miss
+    assert got[(1, "March 5, 2023")] == ("date", True, False, "2023-03-15", True)
+    # item 2's records: 001 and 002 delivered, 003-005 shown and missing
+    assert [got[(2, f"FA-2023-00{i}")][2] for i in range(1, 6)] == [True, True, False, False, False]
+    assert all(got[(2, f"FA-2023-00{i}")][1] for i in range(1, 6))
+    # item 0's amount $45 is shown, not delivered (the template is empty)
+    assert got[(0, "$45")][:3] == ("money", True, False)
+    summary = value_summary(frame)
+    # ten anchors (3 in item 0, 2 in item 1, 5 in item 2; item 3 names only a folder), all shown in records.csv;
+    # delivered: FA-2023-001 three times (items 0, 1, 2), Alice Wong, FA-2023-002 = 5
+    assert (summary["values"], summary["shown"], summary["delivered"], summary["held"]) == (10, 10, 5, 10)
+    assert summary["share_shown_missing"] == 0.5  # 5 of the 10 shown are not delivered

@@ -107,8 +107,12 @@ if TYPE_CHECKING:
     from rtlab.analysis._tabstats import review_coverage_summary as review_coverage_summary
     from rtlab.analysis._tabstats import tab_stats_frame as tab_stats_frame
     from rtlab.analysis._tabstats import tab_stats_summary as tab_stats_summary
+    from rtlab.analysis._values import ANCHOR_COLUMNS as ANCHOR_COLUMNS
     from rtlab.analysis._values import DERIVED_VALUE_COLUMNS as DERIVED_VALUE_COLUMNS
     from rtlab.analysis._values import VALUE_COLUMNS as VALUE_COLUMNS
+    from rtlab.analysis._values import anchor_rows as anchor_rows
+    from rtlab.analysis._values import anchors_frame as anchors_frame
+    from rtlab.analysis._values import anchors_table as anchors_table
     from rtlab.analysis._values import deliverable_text as deliverable_text
     from rtlab.analysis._values import derived_frame as derived_frame
     from rtlab.analysis._values import derived_rows as derived_rows
@@ -116,6 +120,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._values import expected_values as expected_values
     from rtlab.analysis._values import failed_shown_missing as failed_shown_missing
     from rtlab.analysis._values import file_text as file_text
+    from rtlab.analysis._values import item_anchors as item_anchors
     from rtlab.analysis._values import item_values as item_values
     from rtlab.analysis._values import value_records as value_records
     from rtlab.analysis._values import value_rows as value_rows
@@ -159,6 +164,11 @@ __getattr__, __dir__, __all__ = attach(
             "load_codebook",
         ),
         "._values": (
+            "ANCHOR_COLUMNS",
+            "anchor_rows",
+            "anchors_frame",
+            "anchors_table",
+            "item_anchors",
             "VALUE_COLUMNS",
             "DERIVED_VALUE_COLUMNS",
             "derived_rows",

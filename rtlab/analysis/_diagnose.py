@@ -28,7 +28,6 @@ from rtlab.text import (
     AnchorIndex,
     content_id,
     file_mentions,
-    find_anchors,
     find_numbers,
     fold_text,
     name_key,
@@ -377,20 +376,12 @@ def _flag(row: dict[str, Any], key: str) -> bool:
 
 
 def _item_anchors(text: str, rows: list[dict[str, Any]]) -> list[Anchor]:
-    """The item's anchors that its value rows do not already cover (a value's number is not an anchor twice),
-    and no file name (a file the item names is attribution, not content)."""
+    """The item's anchors that its value rows do not already cover (:func:`rtlab.analysis.item_anchors`)."""
+    from rtlab.analysis._values import item_anchors
     from rtlab.text import find_numbers
 
-    numbers = {float(r["number"]) for r in rows if not _missing(r.get("number"))}
-    files = [m.lower() for m in file_mentions(text)]
-    out = []
-    for a in find_anchors(text):
-        if a.kind in ("money", "quantity") and any(abs(n.value) in numbers for n in find_numbers(a.text)):
-            continue
-        if any(a.text.lower() in f for f in files):
-            continue
-        out.append(a)
-    return out
+    values = [n for r in rows if not _missing(r.get("number")) for n in find_numbers(str(r["value"]))[:1]]
+    return item_anchors(text, values)
 
 
 def _located(

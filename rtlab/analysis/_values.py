@@ -77,7 +77,18 @@ from typing import TYPE_CHECKING, Any
 from xml.etree import ElementTree
 
 from rtlab.records import DeliverableFile, RubricItem, Task, Trajectory
-from rtlab.text import FILE_MENTION, Number, NumberIndex, find_numbers, is_year_like, number_index
+from rtlab.text import (
+    FILE_MENTION,
+    Anchor,
+    AnchorIndex,
+    Number,
+    NumberIndex,
+    file_mentions,
+    find_anchors,
+    find_numbers,
+    is_year_like,
+    number_index,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -480,6 +491,123 @@ def values_table(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
             "held": "bool",
         }
     )
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Anchors beyond numbers (codebook 2): the same shown / delivered / held test
+
+
+ANCHOR_COLUMNS = [
+    "trajectory",
+    "source_path",
+    "rubric_index",
+    "passed",
+    "kind",
+    "value",
+    "shown",
+    "shown_step",
+    "shown_path",
+    "delivered",
+    "altered",
+    "held",
+]
+"""The columns of :func:`anchors_frame`, in order: ``kind`` is the anchor's (:data:`rtlab.text.AnchorKind`),
+``value`` the anchor as the item writes it, ``altered`` the deliverable's near miss of an anchor it does not
+hold (a date moved, a code with other digits), else missing."""
+
+
+def item_anchors(text: str, values: Sequence[Number]) -> list[Anchor]:
+    """The anchors an item's ``text`` states beyond its expected ``values`` (an amount or quantity whose number
+    is a value is not an anchor twice) and beyond the file names it mentions (a file the item names is
+    attribution, not content): what codebook 2 checks like the values."""
+    numbers = {abs(v.value) for v in values}
+    files = [m.lower() for m in file_mentions(text)]
+    out = []
+    for a in find_anchors(text):
+        if a.kind in ("money", "quantity") and any(abs(n.value) in numbers for n in find_numbers(a.text)):
+            continue
+        if any(a.text.lower() in f for f in files):
+            continue
+        out.append(a)
+    return out
+
+
+def anchor_rows(replay: Replay) -> list[dict[str, Any]]:
+    """The :func:`anchors_frame` rows of the trajectory ``replay`` replayed (``each=anchor_rows`` in a
+    worker)."""
+    import pandas as pd
+
+    t = replay.trajectory
+    if t is None:
+        raise ValueError(f"{replay.trajectory_id}: the replay does not hold its trajectory")
+    if t.task is None:
+        return []
+    wanted = [(item, a) for item in t.task.rubric for a in item_anchors(item.text, item_values(t.task, item))]
+    if not wanted:
+        return []
+    verdicts = {res.index: res.passed for res in t.judgement.items} if t.judgement is not None else {}
+    delivered = AnchorIndex(deliverable_text(t))
+    steps = [(s.index, AnchorIndex(s.shown)) for s in sorted(t.steps, key=lambda s: s.index) if s.shown]
+    entries = [(e, AnchorIndex(e.excerpt)) for e in replay.tab.read_log if e.excerpt and e.kind == "file"]
+    rows = []
+    for item, a in wanted:
+        step = next((i for i, index in steps if index.find(a) is not None), None)
+        holding = [e for e, index in entries if index.find(a) is not None]
+        at_step = [e for e in holding if e.step == step]
+        hit = delivered.find(a)
+        near = delivered.near_miss(a) if hit is None else None
+        rows.append(
+            {
+                "trajectory": t.id,
+                "source_path": t.source_path,
+                "rubric_index": item.index,
+                "passed": verdicts.get(item.index, pd.NA),
+                "kind": a.kind,
+                "value": a.text,
+                "shown": step is not None,
+                "shown_step": step if step is not None else pd.NA,
+                "shown_path": (at_step or holding)[0].path if holding else pd.NA,
+                "delivered": hit is not None,
+                "altered": near.text if near is not None else pd.NA,
+                "held": bool(holding),
+            }
+        )
+    return rows
+
+
+def anchors_table(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """:func:`anchors_frame`'s typed table from its rows."""
+    import pandas as pd
+
+    frame = pd.DataFrame(list(rows), columns=ANCHOR_COLUMNS)
+    return frame.astype(
+        {
+            "trajectory": "string",
+            "source_path": "string",
+            "rubric_index": "int64",
+            "passed": "boolean",
+            "kind": "string",
+            "value": "string",
+            "shown": "bool",
+            "shown_step": "Int64",
+            "shown_path": "string",
+            "delivered": "bool",
+            "altered": "string",
+            "held": "bool",
+        }
+    )
+
+
+def anchors_frame(
+    trajectories: Iterable[Trajectory], replays: Sequence[Replay] | Mapping[str, Replay]
+) -> pd.DataFrame:
+    """One row per (trajectory, rubric item, anchor beyond its values): shown (first step, file), delivered,
+    altered, held (columns: :data:`ANCHOR_COLUMNS`); :func:`value_summary` gives its shares as for values."""
+    rows: list[dict[str, Any]] = []
+    for position, t in enumerate(trajectories):
+        r = _replay_for(t, position, replays)
+        rows += anchor_rows(replace(r, trajectory=t) if r.trajectory is None else r)
+    return anchors_table(rows)
 
 
 def _share(part: int, whole: int) -> float:
