@@ -209,3 +209,28 @@ def test_anchors_frame_reports_shown_delivered_altered_held() -> None:
     # delivered: FA-2023-001 three times (items 0, 1, 2), Alice Wong, FA-2023-002 = 5
     assert (summary["values"], summary["shown"], summary["delivered"], summary["held"]) == (10, 10, 5, 10)
     assert summary["share_shown_missing"] == 0.5  # 5 of the 10 shown are not delivered
+
+
+def test_a_long_text_is_searched_around_probes_with_the_same_answers() -> None:
+    from rtlab.text._anchors import LONG_TEXT
+
+    # a long shown text (over LONG_TEXT) with anchors of every kind among filler that has the probes too
+    filler = "Revenue rose 12% in 2023; the 2024 plan lists $5 items per employee. " * 1200
+    text = (
+        filler
+        + "Invoice FA-2023-001 of Alice Wong, dated March 5, 2023, for $45 and 12 kg; 50.4% done by Product Manager 4."
+        + filler
+    )
+    assert len(text) > LONG_TEXT
+    probes = find_anchors(
+        "FA-2023-001; Alice Wong; 2023-03-05; $45; 12 kg; 50.4%; Product Manager 4; FA-2023-009; 2023-03-06; $46; 13 kg"
+    )
+    windowed, whole = AnchorIndex(text), AnchorIndex(text)
+    whole._anchors  # noqa: B018 - read whole first: the short-text path
+    for a in probes:
+        w, f = windowed.find(a), whole.find(a)
+        assert (w is None) == (f is None), a
+        if w is not None and f is not None:
+            assert (w.kind, w.text, w.start, w.end) == (f.kind, f.text, f.start, f.end), a
+    found = [a.text for a in probes if windowed.find(a) is not None]
+    assert found == ["FA-2023-001", "Alice Wong", "2023-03-05", "$45", "12 kg", "50.4%", "Product Manager 4"]

@@ -226,6 +226,29 @@ def find_anchors(text: str, *, kinds: tuple[AnchorKind, ...] | None = None) -> l
     return unique
 
 
+WINDOW = 80
+"""Characters each side of a probe's hit that :meth:`AnchorIndex.find` reads anchors from in a long text."""
+LONG_TEXT = 50_000
+"""A text longer than this is searched through windows around probes rather than read whole."""
+
+
+def _probe(anchor: Anchor) -> re.Pattern[str]:
+    """What every writing of ``anchor`` contains, to find where in a long text to look: a date's year, a
+    code's characters, a name's first word, a currency mark, a quantity's unit."""
+    if anchor.kind == "date":
+        years = sorted({k[:4] for k in anchor.keys})
+        return re.compile("|".join(years))
+    if anchor.kind == "code":
+        return re.compile(re.escape(anchor.keys[0]), re.IGNORECASE)
+    if anchor.kind == "name":
+        return re.compile(re.escape(anchor.text.split()[0]), re.IGNORECASE)
+    if anchor.kind == "money":
+        return re.compile(_CURRENCY.pattern.replace(r"\s?(?=[\d(+-])", ""), re.IGNORECASE)
+    unit = anchor.keys[0]
+    spellings = [u for u, v in _UNITS.items() if v == unit] + (["percent", "‰"] if unit == "%" else [])
+    return re.compile("|".join(re.escape(u) for u in sorted(spellings, key=len, reverse=True)), re.IGNORECASE)
+
+
 class AnchorIndex:
     """The anchors of one text, to ask many times whether an anchor (found elsewhere) occurs in it."""
 
@@ -233,6 +256,7 @@ class AnchorIndex:
         self.text = text
         """The text indexed (its anchors are found on the first question: a run's whole shown text is indexed
         for every run, and asked about only when one of its failed items has anchors)."""
+        self._windows: dict[tuple[int, int], list[Anchor]] = {}
 
     @functools.cached_property
     def _anchors(self) -> list[Anchor]:
@@ -242,10 +266,35 @@ class AnchorIndex:
     def _folded(self) -> str:
         return _fold(self.text)
 
+    def _candidates(self, anchor: Anchor) -> list[Anchor]:
+        """The text's anchors that could be ``anchor``: all of them for a short text; in a long one, those
+        read from windows around the hits of :func:`_probe` (offsets in the whole text)."""
+        if len(self.text) <= LONG_TEXT or "_anchors" in self.__dict__:
+            return self._anchors
+        spans: list[list[int]] = []
+        for m in _probe(anchor).finditer(self.text):
+            start, end = max(0, m.start() - WINDOW), min(len(self.text), m.end() + WINDOW)
+            if spans and start <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], end)
+            else:
+                spans.append([start, end])
+        out: list[Anchor] = []
+        for start, end in spans:
+            key = (start, end)
+            if key not in self._windows:
+                self._windows[key] = [
+                    Anchor(a.kind, a.text, a.keys, a.start + start, a.end + start)
+                    for a in find_anchors(self.text[start:end])
+                ]
+            out += self._windows[key]
+        return out
+
     def find(self, anchor: Anchor) -> Anchor | None:
         """The first anchor of this text that is ``anchor`` (same kind, same reading), else ``None``. A code
-        or name also counts when it occurs whole in the text's folded words (a code inside a longer path)."""
-        for a in self._anchors:
+        or name also counts when it occurs whole in the text's folded words (a code inside a longer path).
+        A long text (:data:`LONG_TEXT`) is read only around the places every writing of ``anchor`` passes
+        through (:func:`_probe`), so asking costs what the anchor's probe finds, not the text's length."""
+        for a in self._candidates(anchor):
             if a.kind == anchor.kind and self._same(anchor, a):
                 return a
         if anchor.kind in ("code", "name"):
