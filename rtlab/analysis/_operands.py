@@ -272,12 +272,12 @@ class _Program:
             if isinstance(node, (ast.List, ast.Tuple)):
                 return [value(e) for e in node.elts]
             if isinstance(node, ast.Call) and not node.keywords:
-                return function(node.func)(*[value(a) for a in node.args])
+                return callee(node.func)(*[value(arg) for arg in node.args])
             if isinstance(node, ast.JoinedStr):
                 return [value(v.value) for v in node.values if isinstance(v, ast.FormattedValue)]
             raise _Unsupported
 
-        def function(node: ast.expr) -> Callable[..., Any]:
+        def callee(node: ast.expr) -> Callable[..., Any]:
             if isinstance(node, ast.Name) and node.id in functions:
                 return functions[node.id]
             if (
@@ -337,8 +337,8 @@ class _Program:
                 and isinstance(stmt.value.func, ast.Name)
                 and stmt.value.func.id == "print"
             ):
-                for a in stmt.value.args:
-                    record(value(a))
+                for arg in stmt.value.args:
+                    record(value(arg))
                 continue
             if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
                 continue  # a docstring
@@ -452,7 +452,7 @@ def wrong_operand(
                 text = ast.get_source_segment(code, node) or repr(node.value)
                 if _significant(text) < MIN_OPERAND_DIGITS:
                     continue
-                cells = shown.find(float(node.value), before=step.index)
+                cells = shown.find(float(node.value), before=step.index)  # type: ignore[arg-type]
                 if cells:
                     operands[i] = cells
             for n, (swap, what, cell) in enumerate(_replacements(program, operands, shown)):
