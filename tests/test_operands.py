@@ -163,10 +163,47 @@ def test_programs_found_in_commands_and_the_interpreter_rules() -> None:
         4.0,
     ]
     assert "sd" not in _FUNCTIONS  # an import binds a name for that run only
-    for unsupported in (
-        "open('f').read()\nprint(1)",
-        "import numpy as np\nprint(np.mean([1, 2]))",
-        "print(2 ** 999)",
-    ):
-        with pytest.raises(Exception):  # noqa: B017 - _Unsupported, private
-            _Program(unsupported).run()
+    # what it cannot re-run changes none of its data and prints no number: a file read as a statement, a
+    # library it does not know, a power too large to compute
+    assert _Program("open('f').read()\nprint(1)").run() == [1.0]
+    assert _Program("import numpy as np\nprint(np.mean([1, 2]))\nprint(2 ** 999)").run() == []
+    with pytest.raises(Exception):  # noqa: B017 - _Unsupported, private: a loop past the budget
+        _Program("x = 0\nfor i in range(10 ** 6):\n    x += i\nprint(x)").run()
+
+
+def test_a_row_of_the_same_name_in_another_table_and_a_program_with_data() -> None:
+    # an estimate row and, in a later bulletin, the actual row of the same year; the agent's program keeps the
+    # pairs in a dict by year (keys and years are names, never operands), loops over them, and reads a file
+    # first (a name it cannot re-run, never used after)
+    estimate = "| Fiscal year | Total | On-budget | Off-budget |\n| 2000 | 2025191 | 1544455 | 480583 |\n"
+    estimate += "| 2001 - Est | 2136946 | 1633076 | 503870 |\n"
+    actual = "Receipts, actual (millions)\n\n| Fiscal year | Total | On-budget | Off-budget |\n"
+    actual += "| 2000 | 2025191 | 1544455 | 480583 |\n| 2001 | 1991044 | 1483525 | 507519 |\n"
+    program = (
+        "python3 - <<'PY'\nfrom pathlib import Path\ntext = Path('sources/b.txt').read_text()\n"
+        "pairs = {2000: (1544455, 480583), 2001: (1633076, 503870)}\nratio = []\n"
+        "for year in sorted(pairs):\n    on, off = pairs[year]\n    ratio.append(off / on)\n"
+        "print(round(sum(ratio) / len(ratio), 4))\nPY"
+    )
+    # the agent: (480583/1544455 + 503870/1633076) / 2 = (0.311167 + 0.308540) / 2 = 0.3099; with the actual
+    # 2001 row: (0.311167 + 507519/1483525) / 2 = (0.311167 + 0.342103) / 2 = 0.3266
+    t = run(estimate, program, "0.3099", "0.3266", printed="0.3099\n")
+    t.steps.insert(1, Step(1, "shell", "cat sources/b2.txt", output=actual, shown=actual, seq=1))
+    t.steps[1].action = Action.shell("cat sources/b2.txt")
+    t.steps[2].index = t.steps[2].seq = 2
+    rule, category, _, why = label(t)
+    assert (rule, category) == ("R7a", "dropped_or_distorted")
+    assert "the row moved to the row '2001' of another table: 1633076 by 1483525, 503870 by 507519" in why
+    assert _Program(program.split("\n", 1)[1].rsplit("PY", 1)[0]).run() == [0.3099]
+    # keys, subscripts and years are no operands
+    p = _Program("rows = {2001: 1633076}\nx = rows[2001] * 2\nprint(x)")
+    assert sorted((n.value, id(n) in p.keys) for n in p.literals) == [
+        (2, False),
+        (2001, True),
+        (2001, True),
+        (1633076, False),
+    ]
+    # a name bound to what it cannot re-run is unknown, and so is all computed from it: printed, nothing
+    assert _Program(
+        "import json\nd = json.load(open('f'))\nx = d['x'] * 2\nprint(x)\nprint(3 * 4)"
+    ).run() == [12.0]

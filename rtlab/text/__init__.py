@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rtlab.text._mentions import FILE_EXTENSIONS as FILE_EXTENSIONS
     from rtlab.text._mentions import FILE_MENTION as FILE_MENTION
     from rtlab.text._mentions import file_mentions as file_mentions
+    from rtlab.text._numbers import YEAR_RANGE as YEAR_RANGE
     from rtlab.text._numbers import Number as Number
     from rtlab.text._numbers import NumberIndex as NumberIndex
     from rtlab.text._numbers import find_numbers as find_numbers
@@ -52,7 +53,15 @@ __getattr__, __dir__, __all__ = attach(
         "._bm25": ("BM25", "IdfKind"),
         "._fold": ("fold_text",),
         "._mentions": ("FILE_EXTENSIONS", "FILE_MENTION", "file_mentions"),
-        "._numbers": ("Number", "NumberIndex", "find_numbers", "is_year_like", "matches", "number_index"),
+        "._numbers": (
+            "Number",
+            "NumberIndex",
+            "YEAR_RANGE",
+            "find_numbers",
+            "is_year_like",
+            "matches",
+            "number_index",
+        ),
         "._paths": ("normalize_path", "relative_to", "is_under", "name_key", "content_id"),
         "._shell": (
             "Part",
