@@ -219,6 +219,17 @@ def _find(source: Path) -> tuple[Path | None, list[Path]] | None:
     return None
 
 
+def task_folder(source: str | Path) -> Path | None:
+    """The folder whose ``metadata.json`` and ``rubrics_judge--*.json`` :func:`attach` joins onto a run read
+    from ``source`` (search rule in the module docstring), or ``None``: where a judge writes its file so that
+    the run reads it back."""
+    found = _find(Path(source))
+    if found is None:
+        return None
+    metadata, judges = found
+    return metadata.parent if metadata is not None else judges[0].parent
+
+
 def attach(trajectory: Trajectory) -> bool:
     """Join a run with its Workspace-Bench task and judge result (search rule in the module docstring)."""
     if not trajectory.source_path:
