@@ -241,7 +241,6 @@ def judge_runs(
             groups: dict[tuple[int, ...], list[_Pending]] = {}
             for p in pending:
                 groups.setdefault(tuple(sorted(i.index for i in p.task.rubric)), []).append(p)
-            done: dict[int, tuple[_Pending, Asked[list[Verdict]]]] = {}
             for indices, group in groups.items():
                 asked, calls = ask_until_valid(
                     client,
@@ -254,13 +253,11 @@ def judge_runs(
                     desc="judging",
                 )
                 report.calls += calls
-                done.update({p.position: (p, a) for p, a in zip(group, asked, strict=True)})
-            for position in sorted(done):
-                p, a = done[position]
-                finished = _finish(p, a, model, name or model, client, limits, now(), max_fixes)
-                outcomes[position] = finished
-                if strict and finished.status == "failed":
-                    raise UnitError(f"{p.trajectory.source_path} [{p.trajectory.id}]: {finished.error}")
+                for p, a in zip(group, asked, strict=True):
+                    finished = _finish(p, a, model, name or model, client, limits, now(), max_fixes)
+                    outcomes[p.position] = finished
+                    if strict and finished.status == "failed":
+                        raise UnitError(f"{p.trajectory.source_path} [{p.trajectory.id}]: {finished.error}")
     report.outcomes = [o for o in outcomes if o is not None]
     return report
 
