@@ -169,7 +169,9 @@ def test_a_run_without_a_task_is_reported_not_judged(srv, world, tmp_path: Path,
     assert "not judged" in capsys.readouterr().err
 
 
-def test_officeqa_is_scored_by_the_official_rules_without_any_request(srv, fixtures: Path, tmp_path: Path) -> None:
+def test_officeqa_is_scored_by_the_official_rules_without_any_request(
+    srv, fixtures: Path, tmp_path: Path
+) -> None:
     traces = tmp_path / "traces"
     shutil.copytree(fixtures / "g2b" / "traces", traces)
     shutil.copytree(fixtures / "g2b" / "questions", tmp_path / "questions")
@@ -185,7 +187,11 @@ def test_officeqa_is_scored_by_the_official_rules_without_any_request(srv, fixtu
     assert main(["judge", str(traces / "demo__oqa-7_s1"), "--force"]) == 0
     again = json.loads((traces / "demo__oqa-7_s1" / "assessment_r0.json").read_text(encoding="utf-8"))
     # output.txt holds 42.5 and the answer is 42.5: exact, so correct at 0% and at 1%
-    assert (again["is_correct"], again["details"]["acc_exact"], again["details"]["acc_1pct"]) == (True, 1.0, 1.0)
+    assert (again["is_correct"], again["details"]["acc_exact"], again["details"]["acc_1pct"]) == (
+        True,
+        1.0,
+        1.0,
+    )
     (t,) = [t for t in ingest([traces]).trajectories if t.task_id == "oqa-7"]
     assert t.judgement is not None and t.judgement.items[0].passed is True
     assert srv.n_requests == 0
@@ -199,14 +205,26 @@ def test_parse_verdicts_checks_every_index() -> None:
     ok = '```json\n{"rubrics": [{"index": 1, "passed": false}, {"index": 0, "passed": true, "confidence": 1}]}\n```'
     verdicts, error = parse_verdicts(ok, {0, 1})
     assert error is None and verdicts is not None
-    assert [(v.index, v.passed, v.confidence, v.evidence) for v in verdicts] == [(0, True, 1.0, ""), (1, False, None, "")]
+    assert [(v.index, v.passed, v.confidence, v.evidence) for v in verdicts] == [
+        (0, True, 1.0, ""),
+        (1, False, None, ""),
+    ]
     # Workspace-Bench's reader takes the first JSON object in a chatty answer, and so does rtlab's
     assert parse_verdicts('Here: {"rubrics": [{"index": 0, "passed": true}]} done', {0})[1] is None
     for answer, why in [
         ('{"rubrics": [{"index": 0, "passed": true}]}', "no entry for rubric 1"),
-        ('{"rubrics": [{"index": 0, "passed": true}, {"index": 0, "passed": false}]}', "rubric 0 has two entries"),
-        ('{"rubrics": [{"index": 0, "passed": "yes"}, {"index": 1, "passed": true}]}', "passed must be true or false"),
-        ('{"rubrics": [{"index": 0, "passed": true, "confidence": 2}]}', "confidence must be a number from 0 to 1"),
+        (
+            '{"rubrics": [{"index": 0, "passed": true}, {"index": 0, "passed": false}]}',
+            "rubric 0 has two entries",
+        ),
+        (
+            '{"rubrics": [{"index": 0, "passed": "yes"}, {"index": 1, "passed": true}]}',
+            "passed must be true or false",
+        ),
+        (
+            '{"rubrics": [{"index": 0, "passed": true, "confidence": 2}]}',
+            "confidence must be a number from 0 to 1",
+        ),
         ('{"rubrics": [{"index": 5, "passed": true}]}', "is not a rubric index (they are 0 to 1)"),
     ]:
         assert why in (parse_verdicts(answer, {0, 1})[1] or ""), answer
@@ -217,7 +235,16 @@ def test_evidence_follows_the_protocol_and_its_limits(world, tmp_path: Path) -> 
     (t,) = ingest([run]).trajectories
     assert t.task is not None
     full = evidence(t, t.task)
-    assert list(full) == ["taskId", "task", "steps", "expectedOutputs", "workDir", "outputs", "traceSummary", "rubrics"]
+    assert list(full) == [
+        "taskId",
+        "task",
+        "steps",
+        "expectedOutputs",
+        "workDir",
+        "outputs",
+        "traceSummary",
+        "rubrics",
+    ]
     assert full["expectedOutputs"] == ["q3_freight_review.md"]
     (output,) = full["outputs"]
     assert output["path"] == "outputs/q3_freight_review.md" and output["excerpt"] == DELIVERABLE
