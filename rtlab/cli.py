@@ -960,9 +960,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace judge files that exist")
     p.add_argument(
         "--response-format",
-        choices=("none", "json_object", "json_schema"),
+        choices=("none", "json_object", "json_schema", "json_object_schema"),
         default="none",
-        help="ask for the answer's form: nothing (the protocol's default), a JSON object, or its JSON schema",
+        help="ask for the answer's form: nothing (the protocol's default), a JSON object, its JSON schema "
+        "(OpenAI's json_schema), or the run's exact answer schema as llama.cpp's server takes it "
+        "(json_object with a schema)",
     )
     p.add_argument(
         "--max-fixes", type=int, default=2, metavar="N", help="corrective requests after an invalid answer"

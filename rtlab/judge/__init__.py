@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rtlab.judge._verdicts import JUDGE_PREFIX as JUDGE_PREFIX
     from rtlab.judge._verdicts import JUDGE_SCHEMA as JUDGE_SCHEMA
     from rtlab.judge._verdicts import Verdict as Verdict
+    from rtlab.judge._verdicts import answer_schema as answer_schema
     from rtlab.judge._verdicts import judge_record as judge_record
     from rtlab.judge._verdicts import parse_verdicts as parse_verdicts
 
@@ -40,6 +41,13 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._officeqa": ("assessment_record",),
         "._prompt": ("PROTOCOL", "JudgeLimits", "evidence", "judge_messages"),
-        "._verdicts": ("JUDGE_PREFIX", "JUDGE_SCHEMA", "Verdict", "judge_record", "parse_verdicts"),
+        "._verdicts": (
+            "JUDGE_PREFIX",
+            "JUDGE_SCHEMA",
+            "Verdict",
+            "answer_schema",
+            "judge_record",
+            "parse_verdicts",
+        ),
     },
 )

@@ -36,15 +36,25 @@ from rtlab.ingest.benchmarks import officeqa, workspace_bench
 from rtlab.io import atomic_open
 from rtlab.judge._officeqa import assessment_record
 from rtlab.judge._prompt import PROTOCOL, JudgeLimits, judge_messages
-from rtlab.judge._verdicts import JUDGE_PREFIX, JUDGE_SCHEMA, RAW_HEAD, Verdict, judge_record, parse_verdicts
+from rtlab.judge._verdicts import (
+    JUDGE_PREFIX,
+    JUDGE_SCHEMA,
+    RAW_HEAD,
+    Verdict,
+    answer_schema,
+    judge_record,
+    parse_verdicts,
+)
 from rtlab.llm import Asked, CallResult, DryRun, LLMClient, ask_until_valid, without_credentials
 from rtlab.records import Task, Trajectory
 
 Status = Literal["written", "exists", "failed", "not_judged"]
-ResponseFormat = Literal["none", "json_object", "json_schema"]
-RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("none", "json_object", "json_schema")
-"""What the judge's requests ask of the answer's form: nothing (Workspace-Bench's protocol), any JSON object,
-or the answer's JSON schema (:data:`rtlab.judge._verdicts.JUDGE_SCHEMA`)."""
+ResponseFormat = Literal["none", "json_object", "json_schema", "json_object_schema"]
+RESPONSE_FORMATS: tuple[ResponseFormat, ...] = ("none", "json_object", "json_schema", "json_object_schema")
+"""What the judge's requests ask of the answer's form: nothing (Workspace-Bench's protocol); any JSON object
+(``{"type": "json_object"}``); the answer's JSON schema in OpenAI's form (``{"type": "json_schema",
+"json_schema": JUDGE_SCHEMA}``); or the run's exact answer schema in the form llama.cpp's Python server takes
+(``{"type": "json_object", "schema": answer_schema(indices)}``, decoded under a grammar: only valid answers)."""
 OUTPUT_TOKENS_PER_ITEM = 80
 """The dry run's estimate of answer tokens per rubric item (the request sets no ``max_tokens``)."""
 
@@ -120,13 +130,32 @@ class _Pending:
     messages: list[dict[str, str]]
 
 
-def _request(model: str, messages: list[dict[str, str]], response_format: ResponseFormat) -> dict[str, Any]:
+def _request(
+    model: str, messages: list[dict[str, Any]], response_format: ResponseFormat, indices: Sequence[int]
+) -> dict[str, Any]:
     request: dict[str, Any] = {"model": model, "messages": messages, "temperature": 0}
     if response_format == "json_object":
         request["response_format"] = {"type": "json_object"}
     elif response_format == "json_schema":
         request["response_format"] = {"type": "json_schema", "json_schema": JUDGE_SCHEMA}
+    elif response_format == "json_object_schema":
+        request["response_format"] = {"type": "json_object", "schema": answer_schema(indices)}
     return request
+
+
+def _nth_request(
+    model: str,
+    response_format: ResponseFormat,
+    indices: Sequence[int],
+    i: int,
+    messages: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """:func:`_request` as :func:`rtlab.llm.ask_until_valid` asks for conversation ``i``'s next request."""
+    return _request(model, messages, response_format, indices)
+
+
+def _indices(task: Task) -> tuple[int, ...]:
+    return tuple(sorted(item.index for item in task.rubric))
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -230,7 +259,7 @@ def judge_runs(
     report = JudgeReport([])
     if pending and client is not None and model is not None:
         if dry_run:
-            requests = [_request(model, p.messages, response_format) for p in pending]
+            requests = [_request(model, p.messages, response_format, _indices(p.task)) for p in pending]
             tokens = OUTPUT_TOKENS_PER_ITEM * max(len(p.task.rubric) for p in pending)
             report.dry_run = client.dry_run(requests, max_output_tokens=tokens)
             for p in pending:
@@ -240,12 +269,12 @@ def judge_runs(
             # one round of asking per rubric shape: the answer is checked against the indices it must cover
             groups: dict[tuple[int, ...], list[_Pending]] = {}
             for p in pending:
-                groups.setdefault(tuple(sorted(i.index for i in p.task.rubric)), []).append(p)
+                groups.setdefault(_indices(p.task), []).append(p)
             for indices, group in groups.items():
                 asked, calls = ask_until_valid(
                     client,
                     [p.messages for p in group],
-                    lambda i, messages: _request(model, messages, response_format),
+                    functools.partial(_nth_request, model, response_format, indices),
                     functools.partial(parse_verdicts, indices=frozenset(indices)),
                     max_fixes=max_fixes,
                     max_workers=max_workers,

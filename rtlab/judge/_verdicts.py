@@ -176,5 +176,25 @@ JUDGE_SCHEMA: dict[str, Any] = {
         "additionalProperties": False,
     },
 }
-"""The answer's JSON schema, sent as ``response_format`` with ``--response-format json_schema`` (servers with
-constrained decoding, such as llama.cpp's, then produce only answers of this shape)."""
+"""The answer's JSON schema in OpenAI's ``json_schema`` response format (``--response-format json_schema``)."""
+
+
+def answer_schema(indices: Collection[int]) -> dict[str, Any]:
+    """The JSON schema of a valid answer for a rubric of these item ``indices``: one entry per index, in
+    order (``prefixItems`` with each ``index`` a constant). A server that decodes under a schema (llama.cpp's
+    grammars) can then produce only valid answers."""
+    item = JUDGE_SCHEMA["schema"]["properties"]["rubrics"]["items"]
+    ordered = sorted(indices)
+    entries = [{**item, "properties": {**item["properties"], "index": {"const": i}}} for i in ordered]
+    return {
+        "type": "object",
+        "properties": {
+            "rubrics": {
+                "type": "array",
+                "prefixItems": entries,
+                "minItems": len(entries),
+                "maxItems": len(entries),
+            }
+        },
+        "required": ["rubrics"],
+    }
