@@ -7,59 +7,18 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from judge_mini import DELIVERABLE, EXPECTED, write_run
 from synth_mini import build_mini_world
 
 from rtlab.cli import EXIT_CALLS_FAILED, main
 from rtlab.ingest import ingest
-from rtlab.judge import JudgeLimits, evidence, judge_runs, parse_verdicts
+from rtlab.judge import JudgeLimits, Verdict, answer_schema, evidence, judge_runs, parse_verdicts
 from rtlab.llm import SIMULATED_MODEL, LLMClient, reply, simulate_judgement
-from rtlab.synth.pi_session import PiSession
-from rtlab.synth.workspaces import metadata_record
 
 JUDGE_FILE = f"rubrics_judge--{SIMULATED_MODEL}.json"
-# The deliverable, written by hand against the mini world's rubric (tests/synth_mini.py):
-#   0 Route North 48213.50   -> "48,213.50" is there            passed
-#   1 Route South 31877.25   -> there                           passed
-#   2 "Nordlicht Logistik GmbH" -> there                        passed
-#   3 contract 1,284,500     -> the deliverable says 1,248,500  failed
-#   4 Hamburg pallets 18342  -> absent                          failed
-#   5 total 80,090.75        -> "80090.75" is there             passed
-#   6 section "Risks"        -> "## Risks" is there             passed
-# 5 of 7 passed: Rubric Pass Rate 5/7 = 0.714..., and 5/7 >= 0.7, so the task is complete: TCR@70 = 1.0.
-DELIVERABLE = (
-    "# Q3 freight review\n\n- Route North: 48,213.50 EUR\n- Route South: 31877.25 EUR\n"
-    "- Total freight cost: 80090.75 EUR\n\nThe selected carrier is Nordlicht Logistik GmbH; the framework "
-    "contract is worth 1,248,500 EUR.\n\n## Risks\n\nFuel surcharges.\n"
-)
-EXPECTED = [True, True, True, False, False, True, True]
-
-
-def _write_run(folder: Path, world, *, deliverable: str = DELIVERABLE, drop_items: int = 0) -> Path:
-    """A simulated-world run written by hand: a Pi session that reads a source and writes the deliverable,
-    the task's ``metadata.json`` (less its last ``drop_items`` rubric items) and ``run.json``."""
-    task = world.tasks[0]
-    session = PiSession("judge-test", "/workspace/ops", "sim-reviewer", datetime(2026, 1, 5, 9, tzinfo=UTC))
-    session.user(task.instruction)
-    (read,) = session.assistant(None, [("read", {"path": "finance/freight_costs_q3_final.csv"})])
-    session.tool_result(read, "read", "Route,Quarter,Freight cost (EUR)\nRoute North,Q3,48213.50\n")
-    path = f"outputs/{task.deliverable}"
-    (write,) = session.assistant(None, [("write", {"path": path, "content": deliverable})])
-    session.tool_result(write, "write", f"Successfully wrote {len(deliverable)} bytes to {path}")
-    session.assistant(f"Done: the deliverable is {path}.")
-    folder.mkdir(parents=True)
-    (folder / "session.jsonl").write_text(session.text(), encoding="utf-8")
-    metadata = metadata_record(world, task)
-    if drop_items:
-        metadata["rubrics"] = metadata["rubrics"][:-drop_items]
-        metadata["rubric_types"] = metadata["rubric_types"][:-drop_items]
-    (folder / "metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
-    labels = {"schema": "rtlab.run", "method": "DCI", "model": "sim-reviewer", "run": "1"}
-    (folder / "run.json").write_text(json.dumps(labels), encoding="utf-8")
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +43,7 @@ def _judge(srv, cache: Path, *paths: Path, extra: tuple[str, ...] = ()) -> int:
 
 
 def test_judge_file_reads_back_and_scores_as_computed_by_hand(srv, world, tmp_path: Path, capsys) -> None:
-    run = _write_run(tmp_path / "runs" / "r1", world)
+    run = write_run(tmp_path / "runs" / "r1", world)
     assert _judge(srv, tmp_path / "cache", run) == 0
     assert srv.n_requests == 1
     path = run / JUDGE_FILE
@@ -108,7 +67,7 @@ def test_judge_file_reads_back_and_scores_as_computed_by_hand(srv, world, tmp_pa
 
 
 def test_a_second_judge_is_answered_by_the_cache(srv, world, tmp_path: Path) -> None:
-    run = _write_run(tmp_path / "r1", world)
+    run = write_run(tmp_path / "r1", world)
     assert _judge(srv, tmp_path / "cache", run) == 0
     first = json.loads((run / JUDGE_FILE).read_text(encoding="utf-8"))
     assert srv.n_requests == 1
@@ -119,7 +78,7 @@ def test_a_second_judge_is_answered_by_the_cache(srv, world, tmp_path: Path) -> 
 
 
 def test_an_existing_judge_file_is_kept_without_force(srv, world, tmp_path: Path, capsys) -> None:
-    run = _write_run(tmp_path / "r1", world)
+    run = write_run(tmp_path / "r1", world)
     (run / JUDGE_FILE).write_text('{"rubrics": []}', encoding="utf-8")
     assert _judge(srv, tmp_path / "cache", run) == 0
     assert srv.n_requests == 0 and (run / JUDGE_FILE).read_text(encoding="utf-8") == '{"rubrics": []}'
@@ -129,8 +88,8 @@ def test_an_existing_judge_file_is_kept_without_force(srv, world, tmp_path: Path
 def test_an_invalid_answer_is_asked_again_then_a_failure_and_the_batch_goes_on(
     srv, world, tmp_path: Path, capsys
 ) -> None:
-    bad = _write_run(tmp_path / "a", world)  # 7 items: asked first (one round of asking per rubric shape)
-    good = _write_run(tmp_path / "b", world, drop_items=1)  # 6 items
+    bad = write_run(tmp_path / "a", world)  # 7 items: asked first (one round of asking per rubric shape)
+    good = write_run(tmp_path / "b", world, drop_items=1)  # 6 items
     srv.script(reply("no JSON here"), reply('{"rubrics": "all passed"}'), reply('{"verdict": true}'))
     assert _judge(srv, tmp_path / "cache", bad, good) == EXIT_CALLS_FAILED
     # 3 requests for the bad run (the first and 2 corrective ones), then 1 for the good one
@@ -145,8 +104,8 @@ def test_an_invalid_answer_is_asked_again_then_a_failure_and_the_batch_goes_on(
 
 
 def test_strict_stops_at_the_first_failed_run(srv, world, tmp_path: Path) -> None:
-    bad = _write_run(tmp_path / "a", world)
-    good = _write_run(tmp_path / "b", world, drop_items=1)
+    bad = write_run(tmp_path / "a", world)
+    good = write_run(tmp_path / "b", world, drop_items=1)
     srv.script(*[reply("nope")] * 3)
     assert _judge(srv, tmp_path / "cache", bad, good, extra=("--strict",)) == 2
     assert not (bad / JUDGE_FILE).exists() and not (good / JUDGE_FILE).exists()
@@ -154,7 +113,7 @@ def test_strict_stops_at_the_first_failed_run(srv, world, tmp_path: Path) -> Non
 
 
 def test_dry_run_estimates_and_sends_nothing(srv, world, tmp_path: Path, capsys) -> None:
-    run = _write_run(tmp_path / "r1", world)
+    run = write_run(tmp_path / "r1", world)
     assert _judge(srv, tmp_path / "cache", run, extra=("--dry-run",)) == 0
     out = capsys.readouterr().out
     assert out.startswith("1 calls to make (0 of 1 requests cached)") and "estimated cost $0.0000" in out
@@ -162,7 +121,7 @@ def test_dry_run_estimates_and_sends_nothing(srv, world, tmp_path: Path, capsys)
 
 
 def test_a_run_without_a_task_is_reported_not_judged(srv, world, tmp_path: Path, capsys) -> None:
-    run = _write_run(tmp_path / "r1", world)
+    run = write_run(tmp_path / "r1", world)
     (run / "metadata.json").unlink()
     assert _judge(srv, tmp_path / "cache", run) == 0
     assert srv.n_requests == 0
@@ -211,6 +170,9 @@ def test_parse_verdicts_checks_every_index() -> None:
     ]
     # Workspace-Bench's reader takes the first JSON object in a chatty answer, and so does rtlab's
     assert parse_verdicts('Here: {"rubrics": [{"index": 0, "passed": true}]} done', {0})[1] is None
+    # a raw newline inside a string, as a grammar-decoding server lets through (seen from llama.cpp's)
+    raw = '{"rubrics": [{"index": 0, "passed": false, "evidence": "a\nb"}]}'
+    assert parse_verdicts(raw, {0})[0] == [Verdict(0, False, None, "a\nb")]
     for answer, why in [
         ('{"rubrics": [{"index": 0, "passed": true}]}', "no entry for rubric 1"),
         (
@@ -231,7 +193,7 @@ def test_parse_verdicts_checks_every_index() -> None:
 
 
 def test_evidence_follows_the_protocol_and_its_limits(world, tmp_path: Path) -> None:
-    run = _write_run(tmp_path / "r1", world)
+    run = write_run(tmp_path / "r1", world)
     (t,) = ingest([run]).trajectories
     assert t.task is not None
     full = evidence(t, t.task)
@@ -280,10 +242,21 @@ def test_the_simulated_judge_rules() -> None:
 
 
 def test_judge_runs_from_python(srv, world, tmp_path: Path) -> None:
-    run = _write_run(tmp_path / "r1", world)
+    run = write_run(tmp_path / "r1", world)
     trajectories = ingest([run]).trajectories
     with LLMClient(base_url=srv.base_url, cache_dir=tmp_path / "cache") as client:
         report = judge_runs(trajectories, client, model=SIMULATED_MODEL, judge_name="j1")
     (outcome,) = report.outcomes
     assert (outcome.status, outcome.n_passed, outcome.n_items) == ("written", 5, 7)
     assert outcome.path == str(run / "rubrics_judge--j1.json") and len(report.calls) == 1
+
+
+def test_the_response_format_asks_for_the_runs_exact_answer_schema(srv, world, tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r1", world)
+    assert _judge(srv, tmp_path / "cache", run, extra=("--response-format", "json_object_schema")) == 0
+    (request,) = srv.requests
+    assert request["temperature"] == 0 and "max_tokens" not in request
+    assert request["response_format"] == {"type": "json_object", "schema": answer_schema(range(7))}
+    entries = answer_schema([0, 1])["properties"]["rubrics"]
+    assert [e["properties"]["index"] for e in entries["prefixItems"]] == [{"const": 0}, {"const": 1}]
+    assert entries["minItems"] == entries["maxItems"] == 2

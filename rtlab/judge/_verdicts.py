@@ -1,7 +1,7 @@
 """The judge's answer, checked, and the judge file written from it (Workspace-Bench's ``rubrics_judge--*.json``).
 
 An answer is valid when it is one JSON object (bare, in a code fence, or the first object in the text, as
-Workspace-Bench's parser takes it) with a ``rubrics`` list holding exactly one entry per rubric index, each with
+Workspace-Bench's parser takes it, raw control characters inside its strings tolerated) with a ``rubrics`` list holding exactly one entry per rubric index, each with
 an integer ``index`` and a boolean ``passed``; ``confidence`` (a number in [0, 1]) and ``evidence`` (a string) may
 be missing. Anything else is sent back with what is wrong (:func:`rtlab.llm.ask_until_valid`), and a run whose
 answer stays invalid gets no judge file: a judge file holds verdicts, never a parse failure passed off as failed
@@ -47,12 +47,14 @@ class Verdict:
 
 
 def _first_object(text: str) -> Any:
-    """The first JSON value that starts with ``{`` in ``text`` (Workspace-Bench's tolerant reading), or None."""
+    """The first JSON value that starts with ``{`` in ``text`` (Workspace-Bench's tolerant reading), control
+    characters inside strings allowed (a raw newline in ``evidence``, which servers decoding under a grammar
+    let through), or None."""
     start = text.find("{")
     if start < 0:
         return None
     try:
-        value, _ = json.JSONDecoder().raw_decode(text[start:])
+        value, _ = json.JSONDecoder(strict=False).raw_decode(text[start:])
     except json.JSONDecodeError:
         return None
     return value
@@ -179,21 +181,44 @@ JUDGE_SCHEMA: dict[str, Any] = {
 """The answer's JSON schema in OpenAI's ``json_schema`` response format (``--response-format json_schema``)."""
 
 
+MAX_EVIDENCE = 200
+"""Longest ``evidence`` string :func:`answer_schema` allows (a small model under a grammar could otherwise write
+evidence until its context is full)."""
+
+
 def answer_schema(indices: Collection[int]) -> dict[str, Any]:
     """The JSON schema of a valid answer for a rubric of these item ``indices``: one entry per index, in
-    order (``prefixItems`` with each ``index`` a constant). A server that decodes under a schema (llama.cpp's
-    grammars) can then produce only valid answers."""
-    item = JUDGE_SCHEMA["schema"]["properties"]["rubrics"]["items"]
+    order (``prefixItems`` with each ``index`` a constant), ``confidence`` one of 0, 0.1, ..., 1, ``evidence`` at most
+    :data:`MAX_EVIDENCE` characters. A server that decodes under a schema (llama.cpp's grammars) can then
+    produce only valid answers."""
     ordered = sorted(indices)
-    entries = [{**item, "properties": {**item["properties"], "index": {"const": i}}} for i in ordered]
+
+    def entry(i: int) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "index": {"const": i},
+                "passed": {"type": "boolean"},
+                "confidence": {"$ref": "#/$defs/confidence"},
+                "evidence": {"$ref": "#/$defs/evidence"},
+            },
+            "required": ["index", "passed", "confidence", "evidence"],
+            "additionalProperties": False,
+        }
+
     return {
+        "$defs": {
+            # grammars know no minimum / maximum: the confidence is one of 0, 0.1, ..., 1
+            "confidence": {"enum": [round(k / 10, 1) for k in range(11)]},
+            "evidence": {"type": "string", "maxLength": MAX_EVIDENCE},
+        },
         "type": "object",
         "properties": {
             "rubrics": {
                 "type": "array",
-                "prefixItems": entries,
-                "minItems": len(entries),
-                "maxItems": len(entries),
+                "prefixItems": [entry(i) for i in ordered],
+                "minItems": len(ordered),
+                "maxItems": len(ordered),
             }
         },
         "required": ["rubrics"],
