@@ -112,6 +112,14 @@ def test_strict_stops_at_the_first_failed_run(srv, world, tmp_path: Path) -> Non
     assert srv.n_requests == 3  # the later run was never asked
 
 
+def test_runs_sharing_a_folder_are_not_given_one_judge_file(srv, world, tmp_path: Path, capsys) -> None:
+    run = write_run(tmp_path / "r1", world)
+    shutil.copy(run / "session.jsonl", run / "session-2.jsonl")  # a second session beside the first
+    assert _judge(srv, tmp_path / "cache", run) == 3
+    assert srv.n_requests == 0 and not (run / JUDGE_FILE).exists()
+    assert capsys.readouterr().err.count("2 runs read here share") == 2
+
+
 def test_dry_run_estimates_and_sends_nothing(srv, world, tmp_path: Path, capsys) -> None:
     run = write_run(tmp_path / "r1", world)
     assert _judge(srv, tmp_path / "cache", run, extra=("--dry-run",)) == 0

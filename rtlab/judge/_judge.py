@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -213,6 +214,12 @@ def judge_runs(
         if strict:
             raise UnitError(f"{t.source_path} [{t.id}]: {error}")
 
+    folders: dict[int, Path] = {}  # where each Workspace-Bench run's judge file goes
+    for position, t in enumerate(trajectories):
+        if t.parent_id is None and t.benchmark == workspace_bench.NAME and t.task is not None:
+            folders[position] = workspace_bench.task_folder(t.source_path) or _run_dir(t)
+    runs_in = Counter(folders.values())
+
     for position, t in enumerate(trajectories):
         if t.parent_id is not None:
             outcomes[position] = _outcome(
@@ -230,7 +237,15 @@ def judge_runs(
             if not t.task.rubric:
                 fail(position, t, f"task {t.task.id} has no rubric items")
                 continue
-            folder = workspace_bench.task_folder(t.source_path) or _run_dir(t)
+            folder = folders[position]
+            if runs_in[folder] > 1:
+                fail(
+                    position,
+                    t,
+                    f"{runs_in[folder]} runs read here share {folder}: one judge file there could not say "
+                    "whose verdicts it holds (give each run a folder of its own with its metadata.json)",
+                )
+                continue
             if name is None or client is None or model is None:
                 fail(position, t, "a Workspace-Bench run needs a judge model (--model)")
                 continue
