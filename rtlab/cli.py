@@ -744,6 +744,11 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
     result = _ingest(args)
     limits = JudgeLimits(args.max_str_len, args.max_trace_items, args.max_output_files)
+    tasks = None
+    if args.tasks:
+        from rtlab.ingest.benchmarks.workspace_bench import load_tasks
+
+        tasks = load_tasks(args.tasks)
     with contextlib.ExitStack() as stack:
         client = _llm_client(args, stack) if args.model else None  # OfficeQA runs alone need no endpoint
         report = judge_runs(
@@ -759,6 +764,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
             max_fixes=args.max_fixes,
             max_workers=args.concurrency,
             progress=args.progress,
+            tasks=tasks,
         )
     if report.dry_run is not None or args.dry_run:
         print(report.dry_run.describe() if report.dry_run is not None else "no judge calls to make")
@@ -958,6 +964,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--judge-name", metavar="NAME", help="the judge's name in file names (default: the model's name)"
     )
     p.add_argument("--force", action="store_true", help="replace judge files that exist")
+    p.add_argument(
+        "--tasks",
+        metavar="CSV",
+        help="Workspace-Bench-Lite's task table: the task of a run with no metadata.json beside it, by its "
+        "task id (its metadata.json is written beside the judge file)",
+    )
     p.add_argument(
         "--response-format",
         choices=("none", "json_object", "json_schema", "json_object_schema"),

@@ -47,6 +47,6 @@ def write_run(folder: Path, world, *, deliverable: str = DELIVERABLE, drop_items
         metadata["rubrics"] = metadata["rubrics"][:-drop_items]
         metadata["rubric_types"] = metadata["rubric_types"][:-drop_items]
     (folder / "metadata.json").write_text(json.dumps(metadata), encoding="utf-8")
-    labels = {"schema": "rtlab.run", "method": "DCI", "model": "sim-reviewer", "run": "1"}
+    labels = {"schema": "rtlab.run", "task_id": task.id, "method": "DCI", "model": "sim-reviewer", "run": "1"}
     (folder / "run.json").write_text(json.dumps(labels), encoding="utf-8")
     return folder

@@ -15,6 +15,7 @@ from synth_mini import build_mini_world
 
 from rtlab.cli import EXIT_CALLS_FAILED, main
 from rtlab.ingest import ingest
+from rtlab.ingest.benchmarks.workspace_bench import load_task
 from rtlab.judge import JudgeLimits, Verdict, answer_schema, evidence, judge_runs, parse_verdicts
 from rtlab.llm import SIMULATED_MODEL, LLMClient, reply, simulate_judgement
 
@@ -268,3 +269,18 @@ def test_the_response_format_asks_for_the_runs_exact_answer_schema(srv, world, t
     entries = answer_schema([0, 1])["properties"]["rubrics"]
     assert [e["properties"]["index"] for e in entries["prefixItems"]] == [{"const": 0}, {"const": 1}]
     assert entries["minItems"] == entries["maxItems"] == 2
+
+
+def test_a_task_from_the_lite_table_is_written_beside_the_judge_file(srv, world, tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r1", world)
+    task = load_task(run / "metadata.json")
+    (run / "metadata.json").unlink()  # the run alone, its task in a table
+    (t,) = ingest([run]).trajectories
+    assert t.task is None and t.task_id == task.id
+    with LLMClient(base_url=srv.base_url, cache_dir=tmp_path / "cache") as client:
+        report = judge_runs([t], client, model=SIMULATED_MODEL, tasks={task.id: task})
+    assert [o.status for o in report.outcomes] == ["written"]
+    assert load_task(run / "metadata.json") == task
+    (back,) = ingest([run]).trajectories
+    assert back.task == task and back.judgement is not None
+    assert [i.passed for i in back.judgement.items] == EXPECTED

@@ -2,7 +2,8 @@
 
 For each trajectory read (sub-agents aside: they are judged with their run):
 
-- **Workspace-Bench** (a task with a rubric joined): one request in Workspace-Bench's protocol
+- **Workspace-Bench** (a task with a rubric joined, or found by the run's task id in the Lite table given as
+  ``tasks``, whose ``metadata.json`` is then written beside the judge file): one request in Workspace-Bench's protocol
   (:mod:`rtlab.judge._prompt`), asked again with what is wrong while the answer is invalid
   (:func:`rtlab.llm.ask_until_valid`), and ``rubrics_judge--<judge name>.json`` written in Workspace-Bench's
   layout (:mod:`rtlab.judge._verdicts`) in the folder the adapter joins (:func:`rtlab.ingest.benchmarks.
@@ -26,7 +27,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,6 +130,8 @@ class _Pending:
     task: Task
     path: Path
     messages: list[dict[str, str]]
+    metadata: dict[str, Any] | None = None
+    """The task's ``metadata.json`` to write beside the judge file (a task from the Lite table), if any."""
 
 
 def _request(
@@ -194,11 +197,14 @@ def judge_runs(
     max_fixes: int = 2,
     max_workers: int = 8,
     progress: bool = False,
+    tasks: Mapping[str, Task] | None = None,
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> JudgeReport:
     """Judge every run and write its judge file beside it (module docstring); ``client`` and ``model`` are
     needed only when some Workspace-Bench run is to be judged. ``judge_name`` names the files (default:
-    :func:`judge_name_for` the model). ``dry_run``: nothing is sent or written; the report's ``dry_run`` says
+    :func:`judge_name_for` the model). ``tasks`` (the Lite table, :func:`rtlab.ingest.benchmarks.
+    workspace_bench.load_tasks`) gives the task of a run that has none beside it, by its task id; its
+    ``metadata.json`` is then written beside the judge file, so the run reads back joined to both. ``dry_run``: nothing is sent or written; the report's ``dry_run`` says
     what would be. ``now`` gives the files' ``createdAt``."""
     if response_format not in RESPONSE_FORMATS:
         raise ValueError(
@@ -214,11 +220,18 @@ def judge_runs(
         if strict:
             raise UnitError(f"{t.source_path} [{t.id}]: {error}")
 
-    folders: dict[int, Path] = {}  # where each Workspace-Bench run's judge file goes
+    # each Workspace-Bench run's task (joined, else from ``tasks`` by its task id) and its judge file's folder
+    found: dict[int, tuple[Task, Path, bool]] = {}
     for position, t in enumerate(trajectories):
-        if t.parent_id is None and t.benchmark == workspace_bench.NAME and t.task is not None:
-            folders[position] = workspace_bench.task_folder(t.source_path) or _run_dir(t)
-    runs_in = Counter(folders.values())
+        if t.parent_id is not None or t.benchmark not in (workspace_bench.NAME, None):
+            continue
+        if t.task is not None and t.benchmark == workspace_bench.NAME:
+            folder = workspace_bench.task_folder(t.source_path) or _run_dir(t)
+            found[position] = (t.task, folder, False)
+        elif t.task is None and tasks is not None and t.task_id is not None and t.task_id in tasks:
+            folder = workspace_bench.task_folder(t.source_path) or _run_dir(t)
+            found[position] = (tasks[t.task_id], folder, not (folder / workspace_bench.METADATA).exists())
+    runs_in = Counter(folder for _, folder, _ in found.values())
 
     for position, t in enumerate(trajectories):
         if t.parent_id is not None:
@@ -233,11 +246,11 @@ def judge_runs(
                 outcomes[position] = _officeqa(t, force)
             except (ValueError, OSError) as exc:
                 fail(position, t, f"cannot score: {exc}")
-        elif t.benchmark == workspace_bench.NAME and t.task is not None:
-            if not t.task.rubric:
-                fail(position, t, f"task {t.task.id} has no rubric items")
+        elif position in found:
+            task, folder, with_metadata = found[position]
+            if not task.rubric:
+                fail(position, t, f"task {task.id} has no rubric items")
                 continue
-            folder = folders[position]
             if runs_in[folder] > 1:
                 fail(
                     position,
@@ -254,11 +267,12 @@ def judge_runs(
                 outcomes[position] = _outcome(t, "exists", path=str(path))
                 continue
             try:
-                messages = judge_messages(t, t.task, limits)
+                messages = judge_messages(t, task, limits)
             except Exception as exc:  # a run whose evidence cannot be built: reported, the batch goes on
                 fail(position, t, f"cannot build the judge's prompt: {type(exc).__name__}: {exc}")
                 continue
-            pending.append(_Pending(position, t, t.task, path, messages))
+            metadata = workspace_bench.task_record(task) if with_metadata else None
+            pending.append(_Pending(position, t, task, path, messages, metadata))
         elif t.benchmark == workspace_bench.NAME:
             outcomes[position] = _outcome(
                 t, "not_judged", error="judge results but no task (metadata.json) beside the run"
@@ -267,7 +281,8 @@ def judge_runs(
             why = (
                 "TheAgentCompany runs are graded by their own evaluators"
                 if t.benchmark == "theagentcompany"
-                else "no benchmark task joined (a Workspace-Bench metadata.json or an OfficeQA task beside the run)"
+                else "no benchmark task joined (a Workspace-Bench metadata.json or an OfficeQA task beside the "
+                "run; --tasks gives Workspace-Bench tasks by id)"
             )
             outcomes[position] = _outcome(t, "not_judged", error=why)
 
@@ -377,6 +392,8 @@ def _finish(
         rtlab=rtlab,
     )
     try:
+        if p.metadata is not None:  # first the task, so that the adapter joins both
+            _write_json(p.path.parent / workspace_bench.METADATA, p.metadata)
         _write_json(p.path, record)
     except OSError as exc:
         return _outcome(t, "failed", calls=calls, path=str(p.path), error=f"cannot write {p.path}: {exc}")
