@@ -15,7 +15,7 @@ from synth_mini import build_mini_world
 
 from rtlab.cli import EXIT_CALLS_FAILED, main
 from rtlab.ingest import ingest
-from rtlab.ingest.benchmarks.workspace_bench import load_task
+from rtlab.ingest.benchmarks.workspace_bench import load_task, load_tasks, task_record
 from rtlab.judge import JudgeLimits, Verdict, answer_schema, evidence, judge_runs, parse_verdicts
 from rtlab.llm import SIMULATED_MODEL, LLMClient, reply, simulate_judgement
 
@@ -284,3 +284,13 @@ def test_a_task_from_the_lite_table_is_written_beside_the_judge_file(srv, world,
     (back,) = ingest([run]).trajectories
     assert back.task == task and back.judgement is not None
     assert [i.passed for i in back.judgement.items] == EXPECTED
+
+
+def test_task_record_reads_back_to_every_lite_task(real: Path, tmp_path: Path) -> None:
+    table = real / "workspace-bench" / "lite_metadata" / "task_lite_clean_en_metadata_table.csv"
+    tasks = load_tasks(table)
+    assert len(tasks) == 100
+    for task in tasks.values():
+        path = tmp_path / f"{task.id}.json"
+        path.write_text(json.dumps(task_record(task)), encoding="utf-8")
+        assert load_task(path) == task
