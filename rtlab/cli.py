@@ -822,6 +822,60 @@ def cmd_annotate(args: argparse.Namespace) -> int:
     return _calls_status(run.llm.calls if run.llm is not None else [], result.failures)
 
 
+def cmd_judge(args: argparse.Namespace) -> int:
+    from rtlab.judge import JudgeLimits, judge_runs
+    from rtlab.llm import usage_summary
+
+    result = _ingest(args)
+    limits = JudgeLimits(args.max_str_len, args.max_trace_items, args.max_output_files)
+    tasks = None
+    if args.tasks:
+        from rtlab.ingest.benchmarks.workspace_bench import load_tasks
+
+        tasks = load_tasks(args.tasks)
+    with contextlib.ExitStack() as stack:
+        client = _llm_client(args, stack) if args.model else None  # OfficeQA runs alone need no endpoint
+        report = judge_runs(
+            result.trajectories,
+            client,
+            model=args.model,
+            judge_name=args.judge_name,
+            limits=limits,
+            response_format=args.response_format,
+            force=args.force,
+            strict=args.strict,
+            dry_run=args.dry_run,
+            max_fixes=args.max_fixes,
+            max_workers=args.concurrency,
+            progress=args.progress,
+            tasks=tasks,
+        )
+    if report.dry_run is not None or args.dry_run:
+        print(report.dry_run.describe() if report.dry_run is not None else "no judge calls to make")
+        return 0
+    if args.json:
+        for row in report.to_records():
+            print(json.dumps(row, ensure_ascii=False))
+    for o in report.outcomes:
+        if o.status == "written":
+            line = f"wrote {o.path}: {o.n_passed}/{o.n_items} passed"
+        elif o.status == "exists":
+            line = f"kept {o.path} (it exists; --force replaces it)"
+        else:
+            line = f"{o.status.replace('_', ' ')} {o.source_path} [{o.trajectory}]: {o.error}"
+        print(f"rtlab judge: {line}", file=sys.stderr)
+    counts = {s: report.count(s) for s in ("written", "exists", "failed", "not_judged")}
+    usage = usage_summary(report.calls)
+    print(f"rtlab: {json.dumps(_json_safe({**counts, 'usage': usage}))}", file=sys.stderr)
+    if report.count("failed"):
+        return (
+            EXIT_CALLS_FAILED
+            if any(o.calls for o in report.outcomes if o.status == "failed")
+            else EXIT_PARTIAL
+        )
+    return EXIT_PARTIAL if result.failures else 0
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     from rtlab.synth import SynthConfig, generate, load_config
 
@@ -995,6 +1049,66 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=1, help="samples per model and prompt")
     _add_llm_options(p)
     p.set_defaults(func=cmd_annotate)
+
+    p = sub.add_parser(
+        "judge",
+        help="judge each run's rubric (Workspace-Bench protocol, any OpenAI-compatible model; OfficeQA by its "
+        "official scorer) and write its judge file beside it",
+        description="For each Workspace-Bench run, one request in Workspace-Bench's judge protocol (the task, the "
+        "delivered files' text, the tool calls as evaluators read them, the rubric; per item passed, evidence, "
+        "confidence), cached on disk, and rubrics_judge--NAME.json written beside the run's metadata.json; for "
+        "each OfficeQA run, the official scorer's verdict as assessment_r<round>.json (no model). rtlab score and "
+        "rtlab diagnose read the files unchanged. Existing judge files are kept unless --force. A run that "
+        f"cannot be judged is reported and the others go on (exit {EXIT_PARTIAL}; {EXIT_CALLS_FAILED} when a "
+        "judge call or answer failed) unless --strict.",
+    )
+    _add_input_options(p)
+    p.add_argument("--model", help="the judge model (needed for Workspace-Bench runs)")
+    p.add_argument(
+        "--judge-name", metavar="NAME", help="the judge's name in file names (default: the model's name)"
+    )
+    p.add_argument("--force", action="store_true", help="replace judge files that exist")
+    p.add_argument(
+        "--tasks",
+        metavar="CSV",
+        help="Workspace-Bench-Lite's task table: the task of a run with no metadata.json beside it, by its "
+        "task id (its metadata.json is written beside the judge file)",
+    )
+    p.add_argument(
+        "--response-format",
+        choices=("none", "json_object", "json_schema", "json_object_schema"),
+        default="none",
+        help="ask for the answer's form: nothing (the protocol's default), a JSON object, its JSON schema "
+        "(OpenAI's json_schema), or the run's exact answer schema as llama.cpp's server takes it "
+        "(json_object with a schema)",
+    )
+    p.add_argument(
+        "--max-fixes", type=int, default=2, metavar="N", help="corrective requests after an invalid answer"
+    )
+    p.add_argument(
+        "--max-str-len",
+        type=_positive(int),
+        default=2000,
+        metavar="N",
+        help="characters kept of each file excerpt, command and output (default 2000, the protocol's)",
+    )
+    p.add_argument(
+        "--max-trace-items",
+        type=_positive(int),
+        default=30,
+        metavar="N",
+        help="tool calls shown (default 30)",
+    )
+    p.add_argument(
+        "--max-output-files",
+        type=_positive(int),
+        default=10,
+        metavar="N",
+        help="delivered files shown (default 10)",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per run on stdout")
+    _add_llm_options(p)
+    p.set_defaults(func=cmd_judge)
 
     p = sub.add_parser(
         "recover",

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rtlab.llm._choose import ChosenLLM as ChosenLLM
     from rtlab.llm._choose import configured_endpoint as configured_endpoint
     from rtlab.llm._choose import open_llm as open_llm
+    from rtlab.llm._choose import without_credentials as without_credentials
     from rtlab.llm._client import ANSWER_FIELDS as ANSWER_FIELDS
     from rtlab.llm._client import CHARS_PER_TOKEN as CHARS_PER_TOKEN
     from rtlab.llm._client import DEFAULT_DEADLINE as DEFAULT_DEADLINE
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from rtlab.llm._client import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
     from rtlab.llm._client import REDACTED as REDACTED
     from rtlab.llm._client import TRANSPORTS as TRANSPORTS
+    from rtlab.llm._client import Asked as Asked
     from rtlab.llm._client import CallResult as CallResult
     from rtlab.llm._client import DiskCache as DiskCache
     from rtlab.llm._client import DryRun as DryRun
@@ -56,11 +58,19 @@ if TYPE_CHECKING:
     from rtlab.llm._simulated import simulate_recovery as simulate_recovery
     from rtlab.llm._simulated import slow as slow
     from rtlab.llm._simulated import truncated_body as truncated_body
+    from rtlab.llm._simulated_judge import simulate_judgement as simulate_judgement
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._choose": ("SIMULATED_NOTICE", "CacheChoice", "ChosenLLM", "configured_endpoint", "open_llm"),
+        "._choose": (
+            "SIMULATED_NOTICE",
+            "CacheChoice",
+            "ChosenLLM",
+            "configured_endpoint",
+            "open_llm",
+            "without_credentials",
+        ),
         "._client": (
             "ANSWER_FIELDS",
             "CHARS_PER_TOKEN",
@@ -71,6 +81,7 @@ __getattr__, __dir__, __all__ = attach(
             "REDACTED",
             "TRANSPORTS",
             "Transport",
+            "Asked",
             "CallResult",
             "DiskCache",
             "DryRun",
@@ -106,5 +117,6 @@ __getattr__, __dir__, __all__ = attach(
             "slow",
             "truncated_body",
         ),
+        "._simulated_judge": ("simulate_judgement",),
     },
 )

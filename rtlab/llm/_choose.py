@@ -50,7 +50,7 @@ class ChosenLLM:
 
     def describe(self) -> str:
         """One line naming the endpoint (without any credentials) and, when simulated, the notice."""
-        where = _without_credentials(self.client.base_url) if self.client.base_url else "the openai default"
+        where = without_credentials(self.client.base_url) if self.client.base_url else "the openai default"
         return f"endpoint: {where}" + (f" ({self.notice})" if self.notice else "")
 
 
@@ -110,8 +110,9 @@ def open_llm(
         yield ChosenLLM(client, simulated)
 
 
-def _without_credentials(url: str) -> str:
-    """``url`` without a ``user:password@`` part, should one be written into it."""
+def without_credentials(url: str) -> str:
+    """``url`` without a ``user:password@`` part, should one be written into it (what rtlab records of an
+    endpoint)."""
     parts = urlsplit(url)
     if parts.username is None and parts.password is None:
         return url

@@ -1070,6 +1070,8 @@ class Asked(Generic[T]):
     """The validated answer (``None`` for a failed call, a refusal, or an answer still invalid)."""
     error: str | None = None
     """Why the last answer was invalid, if it was."""
+    calls: list[CallResult] = field(default_factory=list)
+    """Every call made for this conversation, corrective retries included, in order (the last is ``result``)."""
 
     @property
     def valid(self) -> bool:
@@ -1096,6 +1098,7 @@ def ask_until_valid(
     messages = [list(c) for c in conversations]
     outcomes: list[Asked[T] | None] = [None] * len(messages)
     calls: list[CallResult] = []
+    made: list[list[CallResult]] = [[] for _ in messages]  # each conversation's calls
     pending = list(range(len(messages)))
     for round_ in range(max_fixes + 1):
         if not pending:
@@ -1106,12 +1109,13 @@ def ask_until_valid(
         calls += results
         still = []
         for i, result in zip(pending, results, strict=True):
+            made[i].append(result)
             if result.error is not None or result.refusal is not None:
-                outcomes[i] = Asked(result)
+                outcomes[i] = Asked(result, calls=made[i])
                 continue
             value, error = parse(result.content)
             if error is None:
-                outcomes[i] = Asked(result, value)
+                outcomes[i] = Asked(result, value, calls=made[i])
             elif round_ < max_fixes:
                 messages[i] += [
                     {"role": "assistant", "content": result.content or ""},
@@ -1119,6 +1123,6 @@ def ask_until_valid(
                 ]
                 still.append(i)
             else:
-                outcomes[i] = Asked(result, None, error)
+                outcomes[i] = Asked(result, None, error, calls=made[i])
         pending = still
     return [o for o in outcomes if o is not None], calls

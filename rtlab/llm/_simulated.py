@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from rtlab.llm._simulated_judge import is_judge_prompt, simulate_judgement
 from rtlab.text import FILE_MENTION, file_mentions
 
 SIMULATED_MODEL = "rtlab-simulated"
@@ -205,13 +206,16 @@ def simulate_recovery(prompt: str) -> dict[str, Any]:
 def simulate_answer(messages: list[dict[str, Any]]) -> str:
     """The simulated model's message content for a conversation: a JSON label when the first user message is
     an rtlab annotation prompt (it has an ``## Item`` section), a JSON value for a masked-recovery prompt
-    (``## Masked requirement``), else a tagged echo."""
+    (``## Masked requirement``), JSON verdicts for a judge prompt (``## Evidence`` and its JSON), else a tagged
+    echo."""
     user = [m for m in messages if m.get("role") == "user"]
     first = str(user[0].get("content") or "") if user else ""
     if "## Item" in first:
         return json.dumps(simulate_label(first), ensure_ascii=False)
     if "## Masked requirement" in first:
         return json.dumps(simulate_recovery(first), ensure_ascii=False)
+    if is_judge_prompt(first):  # rtlab's rubric judge (rtlab.llm._simulated_judge)
+        return json.dumps(simulate_judgement(first), ensure_ascii=False)
     return f"{SIMULATED_TAG} {first[:200]}"
 
 

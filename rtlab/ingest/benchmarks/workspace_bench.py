@@ -111,6 +111,28 @@ def _task(record: dict[str, Any], path: Path, line: int | None = None) -> Task:
     )
 
 
+def task_record(task: Task) -> dict[str, Any]:
+    """The ``metadata.json`` form of a task (what :func:`load_task` reads back to the same task): for a task
+    from the Lite table put beside a run that has none."""
+    relpaths = task.meta.get("stored_relpaths") or []
+    record: dict[str, Any] = {
+        "id": task.id,
+        "task": task.instruction,
+        "output_files": list(task.expected_outputs),
+        "rubrics": [item.text for item in task.rubric],
+        "rubric_types": [item.type or "" for item in task.rubric],
+        "file_dep_graph": [{"from": a, "to": b} for a, b in task.dependency_graph],
+        "data_manifest": [
+            {"filename": name, "stored_relpath": relpaths[i] if i < len(relpaths) else name}
+            for i, name in enumerate(task.source_files)
+        ],
+    }
+    for key in ("persona", "task_diff", "tested_capabilities", "job", "language"):
+        if key in task.meta:
+            record[key] = task.meta[key]
+    return record
+
+
 def load_task(metadata_json_path: str | Path) -> Task:
     """The task of one run's ``metadata.json``."""
     path = Path(metadata_json_path)
@@ -217,6 +239,17 @@ def _find(source: Path) -> tuple[Path | None, list[Path]] | None:
             if judges or (metadata.is_file() and _looks_like_task(metadata)):
                 return (metadata if metadata.is_file() else None), judges
     return None
+
+
+def task_folder(source: str | Path) -> Path | None:
+    """The folder whose ``metadata.json`` and ``rubrics_judge--*.json`` :func:`attach` joins onto a run read
+    from ``source`` (search rule in the module docstring), or ``None``: where a judge writes its file so that
+    the run reads it back."""
+    found = _find(Path(source))
+    if found is None:
+        return None
+    metadata, judges = found
+    return metadata.parent if metadata is not None else judges[0].parent
 
 
 def attach(trajectory: Trajectory) -> bool:
