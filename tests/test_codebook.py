@@ -58,19 +58,24 @@ def test_rules_are_ordered_and_each_assigns_a_known_category():
     # codebook 2 inserts the anchor rules R10a-R10c after the value rules, keeping v1's ids; 2.1 the rules of a
     # wrong one-number answer R7a-R7c after R7
     ids = [f"R{i}" for i in range(1, 17)]
-    assert [r.id for r in cb.rules] == [
-        *ids[:7],
-        "R7a",
-        "R7b",
-        "R7c",
-        *ids[7:10],
-        "R10a",
-        "R10b",
-        "R10c",
-        *ids[10:15],
-        "R15a",
-        ids[15],
-    ]  # and 2.1's check of the judge's claim that files were not found, R15a, before R16
+    assert (
+        [r.id for r in cb.rules]
+        == [
+            *ids[:2],
+            "R2a",
+            *ids[2:7],
+            "R7a",
+            "R7b",
+            "R7c",
+            *ids[7:10],
+            "R10a",
+            "R10b",
+            "R10c",
+            *ids[10:15],
+            "R15a",
+            ids[15],
+        ]
+    )  # and 2.1's R2a (data asked of a run that opened no source), R15a (the judge's claim checked) before R16
     for r in cb.rules:
         assert r.category in CATEGORIES
         assert (r.subreason is None) == (r.category != "other")
@@ -155,7 +160,7 @@ def test_load_from_path_and_its_errors(tmp_path):
         (lambda d: d["rules"][1].update(id="R1"), r"rule ids repeat"),
         (
             lambda d: d["rules"][1].update(category="other"),
-            r"category discovery: lists rules \[.R2.\], rules assigning it are \(\)",
+            r"category discovery: lists rules \[.R2., .R2a.\], rules assigning it are \(.R2a.,\)",
         ),
         (lambda d: d["rules"][0].update(subreason="misc"), r"subreason missing_deliverable: lists rules"),
         (lambda d: d["lexicon"].pop("absent_phrases"), r"lexicon lacks \['absent_phrases'\]"),

@@ -291,8 +291,12 @@ def test_rules_against_officeqa_gold(real: Path) -> None:
     assert int((found["label"] == R).sum()) == RULES_OQA_DISTORTED
 
 
-RULES_WB = {"all": 0.7387, "clear": 0.9332}
-"""Rule labels (codebook 1.1) against the Workspace-Bench gold: kappa over all 177 items and the 120 clear."""
+RULES_WB = {"all": 0.7732, "clear": 0.9666}
+"""Rule labels (codebook 2.1) against the Workspace-Bench gold: kappa over all 177 items and the 120 clear
+(0.7387 and 0.9332 under codebooks 1.1 and 2.0). R2a turned five items of the runs that opened no source file
+from format to discovery: four agree with the gold now (15_nokg and 15_gfs_off, items 4 and 12, two of them
+clear), one no longer does (15_gfs_on #12, which the gold calls a missing deliverable, unclear: the evaluated
+file is another run's)."""
 RULES_OQA_AGREE = 11
 """Rule labels (codebook 2.1) that agree with the OfficeQA gold, of 18 (5 with codebooks 1.1 and 2.0: the six
 more are R7a-R7c's Dropped or Distorted answers, each found with no other label changed)."""

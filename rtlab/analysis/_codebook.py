@@ -35,6 +35,7 @@ LEXICON_LISTS: tuple[str, ...] = (
     "absent_phrases",
     "no_source_words",
     "unread_phrases",
+    "data_words",
 )
 
 
@@ -288,13 +289,13 @@ def _check(cb: Codebook) -> None:
                 ) from None
 
 
-_ADDED_IN = {"no_source_words": (2, 0), "unread_phrases": (2, 1)}
+_ADDED_IN = {"no_source_words": (2, 0), "unread_phrases": (2, 1), "data_words": (2, 1)}
 """The codebook version that brought each lexicon list an older one lacks."""
 
 
 def _added_later(name: str, version: str) -> bool:
     """A lexicon list that a codebook of ``version`` predates (``no_source_words`` came with 2.0,
-    ``unread_phrases`` with 2.1)."""
+    ``unread_phrases`` and ``data_words`` with 2.1)."""
     if name not in _ADDED_IN:
         return False
     try:

@@ -119,6 +119,12 @@ class ItemFacts:
     """Per quote: it occurs in the delivered files or the final message (folded the same way)."""
     format_item: bool = False
     """The item is about format: a ``format_words`` phrase in its text, and no expected value."""
+    data_item: bool = False
+    """The item asks for the sources' data in the deliverable (a ``data_words`` phrase: rows or records of
+    data, all the data; codebook 2.1)."""
+    nothing_opened: bool = False
+    """The task names source files and the run opened none of them (no read-log entry shows the content of
+    any)."""
     access_item: bool = False
     """The item asks that a source file be located or opened: an ``access_words`` phrase, with files
     named in its text or a ``source_file_words`` phrase."""
@@ -477,6 +483,9 @@ def item_facts(
         quotes_shown=[fold_text(q, compatibility=True) in seen.shown_text for q in quotes],
         quotes_delivered=[fold_text(q, compatibility=True) in seen.delivered_text for q in quotes],
         format_item=format_item,
+        data_item="data_words" in lex.lists and lex.has("data_words", text),
+        nothing_opened=bool(sources)
+        and not any(opens_file(e) for e in replay.tab.read_log if any(same_file(s, e.path) for s in sources)),
         access_item=lex.has("access_words", text) and (mode == "named" or lex.has("source_file_words", text)),
         reasoning_item=lex.has("reasoning_words", text),
         judge_evidence=judge,
@@ -686,6 +695,14 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
         )
     if facts.unopened:
         return "R2", "discovery", None, f"Item {files}."
+    if facts.data_item and facts.nothing_opened:
+        return (
+            "R2a",
+            "discovery",
+            None,
+            f"The item asks for the sources' data and the run opened none of the task's source files "
+            f"({', '.join(facts.sources)}).",
+        )
     if _says(facts, "rubric_error"):
         return (
             "R3",
