@@ -373,8 +373,13 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         frame = concat_tables(stores, "scores")
         _nothing_read(args, len(frame))
-        result = SimpleNamespace(failures=[SimpleNamespace(path=u, format="store", error=w)
-                                           for st in stores for u, w in st.skipped.items()])
+        result = SimpleNamespace(
+            failures=[
+                SimpleNamespace(path=u, format="store", error=w)
+                for st in stores
+                for u, w in st.skipped.items()
+            ]
+        )
     else:
         result = _ingest(args)
         frame = scores_frame(result.trajectories)
@@ -538,8 +543,10 @@ def cmd_build(args: argparse.Namespace) -> int:
     mapper = None
     if args.cluster:
         if importlib.util.find_spec(CLUSTER_MODULE) is None:
-            print(f"rtlab build: --cluster needs {CLUSTER_MODULE} (the Dask executor), not installed here",
-                  file=sys.stderr)
+            print(
+                f"rtlab build: --cluster needs {CLUSTER_MODULE} (the Dask executor), not installed here",
+                file=sys.stderr,
+            )
             return 2
         cluster = importlib.import_module(CLUSTER_MODULE)
 
@@ -548,8 +555,13 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     options = BuildOptions(format=args.format, clip=args.clip, join=not args.no_join, shards=args.shards)
     summary = build_store(
-        args.paths, args.output, options, jobs=args.jobs, mapper=mapper,
-        progress=(args.progress or sys.stderr.isatty()) and not args.quiet, strict=args.strict,
+        args.paths,
+        args.output,
+        options,
+        jobs=args.jobs,
+        mapper=mapper,
+        progress=(args.progress or sys.stderr.isatty()) and not args.quiet,
+        strict=args.strict,
     )
     if not args.quiet:
         print(summary.format(), file=sys.stderr)

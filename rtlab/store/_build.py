@@ -11,6 +11,7 @@ says which parts are the store. Layout and manifest: docs/STORE.md.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -59,10 +60,50 @@ class BuildOptions:
     """Shards the runs are spread over (folders ``shard=00`` ...)."""
 
     def key(self) -> dict[str, Any]:
-        """The options and the rtlab version, as recorded in the manifest."""
-        from rtlab import __version__
+        """The options, rtlab's version and the fingerprint of its code, as recorded in the manifest."""
+        return {
+            **asdict(self),
+            "rtlab_version": rtlab_version(),
+            "rtlab_code": code_fingerprint(),
+            "store_version": VERSION,
+        }
 
-        return {**asdict(self), "rtlab_version": __version__, "store_version": VERSION}
+
+def rtlab_version() -> str:
+    """rtlab's installed version (``unknown`` when it runs from a folder that was not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rtlab")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+_NOT_ROWS = (
+    "figures",
+    "view",
+    "synth",
+    "llm",
+    "display",
+    "store/_open.py",
+    "store/_alias.py",
+    "cli.py",
+    "__main__.py",
+)
+"""Parts of rtlab that no stored row depends on (their changes rebuild nothing)."""
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The sha256 (16 hex digits) of the rtlab source files a store's rows depend on: a change to any of them
+    (a reader, the environment, an analysis, the codebook) rebuilds every run."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.suffix in (".py", ".json") and path.is_file() and not rel.startswith(_NOT_ROWS):
+            digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -108,8 +149,15 @@ def unit_frames(replays: Sequence[Replay]) -> dict[str, Any]:
     functions the analyses use: the one definition of each table's rows."""
     import pandas as pd
 
-    from rtlab.analysis import diagnosis_rows, labels_frame, scores_frame, summary_frame, tab_stats_frame
-    from rtlab.analysis import value_rows, values_table
+    from rtlab.analysis import (
+        diagnosis_rows,
+        labels_frame,
+        scores_frame,
+        summary_frame,
+        tab_stats_frame,
+        value_rows,
+        values_table,
+    )
     from rtlab.environment import tables
     from rtlab.records import trajectory_to_dict
 
@@ -259,8 +307,16 @@ def is_store(path: str | Path) -> bool:
 
 
 def _empty_manifest(options: BuildOptions) -> dict[str, Any]:
-    return {"schema": SCHEMA, "version": VERSION, "options": options.key(), "sources": [], "runs": {},
-            "parts": {}, "skipped": {}, "files_seen": {}}
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "options": options.key(),
+        "sources": [],
+        "runs": {},
+        "parts": {},
+        "skipped": {},
+        "files_seen": {},
+    }
 
 
 def manifest_files(manifest: dict[str, Any]) -> dict[str, list[str]]:
@@ -412,7 +468,9 @@ class _Writer:
         for part in sorted(old_parts):  # rewrite each part that holds rows to drop, without them
             entry = parts.pop(part)
             keep_units = [u for u in entry["runs"] if u not in dropping]
-            obsolete += [f"{t}/{part.split('/', 1)[0]}/{part.split('/', 1)[1]}.parquet" for t in entry["tables"]]
+            obsolete += [
+                f"{t}/{part.split('/', 1)[0]}/{part.split('/', 1)[1]}.parquet" for t in entry["tables"]
+            ]
             if not keep_units:
                 continue
             keep_hashes = [runs[u]["hash"] for u in keep_units]
@@ -427,14 +485,11 @@ class _Writer:
                 runs[u]["part"] = new
         for unit in self.drop:
             runs.pop(unit, None)
-        for shard, items in sorted(self.buffer.items()):
+        for shard_no, items in sorted(self.buffer.items()):
             good = [(u, r, e) for u, r, e in items if r.error is None]
-            for u, r, e in items:
-                if r.error is not None:
-                    runs.pop(u, None)
             if not good:
                 continue
-            part = self._part_name(shard)
+            part = self._part_name(shard_no)
             tables = {t: [r.tables[t] for _, r, _ in good] for t in TABLES}
             parts[part] = {"runs": [u for u, _, _ in good], "tables": self._write_part(part, tables)}
             for u, _, e in good:
@@ -503,7 +558,12 @@ def build_store(
     _collect_garbage(store, manifest)
 
     unclaimed: list[Any] = []
-    units = [(str(Path(u).resolve()), f) for u, f in iter_units(paths, format=options.format, unclaimed=unclaimed)]
+    found_units: Iterable[tuple[Path, str]] = iter_units(paths, format=options.format, unclaimed=unclaimed)
+    if progress:
+        from tqdm.auto import tqdm
+
+        found_units = tqdm(found_units, desc="find", unit="run")
+    units = [(str(Path(u).resolve()), f) for u, f in found_units]
     summary.unclaimed = len(unclaimed)
     manifest["sources"] = [str(Path(p).resolve()) for p in paths]
     hasher = _Hasher(manifest.get("files_seen", {}))
@@ -524,12 +584,20 @@ def build_store(
             p = Path(extra)
             inputs[extra] = hasher.file(p)["sha256"] if p.is_file() else "missing"
         h = run_hash(unit, inputs)
-        entry = {"hash": h, "format": fmt, "shard": shard_of(unit, options.shards),
-                 "extra_inputs": known.get("extra_inputs", [])}
+        entry = {
+            "hash": h,
+            "format": fmt,
+            "shard": shard_of(unit, options.shards),
+            "extra_inputs": known.get("extra_inputs", []),
+        }
         entries[unit] = entry
         if unit in runs and runs[unit]["hash"] == h and not runs[unit].get("stale"):
             summary.unchanged.append(unit)
-        elif unit in skipped_before and skipped_before[unit].get("hash") == h and summary.rebuild_reason is None:
+        elif (
+            unit in skipped_before
+            and skipped_before[unit].get("hash") == h
+            and summary.rebuild_reason is None
+        ):
             summary.skipped[unit] = skipped_before[unit]["error"]
         else:
             todo.append(UnitTask(unit, fmt, h, options))
@@ -537,7 +605,9 @@ def build_store(
     manifest["skipped"] = {u: s for u, s in skipped_before.items() if u in found and u in summary.skipped}
     manifest["files_seen"] = hasher.seen
     manifest["order"] = [u for u, _ in units]
-    writer = _Writer(store, manifest, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6])
+    writer = _Writer(
+        store, manifest, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
+    )
     for unit in list(runs):
         if unit not in found:
             summary.removed.append(unit)
@@ -560,8 +630,12 @@ def build_store(
             if rows.error is not None:
                 summary.skipped[unit] = rows.error
                 summary.skipped_now.append(unit)
-                manifest["skipped"][unit] = {"hash": rows.run_hash, "error": rows.error,
-                                             "extra_inputs": entry["extra_inputs"]}
+                manifest["skipped"][unit] = {
+                    "hash": rows.run_hash,
+                    "error": rows.error,
+                    "format": entry["format"],
+                    "extra_inputs": entry["extra_inputs"],
+                }
                 if unit in runs:
                     writer.drop.add(unit)
                 if strict:

@@ -36,7 +36,9 @@ class Store:
         self.path = Path(path)
         manifest = read_manifest(self.path)
         if manifest is None:
-            raise RtlabError(f"{self.path}: not a store (no {MANIFEST}); build one with rtlab build RUNS -o {path}")
+            raise RtlabError(
+                f"{self.path}: not a store (no {MANIFEST}); build one with rtlab build RUNS -o {path}"
+            )
         self.manifest: dict[str, Any] = manifest
         order = {u: i for i, u in enumerate(manifest.get("order", []))}
         self._order = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
@@ -106,7 +108,9 @@ class Store:
         else:
             data = schema.empty_table().select([*read, "shard"] if keys else read)
         order = [self._order.get(h, len(self._order)) for h in data.column("run_hash").to_pylist()]
-        data = data.take(pa.array(sorted(range(len(order)), key=order.__getitem__), type=pa.int64()))  # the runs' order, rows kept in order
+        data = data.take(
+            pa.array(sorted(range(len(order)), key=order.__getitem__), type=pa.int64())
+        )  # the runs' order, rows kept in order
         return restore(name, data, [*wanted, *(["run_hash", "shard"] if keys else [])])
 
     def trajectories(self, **kw: Any) -> pd.DataFrame:

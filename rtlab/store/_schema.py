@@ -8,8 +8,8 @@ describes the same columns (a test checks the two agree). Every table also carri
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -39,15 +39,27 @@ def _c(name: str, type: ArrowType, pandas: str, doc: str) -> Column:
 
 
 KEY_COLUMNS: tuple[Column, ...] = (
-    _c("run_hash", "string", "object", "the content hash of the run (unit) the row comes from (16 hex digits)"),
-    _c("shard", "int64", "int64", "the run's shard (a function of its unit path); also the folder `shard=NN`"),
+    _c(
+        "run_hash",
+        "string",
+        "object",
+        "the content hash of the run (unit) the row comes from (16 hex digits)",
+    ),
+    _c(
+        "shard", "int64", "int64", "the run's shard (a function of its unit path); also the folder `shard=NN`"
+    ),
 )
 """Columns every table has beside its own: which run a row belongs to and where it is stored."""
 
 _TRAJ = _c("trajectory", "string", "object", "the trajectory's id")
 _SRC = _c("source_path", "string", "object", "the file or folder the trajectory was read from")
 _LABELS = (
-    _c("benchmark", "string", "object", "the benchmark joined (`workspace-bench`, `officeqa`, `theagentcompany`)"),
+    _c(
+        "benchmark",
+        "string",
+        "object",
+        "the benchmark joined (`workspace-bench`, `officeqa`, `theagentcompany`)",
+    ),
     _c("task_id", "string", "object", "the benchmark's task id"),
     _c("model", "string", "object", "the model that ran"),
     _c("method", "string", "object", "the experimental arm's method (run label)"),
@@ -83,7 +95,12 @@ TABLES: dict[str, tuple[Column, ...]] = {
     ),
     "records": (
         _TRAJ,
-        _c("record", "string", "object", "the whole trajectory as canonical JSON (`rtlab.trajectory` version 2)"),
+        _c(
+            "record",
+            "string",
+            "object",
+            "the whole trajectory as canonical JSON (`rtlab.trajectory` version 2)",
+        ),
     ),
     "steps": (
         _TRAJ,
@@ -164,8 +181,15 @@ TABLES: dict[str, tuple[Column, ...]] = {
         *_LABELS[2:],
         _c("rubric_index", "int64", "int64", "the failed rubric item"),
         _c("rubric_type", "string", "object", "the item's rubric type"),
-        _c("annotator", "string", "object", "who labelled it (`rules`: the codebook's deterministic labeler)"),
-        _c("category", "string", "object", "`shown_but_missing`, `dropped_or_distorted`, `discovery` or `other`"),
+        _c(
+            "annotator", "string", "object", "who labelled it (`rules`: the codebook's deterministic labeler)"
+        ),
+        _c(
+            "category",
+            "string",
+            "object",
+            "`shown_but_missing`, `dropped_or_distorted`, `discovery` or `other`",
+        ),
         _c("subreason", "string", "python", "under `other`, the sub-reason; else null"),
         _c("rule", "string", "object", "the codebook rule that decided (`R9`)"),
         _c("codebook_version", "string", "object", "the codebook's version (`rtlab-codebook/2.0`)"),
@@ -243,7 +267,9 @@ def to_arrow(table: str, frame: pd.DataFrame, run_hash: str) -> pa.Table:
     for c in TABLES[table]:
         values = [_none(v) for v in frame[c.name].tolist()] if c.name in frame else [None] * len(frame)
         if c.type == "json":
-            values = [None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True) for v in values]
+            values = [
+                None if v is None else json.dumps(v, ensure_ascii=False, sort_keys=True) for v in values
+            ]
         elif c.type == "int64":
             values = [None if v is None else int(v) for v in values]
         elif c.type == "float64":
