@@ -247,3 +247,59 @@ def test_docs_describe_every_column() -> None:
         section = doc.split(f"### `{name}`", 1)[1].split("\n### ", 1)[0]
         for c in cols:
             assert f"| `{c.name}` | {c.type} |" in section, (name, c.name)
+
+
+def test_the_cli_builds_and_its_analyses_take_a_store(
+    world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rtlab.cli import main
+
+    out = str(tmp_path / "store")
+    assert main(["build", str(world), "-o", out, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["build", str(world), "-o", out]) == 0
+    assert "0 added, 0 changed, 0 removed, 8 unchanged, 0 skipped" in capsys.readouterr().err
+    for command in (["values", "--summary"], ["diagnose", "--json"], ["score", "--json"], ["info", "--json"]):
+        assert main([command[0], str(world), *command[1:]]) == 0
+        from_runs = capsys.readouterr().out
+        assert main([command[0], out, *command[1:]]) == 0
+        from_store = capsys.readouterr().out
+        if command[0] == "score":  # the same groups; the store's JSON has no per-run source paths to differ
+            assert json.loads(from_store)["groups"] == json.loads(from_runs)["groups"]
+        else:
+            assert from_store == from_runs, command
+    assert main(["values", out, str(world)]) == 2
+    assert "either stores or runs" in capsys.readouterr().err
+
+
+def test_cluster_without_the_executor_is_a_clear_error(
+    world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    from rtlab.cli import main
+
+    if importlib.util.find_spec("rtlab._cluster") is not None:
+        pytest.skip("rtlab._cluster is installed: tested with the cluster")
+    assert main(["build", str(world), "-o", str(tmp_path / "s"), "--cluster", "tcp://127.0.0.1:1"]) == 2
+    assert "needs rtlab._cluster" in capsys.readouterr().err
+
+
+def test_open_dataset_reads_the_store_beside_the_data(world: Path, tmp_path: Path) -> None:
+    from rtlab.figures import open_dataset
+    from rtlab.ingest import ingest
+    from rtlab.records import trajectory_to_dict
+
+    runs = _copy(world, tmp_path)
+    expected = [trajectory_to_dict(t) for t in ingest([runs]).trajectories]
+    built_now = open_dataset(runs, simulated=True)  # no store beside: one built for this dataset alone
+    assert built_now.store.path != runs.with_name("world.store") and not runs.with_name("world.store").exists()
+    assert [trajectory_to_dict(t) for t in built_now.trajectories] == expected
+    build_store([runs], runs.with_name("world.store"))
+    beside = open_dataset(runs, simulated=True)
+    assert beside.store.path == runs.with_name("world.store")
+    assert [trajectory_to_dict(t) for t in beside.trajectories] == expected
+    memory = memory_frames([runs])
+    assert_same(beside.values(), memory["values"])
+    assert_same(beside.labels(), memory["labels"].drop(columns="annotator"))
+    assert beside.summary().startswith("8 trajectories, 0 unreadable (SIMULATED data)")

@@ -335,7 +335,7 @@ def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:
     manifest["files"] = manifest_files(manifest)
     manifest["committed_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with atomic_open(store / MANIFEST, private=True) as fh:
-        json.dump(manifest, fh, indent=1, sort_keys=True)
+        json.dump(manifest, fh, separators=(",", ":"))  # compact: it grows with the runs
 
 
 # ---------------------------------------------------------------------------------------------------------
