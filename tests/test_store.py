@@ -303,3 +303,17 @@ def test_open_dataset_reads_the_store_beside_the_data(world: Path, tmp_path: Pat
     assert_same(beside.values(), memory["values"])
     assert_same(beside.labels(), memory["labels"].drop(columns="annotator"))
     assert beside.summary().startswith("8 trajectories, 0 unreadable (SIMULATED data)")
+
+
+def test_one_build_at_a_time(world: Path, tmp_path: Path) -> None:
+    from rtlab.errors import RtlabError
+
+    out = tmp_path / "store"
+    out.mkdir()
+    (out / "_build.lock").write_text(str(os.getpid()))  # a live build holds it
+    with pytest.raises(RtlabError, match="another build"):
+        build_store([world], out)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (out / "_build.lock").write_text(dead.stdout.strip())  # a build that died left it: taken over
+    assert len(build_store([world], out).added) == 8
+    assert not (out / "_build.lock").exists()

@@ -11,6 +11,7 @@ says which parts are the store. Layout and manifest: docs/STORE.md.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -539,13 +540,65 @@ def build_store(
     ``checkpoint_seconds`` and at the end: a build stopped at any moment leaves the last committed store
     readable, and a rerun resumes from it. ``mapper`` runs :func:`build_unit` (default
     :func:`local_mapper` with ``jobs``). With ``strict`` the first unit that fails stops the build
-    (:class:`~rtlab.errors.UnitError`; what was committed stays)."""
-    from rtlab.errors import UnitError
-    from rtlab.ingest import iter_units
-
+    (:class:`~rtlab.errors.UnitError`; what was committed stays). One build writes a store at a time
+    (:data:`LOCK`)."""
     options = options or BuildOptions()
     store = Path(out)
     store.mkdir(parents=True, exist_ok=True)
+    with _build_lock(store):
+        return _build(
+            paths, store, options, jobs, mapper, progress, strict, checkpoint_runs, checkpoint_seconds
+        )
+
+
+LOCK = "_build.lock"
+"""Held (with the builder's pid) while a build writes the store: one build at a time."""
+
+
+@contextlib.contextmanager
+def _build_lock(store: Path) -> Iterator[None]:
+    """Hold the store's build lock; a lock left by a build that died is taken over, one held by a live
+    process is an error naming it."""
+    from rtlab.errors import RtlabError
+
+    path = store / LOCK
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            try:
+                pid = int(path.read_text(encoding="utf-8").strip() or 0)
+                os.kill(pid, 0)
+            except (ValueError, OSError):  # unreadable, or its process is gone: a stopped build's
+                path.unlink(missing_ok=True)
+                continue
+            raise RtlabError(f"{store}: another build (pid {pid}) is writing this store ({path})") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(str(os.getpid()))
+        break
+    else:
+        raise RtlabError(f"{path}: could not take the build lock")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _build(
+    paths: Iterable[str | Path],
+    store: Path,
+    options: BuildOptions,
+    jobs: int,
+    mapper: Mapper | None,
+    progress: bool,
+    strict: bool,
+    checkpoint_runs: int,
+    checkpoint_seconds: float,
+) -> BuildSummary:
+    from rtlab.errors import UnitError
+    from rtlab.ingest import iter_units
+
+    paths = list(paths)
     old = read_manifest(store)
     summary = BuildSummary(str(store))
     if old is not None and old.get("options") != options.key():

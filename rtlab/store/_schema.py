@@ -267,9 +267,7 @@ def to_arrow(table: str, frame: pd.DataFrame, run_hash: str) -> pa.Table:
     for c in TABLES[table]:
         values = [_none(v) for v in frame[c.name].tolist()] if c.name in frame else [None] * len(frame)
         if c.type == "json":
-            values = [
-                None if v is None else json.dumps(v, ensure_ascii=False) for v in values
-            ]
+            values = [None if v is None else json.dumps(v, ensure_ascii=False) for v in values]
         elif c.type == "int64":
             values = [None if v is None else int(v) for v in values]
         elif c.type == "float64":
