@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -52,15 +52,23 @@ class Dataset:
         head = f"{n} trajectories, {len(self.failures)} unreadable{self.note}"
         return "\n".join([head, *(f"  unreadable: {f.path} ({f.format}): {f.error}" for f in self.failures)])
 
-    def _of(self, table: str, runs: Sequence[Trajectory] | None) -> pd.DataFrame:
-        filters = [("trajectory", "in", [t.id for t in runs])] if runs is not None else None
-        return self.store.table(table, filters=filters)
+    @cached_property
+    def runs(self) -> pd.DataFrame:
+        """One row per trajectory (``rtlab.analysis.summary_frame``), from the store: no trajectory decoded."""
+        return self.store.trajectories()
 
-    def values(self, runs: Sequence[Trajectory] | None = None) -> pd.DataFrame:
-        """``rtlab.analysis.values_frame`` of ``runs`` (default: every run), from the store."""
+    def _of(self, table: str, runs: Iterable[Trajectory | str] | None) -> pd.DataFrame:
+        if runs is None:
+            return self.store.table(table)
+        ids = [r if isinstance(r, str) else r.id for r in runs]
+        return self.store.table(table, filters=[("trajectory", "in", ids)])
+
+    def values(self, runs: Iterable[Trajectory | str] | None = None) -> pd.DataFrame:
+        """``rtlab.analysis.values_frame`` of ``runs`` (trajectories or their ids; default: every run), from the
+        store."""
         return self._of("values", runs)
 
-    def labels(self, runs: Sequence[Trajectory] | None = None) -> pd.DataFrame:
+    def labels(self, runs: Iterable[Trajectory | str] | None = None) -> pd.DataFrame:
         """``rtlab.analysis.diagnose_frame`` of ``runs`` (the rule labels), from the store."""
         labels = self._of("labels", runs)
         return labels[labels["annotator"] == "rules"].drop(columns="annotator").reset_index(drop=True)
@@ -69,7 +77,7 @@ class Dataset:
         """``rtlab.analysis.scores_frame`` of every run, from the store."""
         return self.store.scores()
 
-    def tab_stats(self, runs: Sequence[Trajectory] | None = None) -> pd.DataFrame:
+    def tab_stats(self, runs: Iterable[Trajectory | str] | None = None) -> pd.DataFrame:
         """``rtlab.analysis.tab_stats_frame`` of the default replay of ``runs``, from the store."""
         return self._of("tab_stats", runs)
 

@@ -151,11 +151,22 @@ class Store:
 
     def load_trajectories(self, ids: Sequence[str] | None = None) -> list[Trajectory]:
         """The trajectories themselves (from the ``records`` table), in the runs' order; only ``ids`` if given."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
         from rtlab.records import trajectory_from_dict
 
-        filters = [("trajectory", "in", list(ids))] if ids is not None else None
-        frame = self.table("records", filters=filters)
-        return [trajectory_from_dict(json.loads(r)) for r in frame["record"]]
+        pieces = [pq.read_table(f, columns=["trajectory", "record", "run_hash"]) for f in self.files("records")]
+        if not pieces:
+            return []
+        data = pa.concat_tables(pieces)
+        if ids is not None:
+            data = data.filter(pc.is_in(data["trajectory"], value_set=pa.array(list(ids), type=pa.string())))
+        order = [self._order.get(h, len(self._order)) for h in data.column("run_hash").to_pylist()]
+        records = data.column("record").to_pylist()
+        ranked = sorted(range(len(records)), key=order.__getitem__)
+        return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection (in memory) with every table a view over its committed files; reused."""
