@@ -293,7 +293,9 @@ def test_open_dataset_reads_the_store_beside_the_data(world: Path, tmp_path: Pat
     runs = _copy(world, tmp_path)
     expected = [trajectory_to_dict(t) for t in ingest([runs]).trajectories]
     built_now = open_dataset(runs, simulated=True)  # no store beside: one built for this dataset alone
-    assert built_now.store.path != runs.with_name("world.store") and not runs.with_name("world.store").exists()
+    assert (
+        built_now.store.path != runs.with_name("world.store") and not runs.with_name("world.store").exists()
+    )
     assert [trajectory_to_dict(t) for t in built_now.trajectories] == expected
     build_store([runs], runs.with_name("world.store"))
     beside = open_dataset(runs, simulated=True)
@@ -313,7 +315,9 @@ def test_one_build_at_a_time(world: Path, tmp_path: Path) -> None:
     (out / "_build.lock").write_text(str(os.getpid()))  # a live build holds it
     with pytest.raises(RtlabError, match="another build"):
         build_store([world], out)
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     (out / "_build.lock").write_text(dead.stdout.strip())  # a build that died left it: taken over
     assert len(build_store([world], out).added) == 8
     assert not (out / "_build.lock").exists()

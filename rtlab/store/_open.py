@@ -157,7 +157,9 @@ class Store:
 
         from rtlab.records import trajectory_from_dict
 
-        pieces = [pq.read_table(f, columns=["trajectory", "record", "run_hash"]) for f in self.files("records")]
+        pieces = [
+            pq.read_table(f, columns=["trajectory", "record", "run_hash"]) for f in self.files("records")
+        ]
         if not pieces:
             return []
         data = pa.concat_tables(pieces)
