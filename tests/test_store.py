@@ -205,8 +205,10 @@ def test_a_killed_build_leaves_a_readable_store_and_a_rerun_finishes(world: Path
 
 
 def test_duckdb_query_equals_pandas(world: Path, tmp_path: Path) -> None:
+    import rtlab
+
     build_store([world], tmp_path / "store")
-    store = open_store(tmp_path / "store")
+    store = rtlab.open(tmp_path / "store")  # the README's query
     sql = store.sql(
         """
         SELECT t.model, avg(CASE WHEN l.category = 'shown_but_missing' THEN 1 ELSE 0 END) AS share
