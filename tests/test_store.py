@@ -190,17 +190,21 @@ def test_a_killed_build_leaves_a_readable_store_and_a_rerun_finishes(world: Path
         [sys.executable, "-m", "rtlab", "build", str(runs), "-o", str(out), "--quiet"], env=env
     )
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and proc.poll() is None:
-        # killed once its workers have read some run (its part files not yet committed)
-        if any(p.stat().st_mtime > (out / MANIFEST).stat().st_mtime for p in out.rglob("*.parquet")):
-            break
+    while time.monotonic() < deadline and proc.poll() is None and not (out / "_build.lock").exists():
         time.sleep(0.01)
+    time.sleep(1.0)  # the build has started: it finds, hashes and replays runs (seconds for these 8)
+    done_before_kill = proc.poll() is not None
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    store = open_store(out)  # readable: the previous commit, or the one the build reached
-    assert set(store.steps()["trajectory"]) == set(previous["trajectory"])
-    finished = build_store([runs], out)
+    store = open_store(out)  # readable, and the previous store: nothing was committed
+    if not done_before_kill:
+        assert_same(store.steps(), previous)
+    finished = build_store([runs], out)  # the dead build's lock is taken over
     assert finished.processed + len(finished.unchanged) == 8
+    if not done_before_kill:
+        assert len(finished.changed) == 8
+    listed = {f for files in json.loads((out / MANIFEST).read_text())["files"].values() for f in files}
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*.parquet")} == listed
     assert_same(open_store(out).steps(), memory_frames([runs])["steps"])
 
 
@@ -323,3 +327,22 @@ def test_one_build_at_a_time(world: Path, tmp_path: Path) -> None:
     (out / "_build.lock").write_text(dead.stdout.strip())  # a build that died left it: taken over
     assert len(build_store([world], out).added) == 8
     assert not (out / "_build.lock").exists()
+
+
+def test_a_rerun_resumes_from_the_last_checkpoint(world: Path, tmp_path: Path) -> None:
+    runs = _copy(world, tmp_path)
+    out = tmp_path / "store"
+
+    def dies_after_five(fn, items):
+        for i, item in enumerate(items):
+            if i == 5:
+                raise ConnectionError("cluster lost")
+            yield fn(item)
+
+    with pytest.raises(ConnectionError):
+        build_store([runs], out, mapper=dies_after_five, checkpoint_runs=2)
+    # committed after runs 2 and 4: those 4 are in the store; the 5th was lost with the build
+    assert len(open_store(out).runs) == 4
+    resumed = build_store([runs], out)
+    assert len(resumed.unchanged) == 4 and len(resumed.added) == 4
+    assert_same(open_store(out).scores(), memory_frames([runs])["scores"])
