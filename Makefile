@@ -5,11 +5,12 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 SIM_CONFIG := data/simulated/config.json
 SIM    := build/simulated
+STORE  := $(SIM).store
 DATA   ?= $(SIM)
 FIGURES ?= figures
 JOBS   ?= 2
 
-.PHONY: all install test test-live lint typecheck figures synth bench clean
+.PHONY: all install test test-live lint typecheck figures synth store bench clean
 
 all: test
 
@@ -50,7 +51,14 @@ $(SIM)/README_SIMULATED.md: $(SIM_CONFIG) $(wildcard rtlab/synth/*.py) | $(STAMP
 
 synth: $(SIM)/README_SIMULATED.md
 
-figures: $(STAMP) $(if $(filter $(SIM),$(DATA)),$(SIM)/README_SIMULATED.md)
+# The analysis store of the embedded dataset, built once (and again, incrementally, when the dataset or rtlab changes);
+# every notebook opens it (rtlab.figures.open_dataset finds $(SIM).store beside $(SIM)).
+$(STORE)/_manifest.json: $(SIM)/README_SIMULATED.md $(wildcard rtlab/*/*.py) | $(STAMP)
+	$(BIN)/rtlab build $(SIM) -o $(STORE) --jobs $(JOBS)
+
+store: $(STORE)/_manifest.json
+
+figures: $(STAMP) $(if $(filter $(SIM),$(DATA)),$(STORE)/_manifest.json)
 	$(BIN)/python -m rtlab.figures --data $(DATA) --figures $(FIGURES) --jobs $(JOBS)
 
 bench: $(STAMP) synth

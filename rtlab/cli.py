@@ -107,8 +107,31 @@ def _add_tab_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _from_stores(args: argparse.Namespace) -> list[Any] | None:
+    """The stores ``args.paths`` name (``rtlab build`` folders, told by their manifest), or ``None`` for runs;
+    units a store could not build are reported as skipped."""
+    from rtlab.store import stores_in
+
+    stores = stores_in(args.paths)
+    for store in stores or []:
+        for unit, why in store.skipped.items():
+            print(f"rtlab: skipped {unit} (when {store.path} was built): {why}", file=sys.stderr)
+    return stores
+
+
 def _ingest(args: argparse.Namespace):
     from rtlab.ingest import ingest
+
+    stores = _from_stores(args)
+    if stores is not None:
+        from rtlab.ingest import IngestFailure, IngestResult
+
+        result = IngestResult()
+        for store in stores:
+            result.trajectories += store.load_trajectories()
+            result.failures += [IngestFailure(u, "store", why) for u, why in store.skipped.items()]
+        _nothing_read(args, len(result.trajectories))
+        return result
 
     if args.clip is not None:
         from rtlab.ingest import get_policy
@@ -341,9 +364,25 @@ def cmd_score(args: argparse.Namespace) -> int:
     from rtlab.ingest.benchmarks.officeqa_scorer import SCORER_VERSION
     from rtlab.ingest.benchmarks.workspace_bench import TCR_P
 
-    result = _ingest(args)
     by = [c.strip() for c in args.by.split(",") if c.strip()]
-    frame = scores_frame(result.trajectories)
+    stores = _from_stores(args)
+    if stores is not None:  # the scores table: no trajectory read
+        from types import SimpleNamespace
+
+        from rtlab.store import concat_tables
+
+        frame = concat_tables(stores, "scores")
+        _nothing_read(args, len(frame))
+        result = SimpleNamespace(
+            failures=[
+                SimpleNamespace(path=u, format="store", error=w)
+                for st in stores
+                for u, w in st.skipped.items()
+            ]
+        )
+    else:
+        result = _ingest(args)
+        frame = scores_frame(result.trajectories)
     groups = aggregate(frame, by, n_boot=args.n_boot, seed=args.seed)
     if args.json:
         out = {
@@ -390,8 +429,17 @@ def cmd_values(args: argparse.Namespace) -> int:
         values_table,
     )
 
-    rows, failed = _rows_per_run(args, anchor_rows if args.anchors else value_rows)
-    frame = anchors_table(rows) if args.anchors else values_table(rows)
+    stores = _from_stores(args)
+    if stores is not None and args.anchors:
+        print("rtlab values: a store holds the values table, not the anchors: give the runs", file=sys.stderr)
+        return 2
+    if stores is not None:  # the values table as built
+        from rtlab.store import concat_tables
+
+        frame, failed = concat_tables(stores, "values"), any(st.skipped for st in stores)
+    else:
+        rows, failed = _rows_per_run(args, anchor_rows if args.anchors else value_rows)
+        frame = anchors_table(rows) if args.anchors else values_table(rows)
     if args.summary:
         print(json.dumps(_json_safe(value_summary(frame)), ensure_ascii=False, allow_nan=False))
     elif args.json:
@@ -463,12 +511,11 @@ def _diagnosis_by_annotator(args: argparse.Namespace) -> tuple[list[dict[str, An
     """``rtlab diagnose``'s rows, from the annotator ``--annotator`` names: the rules (in worker processes
     with ``--jobs``), LLM annotators (the majority of their samples) or a labels FILE put on the rules' failed
     items; with the exit status calls that failed give (0 when none did)."""
-    from rtlab.analysis import diagnosis_rows, labels_frame
+    from rtlab.analysis import labels_frame
     from rtlab.annotation import annotator_diagnosis
 
     if args.annotator == "rules":
-        rows, failed = _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
-        return rows, failed, 0
+        return (*_rule_rows(args), 0)
     if args.annotator == "llm":
         from rtlab.annotation import annotate, annotator_grid
         from rtlab.llm import usage_summary
@@ -497,7 +544,7 @@ def _diagnosis_by_annotator(args: argparse.Namespace) -> tuple[list[dict[str, An
     from rtlab.annotation import read_annotator_labels
 
     labels = read_annotator_labels(args.annotator)
-    rows, failed = _rows_per_run(args, diagnosis_rows)
+    rows, failed = _rule_rows(args)
     frame = annotator_diagnosis(labels_frame(rows), labels, annotator=args.name, missing="keep")
     unlabelled = frame["category"].isna()
     if unlabelled.any():
@@ -507,6 +554,20 @@ def _diagnosis_by_annotator(args: argparse.Namespace) -> tuple[list[dict[str, An
             file=sys.stderr,
         )
     return frame[~unlabelled].to_dict("records"), failed, 0
+
+
+def _rule_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], bool]:
+    """The rule labels' rows of the runs (worker processes with ``--jobs``) or of the stores given."""
+    from rtlab.analysis import diagnosis_rows
+
+    stores = _from_stores(args)
+    if stores is not None:  # the rule labels as built
+        from rtlab.store import concat_tables
+
+        labels = concat_tables(stores, "labels")
+        labels = labels[labels["annotator"] == "rules"].drop(columns="annotator")
+        return labels.to_dict(orient="records"), any(st.skipped for st in stores)
+    return _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
 
 
 class _UsageError(Exception):
@@ -552,6 +613,48 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     if not args.json:
         print(f"{len(rows)} failed rubric items labelled")
     return status or (EXIT_PARTIAL if failed else 0)
+
+
+CLUSTER_MODULE = "rtlab._cluster"
+"""The module that maps work over a Dask cluster (``map_on_cluster``), when it is installed."""
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    import importlib
+    import importlib.util
+
+    from rtlab.store import BuildOptions, build_store
+
+    if args.clip is not None:
+        from rtlab.ingest import get_policy
+
+        get_policy(args.clip)  # an unknown name fails before any work
+    mapper = None
+    if args.cluster:
+        if importlib.util.find_spec(CLUSTER_MODULE) is None:
+            print(
+                f"rtlab build: --cluster needs {CLUSTER_MODULE} (the Dask executor), not installed here",
+                file=sys.stderr,
+            )
+            return 2
+        cluster = importlib.import_module(CLUSTER_MODULE)
+
+        def mapper(fn, items):
+            return cluster.map_on_cluster(fn, items, address=args.cluster, progress=not args.quiet)
+
+    options = BuildOptions(format=args.format, clip=args.clip, join=not args.no_join, shards=args.shards)
+    summary = build_store(
+        args.paths,
+        args.output,
+        options,
+        jobs=args.jobs,
+        mapper=mapper,
+        progress=(args.progress or sys.stderr.isatty()) and not args.quiet,
+        strict=args.strict,
+    )
+    if not args.quiet:
+        print(summary.format(), file=sys.stderr)
+    return EXIT_PARTIAL if summary.skipped else 0
 
 
 def cmd_agree(args: argparse.Namespace) -> int:
@@ -1172,6 +1275,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_agree)
+
+    p = sub.add_parser(
+        "build",
+        help="build or update the analysis store (Parquet tables) from runs",
+        description="Build the store's Parquet tables from every run under the paths, processing only new and "
+        "changed runs; the manifest is written last (docs/STORE.md).",
+    )
+    _add_input_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="STORE", help="the store's folder")
+    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--shards", type=int, default=16, metavar="N", help="shards of the runs (default 16)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the per-run work on the Dask cluster at ADDRESS")
+    p.add_argument("--quiet", action="store_true", help="no progress bars and no summary")
+    p.set_defaults(func=cmd_build)
 
     p = sub.add_parser("show", help="the tab at step N as the agent would have seen it")
     _add_input_options(p)

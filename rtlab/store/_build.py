@@ -1,0 +1,723 @@
+"""``rtlab build``: the store's Parquet tables written once per run, incrementally, atomically.
+
+The per-run work is one picklable function, :func:`build_unit`: read one unit (``rtlab.ingest.read_unit``),
+replay each trajectory (as ``rtlab.runner`` does), and turn it into the rows of every table with the tidy-table
+functions the analyses use (``rtlab.environment`` tables, ``rtlab.analysis`` summaries, values, diagnosis labels,
+scores, tab statistics). :func:`build_store` maps it over the new and changed runs with a pluggable *mapper*
+(:func:`local_mapper`: worker processes; a cluster's mapper plugs in the same way), writes the rows into
+``<table>/shard=NN/<part>.parquet`` files and then commits the manifest (:data:`MANIFEST`), the one file that
+says which parts are the store. Layout and manifest: docs/STORE.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from rtlab.store._schema import TABLES, to_arrow
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from rtlab.environment import Replay
+
+MANIFEST = "_manifest.json"
+"""The store's manifest: its commit point. Written atomically after every part it lists; readers read only
+the files it lists."""
+SCHEMA = "rtlab.store"
+VERSION = 1
+DEFAULT_SHARDS = 16
+"""Shards a store's runs are spread over (by their unit path): a rebuild rewrites only the parts of the shards
+whose runs changed."""
+CHECKPOINT_RUNS = 2000
+"""Runs processed between two commits of the manifest (each commit a readable store a rerun resumes from)."""
+CHECKPOINT_SECONDS = 120.0
+"""Seconds between two commits at most."""
+
+Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterator[Any]]
+"""Maps a picklable one-argument function over items, yielding results in any order (as they finish)."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What decides a store's rows beyond the runs' files (part of the manifest's key: a change rebuilds all)."""
+
+    format: str | None = None
+    """Read only units of this format; ``None``: every format, detected by content."""
+    clip: str | None = None
+    """Clip policy for the readers; ``None`` keeps each reader's default."""
+    join: bool = True
+    """Join each trajectory with its benchmark files (tasks, rubrics, judge results)."""
+    shards: int = DEFAULT_SHARDS
+    """Shards the runs are spread over (folders ``shard=00`` ...)."""
+
+    def key(self) -> dict[str, Any]:
+        """The options, rtlab's version and the fingerprint of its code, as recorded in the manifest."""
+        return {
+            **asdict(self),
+            "rtlab_version": rtlab_version(),
+            "rtlab_code": code_fingerprint(),
+            "store_version": VERSION,
+        }
+
+
+def rtlab_version() -> str:
+    """rtlab's installed version (``unknown`` when it runs from a folder that was not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rtlab")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+_NOT_ROWS = (
+    "figures",
+    "view",
+    "synth",
+    "llm",
+    "display",
+    "store/_open.py",
+    "store/_alias.py",
+    "cli.py",
+    "__main__.py",
+)
+"""Parts of rtlab that no stored row depends on (their changes rebuild nothing)."""
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The sha256 (16 hex digits) of the rtlab source files a store's rows depend on: a change to any of them
+    (a reader, the environment, an analysis, the codebook) rebuilds every run."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.suffix in (".py", ".json") and path.is_file() and not rel.startswith(_NOT_ROWS):
+            digest.update(rel.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class UnitTask:
+    """One run to build: what a worker (local or on a cluster) needs (picklable)."""
+
+    unit: str
+    """The unit's path (file or run folder), resolved."""
+    format: str
+    """Its reader's format name."""
+    run_hash: str
+    """The run's hash (its path and the content of its files), tagged on every row."""
+    options: BuildOptions
+    """The build's options."""
+
+
+@dataclass
+class UnitRows:
+    """What :func:`build_unit` gives back for one run: its rows of every table, or why it failed."""
+
+    unit: str
+    """The unit's path."""
+    run_hash: str
+    """The hash it was built as."""
+    tables: dict[str, pa.Table] = field(default_factory=dict)
+    """Rows by table name (Arrow, cast to the store's schema); empty when it failed."""
+    trajectories: list[str] = field(default_factory=list)
+    """Ids of its trajectories."""
+    extra_inputs: list[str] = field(default_factory=list)
+    """Files beyond the unit that reading it used (run labels, judge results): their changes rebuild it."""
+    error: str | None = None
+    """Why it could not be read or replayed (the batch goes on); ``None`` when built."""
+
+
+def _describe(exc: BaseException) -> str:
+    from rtlab.errors import RtlabError
+
+    return str(exc) if isinstance(exc, RtlabError | OSError | ValueError) else f"{type(exc).__name__}: {exc}"
+
+
+def unit_frames(replays: Sequence[Replay]) -> dict[str, Any]:
+    """Every store table's in-memory frame for some replays (each holding its trajectory), computed by the
+    functions the analyses use: the one definition of each table's rows."""
+    import pandas as pd
+
+    from rtlab.analysis import (
+        diagnosis_rows,
+        labels_frame,
+        scores_frame,
+        summary_frame,
+        tab_stats_frame,
+        value_rows,
+        values_table,
+    )
+    from rtlab.environment import tables
+    from rtlab.records import trajectory_to_dict
+
+    trajectories = [r.trajectory for r in replays if r.trajectory is not None]
+    frames: dict[str, Any] = dict(tables(replays))
+    frames["trajectories"] = summary_frame(trajectories)
+    frames["records"] = pd.DataFrame(
+        {
+            "trajectory": [t.id for t in trajectories],
+            "record": [json.dumps(trajectory_to_dict(t), ensure_ascii=False) for t in trajectories],
+        }
+    )
+    frames["tab_stats"] = tab_stats_frame(replays)
+    frames["values"] = values_table([row for r in replays for row in value_rows(r)])
+    labels = labels_frame([row for r in replays for row in diagnosis_rows(r)])
+    labels.insert(labels.columns.get_loc("category"), "annotator", "rules")
+    frames["labels"] = labels
+    frames["scores"] = scores_frame(trajectories)
+    return frames
+
+
+def build_unit(task: UnitTask) -> UnitRows:
+    """Read one run, replay each of its trajectories (default tab, no requirements: what ``rtlab values`` and
+    ``rtlab diagnose`` replay) and return its rows of every table; a failure is returned, never raised.
+
+    Top-level and picklable, so that any mapper (worker processes, a cluster) can run it."""
+    from rtlab.environment import replay
+    from rtlab.ingest import read_unit
+
+    out = UnitRows(task.unit, task.run_hash)
+    try:
+        trajectories = read_unit(Path(task.unit), task.format, clip=task.options.clip, join=task.options.join)
+        replays = []
+        for t in trajectories:
+            r = replay(t)
+            r.tab.candidates_ranked()
+            replays.append(r)
+        frames = unit_frames(replays)
+        out.tables = {name: to_arrow(name, frames[name], task.run_hash) for name in TABLES}
+        out.trajectories = [t.id for t in trajectories]
+        out.extra_inputs = sorted(_extra_inputs(trajectories, Path(task.unit)))
+    except Exception as exc:  # reported, and the batch goes on
+        out.tables, out.error = {}, _describe(exc)
+    return out
+
+
+def _extra_inputs(trajectories: Iterable[Any], unit: Path) -> set[str]:
+    """Files outside the unit that its trajectories were joined with (run labels, judge results)."""
+    found: set[str] = set()
+    root = unit.resolve()
+    for t in trajectories:
+        candidates = [t.meta.get("labels_from"), t.judgement.source_path if t.judgement else None]
+        candidates += list(t.meta.get("workspace_bench_other_judges") or [])
+        if t.task is not None:  # a task's file beside its judge results or the run (Workspace-Bench)
+            for folder in {Path(c).parent for c in candidates if isinstance(c, str) and c} | {unit.parent}:
+                candidates += [str(folder / "metadata.json"), str(folder / "output" / "metadata.json")]
+        for c in candidates:
+            if isinstance(c, str) and c:
+                p = Path(c).resolve()
+                if p.is_file() and (root.is_file() and p != root or root.is_dir() and root not in p.parents):
+                    found.add(str(p))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hashing the runs' files
+
+
+def unit_files(unit: Path) -> list[Path]:
+    """The unit's own files: the file itself, or every file under the folder (links not followed), sorted."""
+    if unit.is_file():
+        return [unit]
+    found = []
+    for folder, dirs, files in os.walk(unit):
+        dirs.sort()
+        for name in sorted(files):
+            p = Path(folder) / name
+            if p.is_file() and not p.is_symlink():
+                found.append(p)
+    return found
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class _Hasher:
+    """File hashes, reusing the manifest's where a file's size and modification time are those recorded."""
+
+    def __init__(self, known: dict[str, dict[str, Any]]) -> None:
+        self.known = known
+        self.seen: dict[str, dict[str, Any]] = {}
+
+    def file(self, path: Path) -> dict[str, Any]:
+        key = str(path)
+        if key in self.seen:
+            return self.seen[key]
+        st = path.stat()
+        old = self.known.get(key)
+        if old is not None and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
+            entry = old
+        else:
+            entry = {"sha256": file_sha256(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        self.seen[key] = entry
+        return entry
+
+
+def run_hash(unit: str, inputs: dict[str, str]) -> str:
+    """A run's hash: its unit path and the sha256 of every input file (16 hex digits)."""
+    text = unit + "\n" + "\n".join(f"{p}\0{h}" for p, h in sorted(inputs.items()))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def shard_of(unit: str, shards: int) -> int:
+    """The shard of a unit: a function of its path alone, so a changed run stays in its shard."""
+    return int(hashlib.sha256(unit.encode("utf-8")).hexdigest()[:8], 16) % shards
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The manifest
+
+
+def read_manifest(store: Path) -> dict[str, Any] | None:
+    """The store's committed manifest, or ``None`` when there is none; a damaged one is an error."""
+    from rtlab.errors import RtlabError
+
+    path = store / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise RtlabError(f"{path}: unreadable store manifest ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise RtlabError(f"{path}: not an rtlab store manifest (schema {SCHEMA!r})")
+    return data
+
+
+def is_store(path: str | Path) -> bool:
+    """Whether ``path`` is a folder holding a store (its manifest)."""
+    return (Path(path) / MANIFEST).is_file()
+
+
+def _empty_manifest(options: BuildOptions) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "options": options.key(),
+        "sources": [],
+        "runs": {},
+        "parts": {},
+        "skipped": {},
+        "files_seen": {},
+    }
+
+
+def manifest_files(manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """Every table's committed files (paths relative to the store), in a stable order."""
+    files: dict[str, list[str]] = {name: [] for name in TABLES}
+    for part, entry in sorted(manifest["parts"].items()):
+        shard, name = part.split("/", 1)
+        for table in entry["tables"]:
+            files[table].append(f"{table}/{shard}/{name}.parquet")
+    return files
+
+
+def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:
+    from rtlab.io import atomic_open
+
+    manifest["files"] = manifest_files(manifest)
+    manifest["committed_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    with atomic_open(store / MANIFEST, private=True) as fh:
+        json.dump(manifest, fh, separators=(",", ":"))  # compact: it grows with the runs
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Building
+
+
+Change = Literal["added", "changed", "removed", "unchanged", "skipped"]
+
+
+@dataclass
+class BuildSummary:
+    """What a build did."""
+
+    store: str
+    """The store's folder."""
+    added: list[str] = field(default_factory=list)
+    """Units built for the first time."""
+    changed: list[str] = field(default_factory=list)
+    """Units rebuilt because a file of theirs changed (or the options or rtlab's version did)."""
+    removed: list[str] = field(default_factory=list)
+    """Units gone from the paths: their rows were removed."""
+    unchanged: list[str] = field(default_factory=list)
+    """Units whose files did not change: not processed."""
+    skipped: dict[str, str] = field(default_factory=dict)
+    """Units that could not be read or replayed, with why (their rows, if any, removed)."""
+    unclaimed: int = 0
+    """Files found that no reader claims."""
+    rebuild_reason: str | None = None
+    """Why every run was rebuilt (options or version changed), if it was."""
+
+    @property
+    def processed(self) -> int:
+        """Runs read and replayed by this build."""
+        return len(self.added) + len(self.changed) + len(self.skipped_now)
+
+    skipped_now: list[str] = field(default_factory=list)
+    """Of the skipped units, those this build tried (the others failed before and did not change)."""
+
+    def format(self) -> str:
+        """The summary as a few lines for a person."""
+        lines = [
+            f"store {self.store}: {len(self.added)} added, {len(self.changed)} changed, {len(self.removed)} removed, "
+            f"{len(self.unchanged)} unchanged, {len(self.skipped)} skipped"
+        ]
+        if self.rebuild_reason:
+            lines.append(f"  every run rebuilt: {self.rebuild_reason}")
+        for unit, why in self.skipped.items():
+            lines.append(f"  skipped {unit}: {why}")
+        if self.unclaimed:
+            lines.append(f"  {self.unclaimed} files no reader claims were not read")
+        return "\n".join(lines)
+
+
+def local_mapper(jobs: int) -> Mapper:
+    """A mapper over ``jobs`` worker processes (``rtlab._workers.process_pool``: they die with this process);
+    in this process for one job."""
+
+    def mapper(fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+        if jobs <= 1 or len(items) < 2:
+            yield from map(fn, items)
+            return
+        from concurrent.futures import as_completed
+
+        from rtlab._workers import process_pool
+
+        with process_pool(jobs) as pool:
+            futures = [pool.submit(fn, item) for item in items]
+            try:
+                for fut in as_completed(futures):
+                    yield fut.result()
+            finally:
+                for fut in futures:
+                    fut.cancel()
+
+    return mapper
+
+
+class _Writer:
+    """Buffers built runs by shard and commits them: new parts written, parts holding replaced rows rewritten
+    without them, then the manifest; files no manifest lists any more removed last."""
+
+    def __init__(self, store: Path, manifest: dict[str, Any], build_id: str) -> None:
+        self.store = store
+        self.manifest = manifest
+        self.build_id = build_id
+        self.seq = 0
+        self.buffer: dict[int, list[tuple[str, UnitRows, dict[str, Any]]]] = {}
+        self.drop: set[str] = set()  # units whose committed rows must go at the next commit
+
+    def add(self, unit: str, rows: UnitRows, entry: dict[str, Any]) -> None:
+        self.buffer.setdefault(entry["shard"], []).append((unit, rows, entry))
+
+    def _part_name(self, shard: int) -> str:
+        self.seq += 1
+        return f"shard={shard:02d}/part-{self.build_id}-{self.seq:05d}"
+
+    def _write_part(self, part: str, tables: dict[str, list[pa.Table]]) -> list[str]:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from rtlab.io import atomic_open
+
+        written = []
+        shard, name = part.split("/", 1)
+        for table, pieces in tables.items():
+            pieces = [p for p in pieces if p.num_rows]
+            if not pieces:
+                continue
+            data = pa.concat_tables(pieces)
+            target = self.store / table / shard / f"{name}.parquet"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_open(target, "wb", private=True) as fh:
+                pq.write_table(data, fh, compression="zstd", row_group_size=64_000)
+            written.append(table)
+        return written
+
+    def commit(self) -> None:
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        runs, parts = self.manifest["runs"], self.manifest["parts"]
+        incoming = {unit for items in self.buffer.values() for unit, _, _ in items}
+        dropping = self.drop | incoming
+        old_parts: set[str] = set()
+        for unit in dropping:
+            old = runs.get(unit)
+            if old is not None and old.get("part"):
+                old_parts.add(old["part"])
+        obsolete: list[str] = []
+        for part in sorted(old_parts):  # rewrite each part that holds rows to drop, without them
+            entry = parts.pop(part)
+            keep_units = [u for u in entry["runs"] if u not in dropping]
+            obsolete += [
+                f"{t}/{part.split('/', 1)[0]}/{part.split('/', 1)[1]}.parquet" for t in entry["tables"]
+            ]
+            if not keep_units:
+                continue
+            keep_hashes = [runs[u]["hash"] for u in keep_units]
+            shard = part.split("/", 1)[0]
+            tables: dict[str, list[pa.Table]] = {}
+            for t in entry["tables"]:
+                data = pq.read_table(self.store / t / shard / f"{part.split('/', 1)[1]}.parquet")
+                tables[t] = [data.filter(pc.is_in(data["run_hash"], value_set=pa_array(keep_hashes)))]
+            new = self._part_name(int(shard.split("=")[1]))
+            parts[new] = {"runs": keep_units, "tables": self._write_part(new, tables)}
+            for u in keep_units:
+                runs[u]["part"] = new
+        for unit in self.drop:
+            runs.pop(unit, None)
+        for shard_no, items in sorted(self.buffer.items()):
+            good = [(u, r, e) for u, r, e in items if r.error is None]
+            if not good:
+                continue
+            part = self._part_name(shard_no)
+            tables = {t: [r.tables[t] for _, r, _ in good] for t in TABLES}
+            parts[part] = {"runs": [u for u, _, _ in good], "tables": self._write_part(part, tables)}
+            for u, _, e in good:
+                runs[u] = {**e, "part": part}
+        _write_manifest(self.store, self.manifest)  # the commit point
+        for rel in obsolete:
+            (self.store / rel).unlink(missing_ok=True)
+        self.buffer.clear()
+        self.drop.clear()
+
+
+def pa_array(values: list[str]) -> Any:
+    import pyarrow as pa
+
+    return pa.array(values, type=pa.string())
+
+
+def _collect_garbage(store: Path, manifest: dict[str, Any]) -> None:
+    """Remove table files no committed manifest lists (a build stopped before its commit left them)."""
+    listed = {rel for files in manifest_files(manifest).values() for rel in files}
+    for table in TABLES:
+        folder = store / table
+        if not folder.is_dir():
+            continue
+        for path in folder.rglob("*"):
+            if path.is_file() and path.relative_to(store).as_posix() not in listed:
+                path.unlink(missing_ok=True)
+
+
+def build_store(
+    paths: Iterable[str | Path],
+    out: str | Path,
+    options: BuildOptions | None = None,
+    *,
+    jobs: int = 1,
+    mapper: Mapper | None = None,
+    progress: bool = False,
+    strict: bool = False,
+    checkpoint_runs: int = CHECKPOINT_RUNS,
+    checkpoint_seconds: float = CHECKPOINT_SECONDS,
+) -> BuildSummary:
+    """Build or update the store in ``out`` from every unit under ``paths``.
+
+    Only new and changed runs are processed (a run's hash covers its path, its files and the files it was
+    joined with; the options and rtlab's version key the whole store); the rows of runs gone from ``paths``,
+    and of runs that now fail, are removed. Commits the manifest every ``checkpoint_runs`` runs or
+    ``checkpoint_seconds`` and at the end: a build stopped at any moment leaves the last committed store
+    readable, and a rerun resumes from it. ``mapper`` runs :func:`build_unit` (default
+    :func:`local_mapper` with ``jobs``). With ``strict`` the first unit that fails stops the build
+    (:class:`~rtlab.errors.UnitError`; what was committed stays). One build writes a store at a time
+    (:data:`LOCK`)."""
+    options = options or BuildOptions()
+    store = Path(out)
+    store.mkdir(parents=True, exist_ok=True)
+    with _build_lock(store):
+        return _build(
+            paths, store, options, jobs, mapper, progress, strict, checkpoint_runs, checkpoint_seconds
+        )
+
+
+LOCK = "_build.lock"
+"""Held (with the builder's pid) while a build writes the store: one build at a time."""
+
+
+@contextlib.contextmanager
+def _build_lock(store: Path) -> Iterator[None]:
+    """Hold the store's build lock; a lock left by a build that died is taken over, one held by a live
+    process is an error naming it."""
+    from rtlab.errors import RtlabError
+
+    path = store / LOCK
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            try:
+                pid = int(path.read_text(encoding="utf-8").strip() or 0)
+                os.kill(pid, 0)
+            except (ValueError, OSError):  # unreadable, or its process is gone: a stopped build's
+                path.unlink(missing_ok=True)
+                continue
+            raise RtlabError(f"{store}: another build (pid {pid}) is writing this store ({path})") from None
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(str(os.getpid()))
+        break
+    else:
+        raise RtlabError(f"{path}: could not take the build lock")
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def _build(
+    paths: Iterable[str | Path],
+    store: Path,
+    options: BuildOptions,
+    jobs: int,
+    mapper: Mapper | None,
+    progress: bool,
+    strict: bool,
+    checkpoint_runs: int,
+    checkpoint_seconds: float,
+) -> BuildSummary:
+    from rtlab.errors import UnitError
+    from rtlab.ingest import iter_units
+
+    paths = list(paths)
+    old = read_manifest(store)
+    summary = BuildSummary(str(store))
+    if old is not None and old.get("options") != options.key():
+        summary.rebuild_reason = f"options or version changed ({old.get('options')} -> {options.key()})"
+    manifest = old if old is not None and summary.rebuild_reason is None else _empty_manifest(options)
+    if old is not None and summary.rebuild_reason is not None:  # keep the old rows until replaced
+        manifest = {**old, "options": options.key()}
+        for entry in manifest["runs"].values():
+            entry["stale"] = True  # every run counts as changed
+    _collect_garbage(store, manifest)
+
+    unclaimed: list[Any] = []
+    found_units: Iterable[tuple[Path, str]] = iter_units(paths, format=options.format, unclaimed=unclaimed)
+    if progress:
+        from tqdm.auto import tqdm
+
+        found_units = tqdm(found_units, desc="find", unit="run")
+    units = [(str(Path(u).resolve()), f) for u, f in found_units]
+    summary.unclaimed = len(unclaimed)
+    manifest["sources"] = [str(Path(p).resolve()) for p in paths]
+    hasher = _Hasher(manifest.get("files_seen", {}))
+    runs, skipped_before = manifest["runs"], manifest.get("skipped", {})
+    todo: list[UnitTask] = []
+    entries: dict[str, dict[str, Any]] = {}
+    bar_units: Iterable[tuple[str, str]] = units
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar_units = tqdm(units, desc="hash", unit="run")
+    for unit, fmt in bar_units:
+        known = runs.get(unit) or skipped_before.get(unit) or {}
+        inputs = {}
+        for p in unit_files(Path(unit)):
+            inputs[str(p)] = hasher.file(p)["sha256"]
+        for extra in known.get("extra_inputs", []):
+            p = Path(extra)
+            inputs[extra] = hasher.file(p)["sha256"] if p.is_file() else "missing"
+        h = run_hash(unit, inputs)
+        entry = {
+            "hash": h,
+            "format": fmt,
+            "shard": shard_of(unit, options.shards),
+            "extra_inputs": known.get("extra_inputs", []),
+        }
+        entries[unit] = entry
+        if unit in runs and runs[unit]["hash"] == h and not runs[unit].get("stale"):
+            summary.unchanged.append(unit)
+        elif (
+            unit in skipped_before
+            and skipped_before[unit].get("hash") == h
+            and summary.rebuild_reason is None
+        ):
+            summary.skipped[unit] = skipped_before[unit]["error"]
+        else:
+            todo.append(UnitTask(unit, fmt, h, options))
+    found = {u for u, _ in units}
+    manifest["skipped"] = {u: s for u, s in skipped_before.items() if u in found and u in summary.skipped}
+    manifest["files_seen"] = hasher.seen
+    manifest["order"] = [u for u, _ in units]
+    writer = _Writer(
+        store, manifest, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
+    )
+    for unit in list(runs):
+        if unit not in found:
+            summary.removed.append(unit)
+            writer.drop.add(unit)
+
+    mapper = mapper or local_mapper(jobs)
+    results: Iterable[UnitRows] = mapper(build_unit, todo)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(todo), desc="build", unit="run")
+    since, last = 0, time.monotonic()
+    try:
+        for rows in results:
+            if bar is not None:
+                bar.update(1)
+            unit = rows.unit
+            entry = {**entries[unit], "trajectories": rows.trajectories}
+            if rows.error is not None:
+                summary.skipped[unit] = rows.error
+                summary.skipped_now.append(unit)
+                manifest["skipped"][unit] = {
+                    "hash": rows.run_hash,
+                    "error": rows.error,
+                    "format": entry["format"],
+                    "extra_inputs": entry["extra_inputs"],
+                }
+                if unit in runs:
+                    writer.drop.add(unit)
+                if strict:
+                    writer.commit()
+                    raise UnitError(f"{unit}: {rows.error}")
+                continue
+            manifest["skipped"].pop(unit, None)
+            entry["extra_inputs"] = rows.extra_inputs
+            if rows.extra_inputs:  # joined files count in the run's hash from now on
+                inputs = {str(p): hasher.file(p)["sha256"] for p in unit_files(Path(unit))}
+                inputs.update({x: hasher.file(Path(x))["sha256"] for x in rows.extra_inputs})
+                entry["hash"] = run_hash(unit, inputs)
+                rows.tables = {t: _retag(d, entry["hash"]) for t, d in rows.tables.items()}
+                rows.run_hash = entry["hash"]
+            (summary.changed if unit in runs else summary.added).append(unit)
+            writer.add(unit, rows, entry)
+            since += 1
+            if since >= checkpoint_runs or time.monotonic() - last >= checkpoint_seconds:
+                writer.commit()
+                since, last = 0, time.monotonic()
+        writer.commit()
+    finally:
+        if bar is not None:
+            bar.close()
+    return summary
+
+
+def _retag(data: pa.Table, run_hash: str) -> pa.Table:
+    import pyarrow as pa
+
+    i = data.schema.get_field_index("run_hash")
+    return data.set_column(i, "run_hash", pa.array([run_hash] * data.num_rows, type=pa.string()))

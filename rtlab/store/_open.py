@@ -1,0 +1,255 @@
+"""``rtlab.open(STORE)``: the store's tables as DataFrames, and SQL over them through DuckDB.
+
+A :class:`Store` reads only the files its manifest lists (what the last build committed), so a build running
+or stopped beside it never shows it half a run. Each table is also a DuckDB view over those files
+(:meth:`Store.sql`); DuckDB, Polars or Spark can read the files themselves (``STORE/<table>/shard=*/*.parquet``,
+hive-partitioned by ``shard``; docs/STORE.md).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rtlab.store._build import MANIFEST, read_manifest
+from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from rtlab.records import Trajectory
+
+Filter = tuple[str, str, Any]
+"""A row filter as pyarrow takes it: ``(column, op, value)``, op one of ``==``, ``!=``, ``<``, ``>``, ``<=``,
+``>=``, ``in``, ``not in``."""
+
+
+class Store:
+    """A built store, as its manifest committed it when opened."""
+
+    def __init__(self, path: str | Path) -> None:
+        from rtlab.errors import RtlabError
+
+        self.path = Path(path)
+        manifest = read_manifest(self.path)
+        if manifest is None:
+            raise RtlabError(
+                f"{self.path}: not a store (no {MANIFEST}); build one with rtlab build RUNS -o {path}"
+            )
+        self.manifest: dict[str, Any] = manifest
+        order = {u: i for i, u in enumerate(manifest.get("order", []))}
+        self._order = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
+        self._con: duckdb.DuckDBPyConnection | None = None
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.path)!r}: {len(self.manifest['runs'])} runs)"
+
+    @property
+    def tables(self) -> list[str]:
+        """The table names."""
+        return list(TABLES)
+
+    @property
+    def sources(self) -> list[str]:
+        """The paths the store was built from."""
+        return list(self.manifest.get("sources", []))
+
+    @property
+    def runs(self) -> dict[str, dict[str, Any]]:
+        """Every run built, by unit path: its hash, format, shard, part and trajectory ids."""
+        return dict(self.manifest["runs"])
+
+    @property
+    def skipped(self) -> dict[str, str]:
+        """Units that could not be read or replayed, with why."""
+        return {u: e["error"] for u, e in self.manifest.get("skipped", {}).items()}
+
+    def files(self, table: str) -> list[Path]:
+        """The committed Parquet files of ``table``."""
+        self._check(table)
+        return [self.path / rel for rel in self.manifest["files"].get(table, [])]
+
+    def _check(self, table: str) -> None:
+        if table not in TABLES:
+            raise KeyError(f"no table {table!r} in the store (tables: {', '.join(TABLES)})")
+
+    def table(
+        self,
+        name: str,
+        *,
+        columns: Sequence[str] | None = None,
+        filters: Sequence[Filter] | None = None,
+        keys: bool = False,
+    ) -> pd.DataFrame:
+        """One table as a DataFrame, equal to the frame the analyses compute in memory (same columns, types,
+        rows in the runs' order): only ``columns`` are read, only rows passing ``filters``; with ``keys`` also
+        ``run_hash`` and ``shard``."""
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        self._check(name)
+        wanted = list(columns) if columns is not None else [c.name for c in TABLES[name]]
+        read = list(dict.fromkeys([*wanted, "run_hash"]))
+        files = [str(f) for f in self.files(name)]
+        schema = arrow_schema(name).append(pa.field("shard", pa.int64()))
+        if files:
+            dataset = ds.dataset(
+                files,
+                schema=schema,
+                format="parquet",
+                partitioning=ds.partitioning(pa.schema([("shard", pa.int64())]), flavor="hive"),
+                partition_base_dir=str(self.path / name),
+            )
+            expr = _expression(filters) if filters else None
+            data = dataset.to_table(columns=[*read, "shard"] if keys else read, filter=expr)
+        else:
+            data = schema.empty_table().select([*read, "shard"] if keys else read)
+        order = [self._order.get(h, len(self._order)) for h in data.column("run_hash").to_pylist()]
+        data = data.take(
+            pa.array(sorted(range(len(order)), key=order.__getitem__), type=pa.int64())
+        )  # the runs' order, rows kept in order
+        return restore(name, data, [*wanted, *(["run_hash", "shard"] if keys else [])])
+
+    def trajectories(self, **kw: Any) -> pd.DataFrame:
+        """One row per trajectory (``rtlab.analysis.summary_frame``)."""
+        return self.table("trajectories", **kw)
+
+    def steps(self, **kw: Any) -> pd.DataFrame:
+        """One row per step and what the tab held after it (``rtlab.environment.steps_tab_frame``)."""
+        return self.table("steps", **kw)
+
+    def read_log(self, **kw: Any) -> pd.DataFrame:
+        """One row per read-log entry (``rtlab.environment.read_log_frame``)."""
+        return self.table("read_log", **kw)
+
+    def candidates(self, **kw: Any) -> pd.DataFrame:
+        """One row per candidate left on the tab (``rtlab.environment.candidates_frame``)."""
+        return self.table("candidates", **kw)
+
+    def requirements(self, **kw: Any) -> pd.DataFrame:
+        """One row per requirement (``rtlab.environment.requirements_frame``)."""
+        return self.table("requirements", **kw)
+
+    def tab_stats(self, **kw: Any) -> pd.DataFrame:
+        """One row per trajectory: what its final tab holds (``rtlab.analysis.tab_stats_frame``)."""
+        return self.table("tab_stats", **kw)
+
+    def values(self, **kw: Any) -> pd.DataFrame:
+        """One row per expected value (``rtlab.analysis.values_frame``)."""
+        return self.table("values", **kw)
+
+    def labels(self, **kw: Any) -> pd.DataFrame:
+        """One row per failed rubric item and annotator (``rtlab.analysis.diagnose_frame`` + ``annotator``)."""
+        return self.table("labels", **kw)
+
+    def scores(self, **kw: Any) -> pd.DataFrame:
+        """One row per trajectory: the benchmark metric's inputs (``rtlab.analysis.scores_frame``)."""
+        return self.table("scores", **kw)
+
+    def load_trajectories(self, ids: Sequence[str] | None = None) -> list[Trajectory]:
+        """The trajectories themselves (from the ``records`` table), in the runs' order; only ``ids`` if given."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        from rtlab.records import trajectory_from_dict
+
+        pieces = [
+            pq.read_table(f, columns=["trajectory", "record", "run_hash"]) for f in self.files("records")
+        ]
+        if not pieces:
+            return []
+        data = pa.concat_tables(pieces)
+        if ids is not None:
+            data = data.filter(pc.is_in(data["trajectory"], value_set=pa.array(list(ids), type=pa.string())))
+        order = [self._order.get(h, len(self._order)) for h in data.column("run_hash").to_pylist()]
+        records = data.column("record").to_pylist()
+        ranked = sorted(range(len(records)), key=order.__getitem__)
+        return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection (in memory) with every table a view over its committed files; reused."""
+        if self._con is None:
+            import duckdb
+
+            con = duckdb.connect()
+            for name in TABLES:
+                files = [str(f) for f in self.files(name)]
+                if files:
+                    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                    con.execute(
+                        f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
+                    )
+                else:
+                    empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
+                    con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
+            self._con = con
+        return self._con
+
+    def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame."""
+        con = self.connect()
+        return con.execute(query, params or []).df()
+
+    def close(self) -> None:
+        """Close the DuckDB connection, if one was opened."""
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+
+def _expression(filters: Sequence[Filter]) -> Any:
+    import pyarrow.compute as pc
+
+    ops = {
+        "==": lambda f, v: f == v,
+        "=": lambda f, v: f == v,
+        "!=": lambda f, v: f != v,
+        "<": lambda f, v: f < v,
+        ">": lambda f, v: f > v,
+        "<=": lambda f, v: f <= v,
+        ">=": lambda f, v: f >= v,
+        "in": lambda f, v: f.isin(list(v)),
+        "not in": lambda f, v: ~f.isin(list(v)),
+    }
+    expr = None
+    for col, op, value in filters:
+        if op not in ops:
+            raise ValueError(f"unknown filter operator {op!r} (one of {', '.join(ops)})")
+        term = ops[op](pc.field(col), value)
+        expr = term if expr is None else expr & term
+    return expr
+
+
+def open_store(path: str | Path) -> Store:
+    """The store in ``path`` (``rtlab.open``)."""
+    return Store(path)
+
+
+KEYS = tuple(c.name for c in KEY_COLUMNS)
+"""The key columns every table has in its files (``run_hash``) and folders (``shard``)."""
+
+
+def stores_in(paths: Sequence[str | Path]) -> list[Store] | None:
+    """The stores ``paths`` name when every one is a store folder (told by its manifest); ``None`` when none
+    is; a mix of stores and runs is a ``ValueError``."""
+    from rtlab.store._build import is_store
+
+    found = [is_store(p) for p in paths]
+    if not any(found):
+        return None
+    if not all(found):
+        mixed = ", ".join(str(p) for p, s in zip(paths, found, strict=True) if not s)
+        raise ValueError(f"give either stores or runs, not both (not stores: {mixed})")
+    return [open_store(p) for p in paths]
+
+
+def concat_tables(stores: Sequence[Store], name: str) -> pd.DataFrame:
+    """One table of several stores, one after the other."""
+    import pandas as pd
+
+    frames = [s.table(name) for s in stores]
+    return frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
