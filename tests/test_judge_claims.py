@@ -30,7 +30,10 @@ def run(judge: str, *, open_notes: bool = True) -> Trajectory:
     if open_notes:
         calls.append(("cat history/35ccb5991494324f_notes_3.txt", NOTES))
     calls.append(
-        ("cat history/b4418640fb00a12f_evaluation_3.txt", "Evaluation of product PLM-0012: user count 1200\n" * 3)
+        (
+            "cat history/b4418640fb00a12f_evaluation_3.txt",
+            "Evaluation of product PLM-0012: user count 1200\n" * 3,
+        )
     )
     steps = [
         Step(i, "shell", cmd, output=out, shown=out, seq=i, action=Action.shell(cmd))
