@@ -38,6 +38,10 @@ if TYPE_CHECKING:
     from rtlab.ingest.readers import FORMATS as FORMATS
     from rtlab.ingest.readers import ReadOptions as ReadOptions
     from rtlab.ingest.readers import Unclaimed as Unclaimed
+    from rtlab.ingest.readers._base import call_command as call_command
+    from rtlab.ingest.readers._base import deliverable_file as deliverable_file
+    from rtlab.ingest.readers._base import parse_arguments as parse_arguments
+    from rtlab.ingest.readers._base import read_command as read_command
     from rtlab.ingest.readers import describe_formats as describe_formats
     from rtlab.ingest.readers import detect as detect
     from rtlab.ingest.readers import discover as discover
@@ -84,6 +88,7 @@ __getattr__, __dir__, __all__ = attach(
             "get_reader",
         ),
         ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
+        ".readers._base": ("call_command", "deliverable_file", "parse_arguments", "read_command"),
         ".benchmarks": ("BENCHMARKS", "BenchmarkName", "attach_benchmark", "get_benchmark"),
     },
 )
