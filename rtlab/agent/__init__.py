@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rtlab.agent._context import ContextPolicy as ContextPolicy
     from rtlab.agent._experiment import ExperimentConfig as ExperimentConfig
     from rtlab.agent._experiment import ExperimentResult as ExperimentResult
+    from rtlab.agent._experiment import format_table as format_table
     from rtlab.agent._experiment import load_experiment as load_experiment
     from rtlab.agent._experiment import run_experiment as run_experiment
     from rtlab.agent._methods import METHOD_LABELS as METHOD_LABELS
@@ -46,7 +47,7 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._context": ("CONTEXT_KINDS", "ContextPolicy"),
-        "._experiment": ("ExperimentConfig", "ExperimentResult", "load_experiment", "run_experiment"),
+        "._experiment": ("ExperimentConfig", "ExperimentResult", "format_table", "load_experiment", "run_experiment"),
         "._methods": ("METHOD_LABELS", "METHODS", "MethodName", "Policy", "make_policy"),
         "._run": ("COMPLETE", "END_REASONS", "EndReason", "RunConfig", "RunSummary", "is_complete", "run_agent"),
         "._sandbox": (

@@ -156,6 +156,16 @@ class RunSummary:
         return dict(self.__dict__)
 
 
+def _version() -> str:
+    """rtlab's version (the harness's), from the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rtlab")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -427,8 +437,7 @@ def is_complete(run_dir: str | Path) -> bool:
 def run_agent(task: AgentTask, config: RunConfig, out: str | Path, *, client: LLMClient | None = None) -> RunSummary:
     """Run one agent on ``task`` and write the run folder ``out`` (which must not exist, or be empty, or hold
     a run that did not complete: that one is removed and redone). Returns what it did."""
-    from rtlab import __version__
-
+    __version__ = _version()
     out = Path(out)
     if out.exists():
         if is_complete(out):

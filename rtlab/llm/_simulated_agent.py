@@ -37,7 +37,7 @@ from rtlab.text import terms
 if TYPE_CHECKING:
     from rtlab.llm._simulated import Scripted
 
-READS = 3
+READS = 4
 """Files the scripted agent opens."""
 MAX_REQUIREMENTS = 4
 """Clauses of the task it states as requirements, at most."""
@@ -57,6 +57,8 @@ class _Progress:
     """What the conversation says the agent has done so far."""
 
     task: str = ""
+    where: str = "outputs/answer.md"
+    """Where the task asks for the deliverable."""
     calls: list[tuple[str, dict[str, Any], str]] = field(default_factory=list)
     """(tool, arguments, reply) of every call it made that was answered, in order."""
     last_user: str = ""
@@ -78,6 +80,8 @@ def _progress(messages: list[dict[str, Any]]) -> _Progress:
     pending: dict[str, tuple[str, dict[str, Any]]] = {}
     users = [m for m in messages if m.get("role") == "user"]
     p.task = _text(users[0].get("content")) if users else ""
+    p.where = _deliverable_path(p.task)
+    p.task = p.task.split("\n\nWrite the ")[0]  # the task itself, without where the deliverable goes
     p.user_turns = len(users)
     for m in messages:
         role = m.get("role")
@@ -214,7 +218,7 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
     n = len(p.calls) + 1
     tab, todo, notes = "tab_add" in tools, "todo" in tools, "notes" in tools
     reqs = requirements_of(p.task)
-    out = _deliverable_path(p.task)
+    out = p.where
     if tab and not p.made("tab_add") and reqs:
         return "Stating the task's requirements.", [_call(n + i, "tab_add", {"text": r}) for i, r in enumerate(reqs)]
     if todo and not p.made("todo"):
