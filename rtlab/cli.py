@@ -813,7 +813,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         config.concurrency = args.concurrency
     progress = sys.stderr.isatty() and not args.quiet
     result = run_experiment(config, args.out, api_key=args.api_key, progress=progress, strict=args.strict)
-    print(f"{len(result.done)} runs made, {len(result.skipped)} already finished, {len(result.failed)} failed")
+    print(
+        f"{len(result.done)} runs made, {len(result.skipped)} already finished, {len(result.failed)} failed"
+    )
     for folder, error in result.failed:
         print(f"  failed: {folder}: {error}", file=sys.stderr)
     print(format_table(result.rows, result.totals))
@@ -826,7 +828,9 @@ def cmd_serve_simulated(args: argparse.Namespace) -> int:
     from rtlab.llm import SIMULATED_MODEL, SimulatedServer
 
     server = SimulatedServer(port=args.port, latency=args.latency).start()
-    print(f"simulated OpenAI-compatible server (model {SIMULATED_MODEL}, SIMULATED answers) at {server.base_url}")
+    print(
+        f"simulated OpenAI-compatible server (model {SIMULATED_MODEL}, SIMULATED answers) at {server.base_url}"
+    )
     sys.stdout.flush()
     try:
         threading.Event().wait()
@@ -1073,26 +1077,51 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run an agent (read, bash, write in a confined private copy of the task's workspace) with a "
         "method's policy over any OpenAI-compatible endpoint, and write the run folder rtlab reads.",
     )
-    p.add_argument("task", metavar="TASK", help="DATASET:TASK_ID (rtlab synth), a Workspace-Bench task folder, "
-                   "TABLE.csv:ID, QUESTIONS.csv:UID or g2b_officeqa_pro_dataset.json:oqa-N")
-    p.add_argument("--method", required=True, choices=["dci", "todo", "self-refine", "self-tracking", "runningtab"])
-    p.add_argument("--ablation", choices=["full", "no-capture", "no-review", "no-evidence-check", "no-finish-check"],
-                   help="RunningTab with one component switched off")
-    p.add_argument("--model", required=True, help="the model to request (rtlab-simulated for the simulated server)")
+    p.add_argument(
+        "task",
+        metavar="TASK",
+        help="DATASET:TASK_ID (rtlab synth), a Workspace-Bench task folder, "
+        "TABLE.csv:ID, QUESTIONS.csv:UID or g2b_officeqa_pro_dataset.json:oqa-N",
+    )
+    p.add_argument(
+        "--method", required=True, choices=["dci", "todo", "self-refine", "self-tracking", "runningtab"]
+    )
+    p.add_argument(
+        "--ablation",
+        choices=["full", "no-capture", "no-review", "no-evidence-check", "no-finish-check"],
+        help="RunningTab with one component switched off",
+    )
+    p.add_argument(
+        "--model", required=True, help="the model to request (rtlab-simulated for the simulated server)"
+    )
     p.add_argument("--base-url", help="the endpoint (default: OPENAI_BASE_URL)")
     p.add_argument("--api-key", help="the API key (default: OPENAI_API_KEY; never written)")
-    p.add_argument("--out", required=True, metavar="RUN_DIR", help="the run folder to write (new, or unfinished)")
-    p.add_argument("--files", metavar="DIR", help="the task's files (a Lite table's task, OfficeQA bulletins)")
+    p.add_argument(
+        "--out", required=True, metavar="RUN_DIR", help="the run folder to write (new, or unfinished)"
+    )
+    p.add_argument(
+        "--files", metavar="DIR", help="the task's files (a Lite table's task, OfficeQA bulletins)"
+    )
     p.add_argument("--max-turns", type=int, default=300, metavar="N")
     p.add_argument("--time-limit", type=float, default=3600.0, metavar="SECONDS")
-    p.add_argument("--context", default="keep-all", metavar="POLICY",
-                   help="keep-all (default), drop-old-outputs[:TOKENS], truncate-old-outputs[:TOKENS]")
+    p.add_argument(
+        "--context",
+        default="keep-all",
+        metavar="POLICY",
+        help="keep-all (default), drop-old-outputs[:TOKENS], truncate-old-outputs[:TOKENS]",
+    )
     p.add_argument("--seed", type=int, help="sent as the requests' seed; the run label unless --run")
     p.add_argument("--run", help="the run label (default: the seed, else 1)")
-    p.add_argument("--sandbox", choices=["auto", "bwrap", "none"], default="auto",
-                   help="how commands are confined (auto: bubblewrap, refused without it; none: UNCONFINED)")
+    p.add_argument(
+        "--sandbox",
+        choices=["auto", "bwrap", "none"],
+        default="auto",
+        help="how commands are confined (auto: bubblewrap, refused without it; none: UNCONFINED)",
+    )
     p.add_argument("--command-timeout", type=float, default=60.0, metavar="SECONDS")
-    p.add_argument("--clip", default="openhands-v0", metavar="NAME", help="clip policy of outputs (rtlab formats)")
+    p.add_argument(
+        "--clip", default="openhands-v0", metavar="NAME", help="clip policy of outputs (rtlab formats)"
+    )
     p.add_argument("--temperature", type=float)
     p.add_argument("--max-tokens", type=int, metavar="N", help="output limit of a turn")
     p.add_argument("--cache", action="store_true", help="cache model turns on disk (off by default)")

@@ -63,7 +63,9 @@ def server():
 
 
 def _run(world: Path, server: SimulatedServer, out: Path, method: str, ablation: str | None = None, **kw):
-    config = RunConfig(method=method, ablation=ablation, model="rtlab-simulated", base_url=server.base_url, **kw)
+    config = RunConfig(
+        method=method, ablation=ablation, model="rtlab-simulated", base_url=server.base_url, **kw
+    )
     return run_agent(load_task(f"{world}:{TASK_ID}"), config, out)
 
 
@@ -82,13 +84,23 @@ def test_every_method_writes_a_run_rtlab_reads_and_replay_reproduces_the_tab(
     assert summary.end_reason == "finished"
     t = _read(tmp_path / "run")
     labels = {"dci": "DCI", "todo": "TODO", "self-refine": "Self-Refine", "self-tracking": "Self-Tracking"}
-    assert t.method == labels.get(method, "RunningTab") and t.variant == ablation and t.model == "rtlab-simulated"
+    assert (
+        t.method == labels.get(method, "RunningTab")
+        and t.variant == ablation
+        and t.model == "rtlab-simulated"
+    )
     assert t.benchmark == "workspace-bench" and t.task is not None and t.task.id == TASK_ID and t.task.rubric
     assert t.meta["agent"]["context"] == "keep-all" and t.meta["agent"]["end_reason"] == "finished"
-    assert t.clip_policy == "openhands-v0" and t.usage is not None and t.usage.input_tokens == summary.prompt_tokens
+    assert (
+        t.clip_policy == "openhands-v0"
+        and t.usage is not None
+        and t.usage.input_tokens == summary.prompt_tokens
+    )
     (delivered,) = t.deliverable.files
     assert delivered.path == f"outputs/{t.task.expected_outputs[0]}"
-    assert (tmp_path / "run" / "output" / t.task.expected_outputs[0]).read_text(encoding="utf-8") == delivered.content
+    assert (tmp_path / "run" / "output" / t.task.expected_outputs[0]).read_text(
+        encoding="utf-8"
+    ) == delivered.content
     assert not (tmp_path / "run" / ".workspace").exists()
     assert all(s.action is not None for s in t.steps)
     tools = {s.tool for s in t.steps}
@@ -140,13 +152,19 @@ def test_malformed_calls_length_stops_and_server_errors_are_recorded_not_crashes
     t = _read(tmp_path / "run")
     bad, unknown = t.steps[0], t.steps[1]
     assert bad.tool == "read" and bad.is_error and bad.args_error and "not valid JSON" in (bad.shown or "")
-    assert unknown.tool == "browse_web" and unknown.is_error and "not a tool of this run" in (unknown.shown or "")
+    assert (
+        unknown.tool == "browse_web"
+        and unknown.is_error
+        and "not a tool of this run" in (unknown.shown or "")
+    )
     reasons = [e.data.get("reason") for e in t.events if e.kind == "error"]
     assert reasons == ["length", "server_error"]  # the cut reply, then the failed request; the run went on
     assert t.meta["agent"]["turns"] == summary.turns
     # the tab was never disturbed: replay still reproduces it
     r = replay(t, requirements="trajectory")
-    assert all(rec.reply == s.output for rec, s in zip(r.records, t.steps, strict=True) if rec.kind == "tab_call")
+    assert all(
+        rec.reply == s.output for rec, s in zip(r.records, t.steps, strict=True) if rec.kind == "tab_call"
+    )
 
 
 def test_a_refusal_and_repeated_server_errors_end_the_run_with_a_reason(
@@ -156,7 +174,10 @@ def test_a_refusal_and_repeated_server_errors_end_the_run_with_a_reason(
     config = RunConfig(method="dci", model="rtlab-simulated", base_url=server.base_url)
     server.reset()
     server.script(refuse("I can't help with that."))
-    assert run_agent(load_task(f"{world}:{TASK_ID}"), config, tmp_path / "a", client=client).end_reason == "refusal"
+    assert (
+        run_agent(load_task(f"{world}:{TASK_ID}"), config, tmp_path / "a", client=client).end_reason
+        == "refusal"
+    )
     server.script(http_error(500), http_error(500), http_error(500))
     summary = run_agent(load_task(f"{world}:{TASK_ID}"), config, tmp_path / "b", client=client)
     assert summary.end_reason == "server_error" and summary.turns == 3 and summary.steps == 0
@@ -165,9 +186,13 @@ def test_a_refusal_and_repeated_server_errors_end_the_run_with_a_reason(
     assert _read(tmp_path / "b").n_steps == 0
 
 
-def test_the_request_carries_the_method_tools_and_no_key(world: Path, server: SimulatedServer, tmp_path: Path) -> None:
+def test_the_request_carries_the_method_tools_and_no_key(
+    world: Path, server: SimulatedServer, tmp_path: Path
+) -> None:
     server.reset()
-    config = RunConfig(method="todo", model="rtlab-simulated", base_url=server.base_url, api_key="sk-secret-0123456789")
+    config = RunConfig(
+        method="todo", model="rtlab-simulated", base_url=server.base_url, api_key="sk-secret-0123456789"
+    )
     run_agent(load_task(f"{world}:{TASK_ID}"), config, tmp_path / "run")
     first = server.requests[0]
     names = [t["function"]["name"] for t in first["tools"]]
@@ -177,7 +202,9 @@ def test_the_request_carries_the_method_tools_and_no_key(world: Path, server: Si
             assert "sk-secret-0123456789" not in path.read_text(encoding="utf-8", errors="replace")
 
 
-def test_context_policy_drops_old_outputs_past_its_budget(world: Path, server: SimulatedServer, tmp_path: Path) -> None:
+def test_context_policy_drops_old_outputs_past_its_budget(
+    world: Path, server: SimulatedServer, tmp_path: Path
+) -> None:
     server.reset()
     _run(world, server, tmp_path / "run", "dci", context="drop-old-outputs:2000")
     t = _read(tmp_path / "run")

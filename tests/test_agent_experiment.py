@@ -63,7 +63,10 @@ def test_killed_and_resumed_no_finished_run_is_made_twice(world: Path, tmp_path:
             proc.wait()
         runs = out / "runs" / TASK_ID
         done = sorted(p.parent for p in runs.rglob(COMPLETE))
-        assert [p.relative_to(runs).as_posix() for p in done] == ["DCI/rtlab-simulated/run-1", "DCI/rtlab-simulated/run-2"]
+        assert [p.relative_to(runs).as_posix() for p in done] == [
+            "DCI/rtlab-simulated/run-1",
+            "DCI/rtlab-simulated/run-2",
+        ]
         half = runs / "RunningTab--no-review" / "rtlab-simulated" / "run-1"
         assert half.is_dir() and not (half / COMPLETE).exists()  # killed mid-run: no marker
         before = {p: (p / COMPLETE).stat().st_mtime_ns for p in done}

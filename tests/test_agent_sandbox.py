@@ -35,7 +35,9 @@ def test_the_copy_keeps_links_inside_and_leaves_out_links_out(layout, tmp_path: 
     skipped = copy_workspace(ws, tmp_path / "copy")
     assert sorted(skipped) == ["docs/relative_out.txt", "out_dir", "out_link.txt"]
     copy = tmp_path / "copy"
-    assert (copy / "inner_link.txt").is_symlink() and (copy / "inner_link.txt").read_text() == "alpha 1\nbeta 2\ngamma 3\n"
+    assert (copy / "inner_link.txt").is_symlink() and (
+        copy / "inner_link.txt"
+    ).read_text() == "alpha 1\nbeta 2\ngamma 3\n"
     assert not (copy / "out_link.txt").exists() and not (copy / "out_dir").exists()
 
 
@@ -50,7 +52,13 @@ def test_read_and_write_refuse_paths_out_of_the_copy(layout, tmp_path: Path, kin
     assert ok.shown.endswith("[Showing lines 2-2 of 3. Use offset=3 to continue.]")
     assert run_read(box, {"path": f"{box.agent_root}/docs/a.txt"}, CLIP).output.startswith("alpha")
     os.symlink(secret, box.root / "planted.txt")  # a link the agent made in the copy, pointing out
-    for path in ("../secret.txt", str(secret), f"{box.agent_root}/../secret.txt", "planted.txt", "/etc/passwd"):
+    for path in (
+        "../secret.txt",
+        str(secret),
+        f"{box.agent_root}/../secret.txt",
+        "planted.txt",
+        "/etc/passwd",
+    ):
         refused = run_read(box, {"path": path}, CLIP)
         assert refused.is_error and "outside the workspace" in refused.output, path
         written = run_write(box, {"path": path, "content": "x"})
@@ -77,7 +85,9 @@ def test_commands_under_bubblewrap_see_nothing_of_the_host(layout, tmp_path: Pat
         result = run_bash(box, {"command": command}, CLIP)
         assert result.is_error and "TOP SECRET" not in result.output, command
     assert run_bash(box, {"command": "touch /usr/x"}, CLIP).is_error  # system folders are read-only
-    net = run_bash(box, {"command": "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), 3)\""}, CLIP)
+    net = run_bash(
+        box, {"command": "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), 3)\""}, CLIP
+    )
     assert net.is_error and "unreachable" in net.output.lower()
     wrote = run_bash(box, {"command": "mkdir -p outputs && echo hi > outputs/x.txt"}, CLIP)
     assert not wrote.is_error and (box.root / "outputs" / "x.txt").read_text() == "hi\n"

@@ -47,9 +47,23 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._context": ("CONTEXT_KINDS", "ContextPolicy"),
-        "._experiment": ("ExperimentConfig", "ExperimentResult", "format_table", "load_experiment", "run_experiment"),
+        "._experiment": (
+            "ExperimentConfig",
+            "ExperimentResult",
+            "format_table",
+            "load_experiment",
+            "run_experiment",
+        ),
         "._methods": ("METHOD_LABELS", "METHODS", "MethodName", "Policy", "make_policy"),
-        "._run": ("COMPLETE", "END_REASONS", "EndReason", "RunConfig", "RunSummary", "is_complete", "run_agent"),
+        "._run": (
+            "COMPLETE",
+            "END_REASONS",
+            "EndReason",
+            "RunConfig",
+            "RunSummary",
+            "is_complete",
+            "run_agent",
+        ),
         "._sandbox": (
             "AGENT_ROOT",
             "SANDBOX_KINDS",

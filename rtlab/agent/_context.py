@@ -57,7 +57,9 @@ class ContextPolicy:
         """The policy a spec names; a bad one is a ``ValueError`` naming the choices."""
         kind, _, budget = spec.partition(":")
         if kind not in CONTEXT_KINDS:
-            raise ValueError(f"unknown context policy {spec!r}; known: {', '.join(CONTEXT_KINDS)} (with :TOKENS)")
+            raise ValueError(
+                f"unknown context policy {spec!r}; known: {', '.join(CONTEXT_KINDS)} (with :TOKENS)"
+            )
         if kind == "keep-all":
             if budget:
                 raise ValueError("keep-all takes no budget")
@@ -68,7 +70,7 @@ class ContextPolicy:
             raise ValueError(f"context budget must be a whole number of tokens, not {budget!r}") from None
         if tokens < 1:
             raise ValueError("context budget must be at least 1 token")
-        return cls(kind, tokens)  # type: ignore[arg-type]  # checked above
+        return cls(kind, tokens)
 
     def compact(self, messages: list[dict[str, Any]], dropped: dict[int, str]) -> list[int]:
         """Drop old tool results of ``messages`` in place until under the budget; ``dropped`` (message index ->
@@ -87,7 +89,10 @@ class ContextPolicy:
             original = str(messages[i].get("content") or "")
             notice = f"[output dropped by the context policy {self.name}: {len(original)} characters]"
             if self.kind == "truncate-old-outputs":
-                notice = original[:HEAD_CHARS] + f"\n[... the rest ({len(original) - HEAD_CHARS} characters) dropped by the context policy {self.name}]"
+                notice = (
+                    original[:HEAD_CHARS]
+                    + f"\n[... the rest ({len(original) - HEAD_CHARS} characters) dropped by the context policy {self.name}]"
+                )
             if len(notice) >= len(original):
                 continue
             dropped[i] = original

@@ -73,10 +73,22 @@ class ExperimentConfig:
         """A configuration from parsed JSON / YAML; anything malformed is a ``ValueError`` naming it."""
         if not isinstance(data, dict):
             raise ValueError(f"{source}: expected an object, got {type(data).__name__}")
-        known = {"tasks", "methods", "models", "runs", "base_url", "concurrency", "seed", "prices", *_RUN_FIELDS}
+        known = {
+            "tasks",
+            "methods",
+            "models",
+            "runs",
+            "base_url",
+            "concurrency",
+            "seed",
+            "prices",
+            *_RUN_FIELDS,
+        }
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"{source}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise ValueError(
+                f"{source}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
         for key in ("tasks", "methods", "models"):
             if not isinstance(data.get(key), list) or not data[key]:
                 raise ValueError(f"{source}: {key} must be a non-empty list")
@@ -87,13 +99,15 @@ class ExperimentConfig:
             if not isinstance(t, dict) or not isinstance(t.get("task"), str) or set(t) - {"task", "files"}:
                 raise ValueError(f"{source}: tasks[{i}] must be a spec or {{task, files}}")
             tasks.append({"task": t["task"], "files": t.get("files")})
-        methods = []
+        methods: list[tuple[str, str | None]] = []
         for i, m in enumerate(data["methods"]):
             if not isinstance(m, str):
                 raise ValueError(f"{source}: methods[{i}] must be a string such as runningtab:no-review")
             method, _, ablation = m.partition(":")
             if method not in METHODS:
-                raise ValueError(f"{source}: methods[{i}]: unknown method {method!r}; known: {', '.join(METHODS)}")
+                raise ValueError(
+                    f"{source}: methods[{i}]: unknown method {method!r}; known: {', '.join(METHODS)}"
+                )
             methods.append((method, ablation or None))
         if not all(isinstance(m, str) for m in data["models"]):
             raise ValueError(f"{source}: models must be strings")
@@ -110,7 +124,9 @@ class ExperimentConfig:
             base_url=data.get("base_url"),
             concurrency=int(data.get("concurrency", 1)),
             seed=int(data.get("seed", 0)),
-            prices={k: (float(v[0]), float(v[1])) for k, v in prices.items()} if isinstance(prices, dict) else None,
+            prices={k: (float(v[0]), float(v[1])) for k, v in prices.items()}
+            if isinstance(prices, dict)
+            else None,
             run_options={k: data[k] for k in _RUN_FIELDS if k in data},
         )
 
@@ -127,7 +143,9 @@ def load_experiment(path: str | Path) -> ExperimentConfig:
         else:
             data = json.loads(text)
     except ValueError as exc:
-        raise ValueError(f"{path}: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+        raise ValueError(
+            f"{path}: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}"
+        ) from None
     except Exception as exc:  # yaml's errors
         raise ValueError(f"{path}: not valid YAML: {exc}") from None
     return ExperimentConfig.from_dict(data, source=str(path))
@@ -182,7 +200,9 @@ def plan(config: ExperimentConfig, out: Path) -> list[PlannedRun]:
                 for k in range(1, config.runs + 1):
                     cell = PlannedRun(t["task"], t["files"], task_id, method, ablation, model, k, out)
                     folder = out / "runs" / _safe(task_id) / cell.arm / _safe(model) / f"run-{k}"
-                    runs.append(PlannedRun(t["task"], t["files"], task_id, method, ablation, model, k, folder))
+                    runs.append(
+                        PlannedRun(t["task"], t["files"], task_id, method, ablation, model, k, folder)
+                    )
     return runs
 
 
@@ -255,7 +275,9 @@ def run_experiment(
                         tokens[0] += summary.prompt_tokens
                         tokens[1] += summary.completion_tokens
                 if bar is not None:
-                    bar.set_postfix(prompt_tokens=tokens[0], completion_tokens=tokens[1], failed=len(result.failed))
+                    bar.set_postfix(
+                        prompt_tokens=tokens[0], completion_tokens=tokens[1], failed=len(result.failed)
+                    )
                     bar.update(1)
     if bar is not None:
         bar.close()
@@ -290,13 +312,15 @@ def summarize(planned: list[PlannedRun]) -> tuple[list[dict[str, Any]], dict[str
                 "mean_turns": sum(d["turns"] for d in done) / len(done),
                 "prompt_tokens": sum(d["prompt_tokens"] for d in done),
                 "completion_tokens": sum(d["completion_tokens"] for d in done),
-                "cost_usd": None if any(c is None for c in costs) else sum(costs),
+                "cost_usd": None
+                if any(c is None for c in costs)
+                else sum(float(c) for c in costs if c is not None),
             }
         )
         total["runs"] += len(done)
         total["prompt_tokens"] += rows[-1]["prompt_tokens"]
         total["completion_tokens"] += rows[-1]["completion_tokens"]
-        total["cost_usd"] += sum(c for c in costs if c is not None)
+        total["cost_usd"] += sum(float(c) for c in costs if c is not None)
         total["unpriced_runs"] += sum(c is None for c in costs)
     return rows, total
 
@@ -320,10 +344,11 @@ def format_table(rows: list[dict[str, Any]], totals: dict[str, Any]) -> str:
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
     lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(b, widths, strict=True)) for b in body]
-    cost = f"${totals['cost_usd']:.4f}" + (f" (+{totals['unpriced_runs']} runs unpriced)" if totals["unpriced_runs"] else "")
+    cost = f"${totals['cost_usd']:.4f}" + (
+        f" (+{totals['unpriced_runs']} runs unpriced)" if totals["unpriced_runs"] else ""
+    )
     lines.append(
         f"total: {totals['runs']} finished runs, {totals['prompt_tokens']} prompt + "
         f"{totals['completion_tokens']} completion tokens, {cost}"
     )
     return "\n".join(lines)
-

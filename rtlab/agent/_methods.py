@@ -152,7 +152,9 @@ class Todo(Policy):
                 return Reply(f"todo: item {i} must be an object with a text.", is_error=True)
             status = item.get("status", "pending")
             if status not in TODO_STATUSES:
-                return Reply(f"todo: item {i} has status {status!r}; use {', '.join(TODO_STATUSES)}.", is_error=True)
+                return Reply(
+                    f"todo: item {i} has status {status!r}; use {', '.join(TODO_STATUSES)}.", is_error=True
+                )
             parsed.append(_TodoItem(item["text"], status))
         self.items = parsed
         marks = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}

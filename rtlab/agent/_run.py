@@ -40,14 +40,24 @@ from rtlab.agent._context import ContextPolicy
 from rtlab.agent._methods import BASE_PROMPT, METHOD_LABELS, Policy, RunningTabPolicy, make_policy
 from rtlab.agent._sandbox import Sandbox, SandboxKind
 from rtlab.agent._tasks import OUTPUT_DIR, AgentTask
-from rtlab.agent._tools import DEFAULT_CLIP, WORKSPACE_TOOLS, ToolOutcome, error, run_bash, run_read, run_write
+from rtlab.agent._tools import (
+    DEFAULT_CLIP,
+    WORKSPACE_TOOLS,
+    ToolOutcome,
+    error,
+    run_bash,
+    run_read,
+    run_write,
+)
 from rtlab.environment import TAB_TOOLS, Environment
 from rtlab.ingest import call_command, get_policy, parse_arguments, read_command, write_jsonl
 from rtlab.io import atomic_open
 from rtlab.llm import CallResult, LLMClient, LLMError
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
 
-EndReason = Literal["finished", "max_turns", "time_limit", "server_error", "client_error", "refusal", "length"]
+EndReason = Literal[
+    "finished", "max_turns", "time_limit", "server_error", "client_error", "refusal", "length"
+]
 END_REASONS: tuple[EndReason, ...] = (
     "finished",
     "max_turns",
@@ -178,7 +188,9 @@ def trajectory_id(task: AgentTask, config: RunConfig, policy: Policy) -> str:
 
 
 class _Loop:
-    def __init__(self, task: AgentTask, config: RunConfig, client: LLMClient, policy: Policy, sandbox: Sandbox):
+    def __init__(
+        self, task: AgentTask, config: RunConfig, client: LLMClient, policy: Policy, sandbox: Sandbox
+    ):
         self.task, self.config, self.client, self.policy, self.sandbox = task, config, client, policy, sandbox
         self.context = ContextPolicy.parse(config.context)
         self.clip = get_policy(config.clip)
@@ -211,10 +223,14 @@ class _Loop:
         failures = lengths = 0
         for turn in range(self.config.max_turns):
             if time.monotonic() - start > self.config.time_limit:
-                self.event("error", f"time limit of {self.config.time_limit:g} s reached", reason="time_limit")
+                self.event(
+                    "error", f"time limit of {self.config.time_limit:g} s reached", reason="time_limit"
+                )
                 return "time_limit"
             for i in self.context.compact(self.messages, self.dropped):
-                self.event("compaction", f"tool result of message {i} dropped by {self.context.name}", message=i)
+                self.event(
+                    "compaction", f"tool result of message {i} dropped by {self.context.name}", message=i
+                )
             result = self._ask()
             if result is None:
                 return "client_error"
@@ -236,7 +252,9 @@ class _Loop:
                 self.event("message", content, role="assistant", turn=turn)
             if result.finish_reason == "length" and not calls:
                 lengths += 1
-                self.event("error", "the reply was cut at the output limit (finish_reason length)", reason="length")
+                self.event(
+                    "error", "the reply was cut at the output limit (finish_reason length)", reason="length"
+                )
                 self.messages.append({**assistant, "content": content or ""})
                 if lengths >= MAX_FAILURES:
                     return "length"
@@ -254,8 +272,14 @@ class _Loop:
                 continue
             ids = self._ids(calls, turn)
             assistant["tool_calls"] = [
-                {"id": cid, "type": "function", "function": {"name": (c.get("function") or {}).get("name") or "",
-                                                              "arguments": (c.get("function") or {}).get("arguments") or ""}}
+                {
+                    "id": cid,
+                    "type": "function",
+                    "function": {
+                        "name": (c.get("function") or {}).get("name") or "",
+                        "arguments": (c.get("function") or {}).get("arguments") or "",
+                    },
+                }
                 for cid, c in zip(ids, calls, strict=True)
             ]
             self.messages.append(assistant)
@@ -314,10 +338,11 @@ class _Loop:
             env_began = time.monotonic()
             reply = self.env.call(name, args, step=index)
             self.summary.environment_seconds += time.monotonic() - env_began
-            outcome = ToolOutcome(reply, reply, Action("tab", op=name[len("tab_"):]))
+            outcome = ToolOutcome(reply, reply, Action("tab", op=name[len("tab_") :]))
         elif not isinstance(name, str) or name not in self.names:
             outcome = error(
-                f"{name!r} is not a tool of this run; the tools are {', '.join(self.names)}.", Action.other(str(name))
+                f"{name!r} is not a tool of this run; the tools are {', '.join(self.names)}.",
+                Action.other(str(name)),
             )
         elif problem is not None:
             outcome = error(f"{name}: {problem}; send the arguments as one JSON object.", Action.other(name))
@@ -371,7 +396,9 @@ def _command(tool: str, args: dict[str, Any]) -> str:
     path = args.get("path")
     if tool == "read" and isinstance(path, str):
         offset, limit = args.get("offset"), args.get("limit")
-        return read_command(path, offset if isinstance(offset, int) else None, limit if isinstance(limit, int) else None)
+        return read_command(
+            path, offset if isinstance(offset, int) else None, limit if isinstance(limit, int) else None
+        )
     if tool == "write" and isinstance(path, str):
         return f"write {path}"
     return call_command(tool, args)
@@ -383,8 +410,8 @@ def _deliverables(sandbox: Sandbox, out: Path, written: set[str]) -> list[Delive
     found: dict[str, tuple[Path, str]] = {}
     outputs = root / OUTPUT_DIR
     if outputs.is_dir() and not outputs.is_symlink():
-        for folder, dirs, files in os.walk(outputs, followlinks=False):
-            for name in sorted(files):
+        for folder, _dirs, names in os.walk(outputs, followlinks=False):
+            for name in sorted(names):
                 path = Path(folder) / name
                 if path.is_file() and not path.is_symlink():
                     rel = path.relative_to(root).as_posix()
@@ -434,7 +461,9 @@ def is_complete(run_dir: str | Path) -> bool:
     return (Path(run_dir) / COMPLETE).is_file()
 
 
-def run_agent(task: AgentTask, config: RunConfig, out: str | Path, *, client: LLMClient | None = None) -> RunSummary:
+def run_agent(
+    task: AgentTask, config: RunConfig, out: str | Path, *, client: LLMClient | None = None
+) -> RunSummary:
     """Run one agent on ``task`` and write the run folder ``out`` (which must not exist, or be empty, or hold
     a run that did not complete: that one is removed and redone). Returns what it did."""
     __version__ = _version()
@@ -464,7 +493,11 @@ def run_agent(task: AgentTask, config: RunConfig, out: str | Path, *, client: LL
     try:
         loop = _Loop(task, config, client, policy, sandbox)
         if sandbox.skipped:
-            loop.event("system", f"left out of the workspace copy: {', '.join(sandbox.skipped[:20])}", skipped=sandbox.skipped)
+            loop.event(
+                "system",
+                f"left out of the workspace copy: {', '.join(sandbox.skipped[:20])}",
+                skipped=sandbox.skipped,
+            )
         reason = loop.run()
         files = _deliverables(sandbox, out, loop.wrote)
     finally:
@@ -472,7 +505,11 @@ def run_agent(task: AgentTask, config: RunConfig, out: str | Path, *, client: LL
         if own_client:
             client.close()
     summary = loop.summary
-    summary.run_dir, summary.trajectory_id, summary.end_reason = str(out), trajectory_id(task, config, policy), reason
+    summary.run_dir, summary.trajectory_id, summary.end_reason = (
+        str(out),
+        trajectory_id(task, config, policy),
+        reason,
+    )
     summary.steps = len(loop.steps)
     summary.seconds = time.monotonic() - began
     summary.cost = None if any(c is None for c in loop.costs) else sum(c for c in loop.costs if c is not None)
@@ -533,7 +570,9 @@ def run_agent(task: AgentTask, config: RunConfig, out: str | Path, *, client: LL
     return summary
 
 
-def write_run(out: Path, trajectory: Trajectory, task: AgentTask, settings: dict[str, Any], summary: RunSummary) -> None:
+def write_run(
+    out: Path, trajectory: Trajectory, task: AgentTask, settings: dict[str, Any], summary: RunSummary
+) -> None:
     """The run folder's files (module docstring), the completion marker last."""
     write_jsonl([trajectory], out / TRAJECTORY)
     labels = {
@@ -550,4 +589,6 @@ def write_run(out: Path, trajectory: Trajectory, task: AgentTask, settings: dict
     for name, text in task.sidecars.items():
         with atomic_open(out / name, private=True) as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
-    _write_json(out / COMPLETE, {"schema": "rtlab.agent-run", "trajectory": trajectory.id, **summary.to_dict()})
+    _write_json(
+        out / COMPLETE, {"schema": "rtlab.agent-run", "trajectory": trajectory.id, **summary.to_dict()}
+    )

@@ -179,8 +179,7 @@ class Sandbox:
                     f"no confinement for commands: {why}. Install bubblewrap, or pass --sandbox none to run "
                     "commands UNCONFINED (they can then reach anything this user can)"
                 )
-            kind = "bwrap"
-        self.kind: Literal["bwrap", "none"] = kind
+        self.kind: Literal["bwrap", "none"] = "none" if kind == "none" else "bwrap"
         self.timeout = timeout
         self.root = Path(copy_to)
         self.skipped = copy_workspace(Path(source), self.root, exclude=exclude)

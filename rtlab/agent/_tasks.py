@@ -111,7 +111,7 @@ def load_task(spec: str, *, files: str | Path | None = None) -> AgentTask:
 def _simulated(dataset: Path, ident: str | None) -> AgentTask:
     world = json.loads(read_text(dataset / "world.json"))
     tasks = {t["id"]: t for t in world.get("tasks", [])}
-    if ident not in tasks:
+    if ident is None or ident not in tasks:
         known = ", ".join(list(tasks)[:8]) + (" ..." if len(tasks) > 8 else "")
         raise TaskError(f"{dataset}: name a task as {dataset}:TASK_ID (tasks: {known})")
     entry = tasks[ident]
@@ -148,7 +148,14 @@ def _lite_row(path: Path, ident: str) -> dict[str, Any]:
     for row in csv.DictReader(io.StringIO(read_text(path), newline="")):
         if row.get("absolute_id") == ident:
             record: dict[str, Any] = {"id": ident, **row}
-            for key in ("output_files", "rubrics", "rubric_types", "file_dep_graph", "data_manifest", "tested_capabilities"):
+            for key in (
+                "output_files",
+                "rubrics",
+                "rubric_types",
+                "file_dep_graph",
+                "data_manifest",
+                "tested_capabilities",
+            ):
                 if record.get(key):
                     record[key] = json.loads(record[key])
             return record

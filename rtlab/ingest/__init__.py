@@ -38,15 +38,15 @@ if TYPE_CHECKING:
     from rtlab.ingest.readers import FORMATS as FORMATS
     from rtlab.ingest.readers import ReadOptions as ReadOptions
     from rtlab.ingest.readers import Unclaimed as Unclaimed
-    from rtlab.ingest.readers._base import call_command as call_command
-    from rtlab.ingest.readers._base import deliverable_file as deliverable_file
-    from rtlab.ingest.readers._base import parse_arguments as parse_arguments
-    from rtlab.ingest.readers._base import read_command as read_command
     from rtlab.ingest.readers import describe_formats as describe_formats
     from rtlab.ingest.readers import detect as detect
     from rtlab.ingest.readers import discover as discover
     from rtlab.ingest.readers import explain as explain
     from rtlab.ingest.readers import get_reader as get_reader
+    from rtlab.ingest.readers._base import call_command as call_command
+    from rtlab.ingest.readers._base import deliverable_file as deliverable_file
+    from rtlab.ingest.readers._base import parse_arguments as parse_arguments
+    from rtlab.ingest.readers._base import read_command as read_command
     from rtlab.ingest.readers.canonical import iter_jsonl as iter_jsonl
     from rtlab.ingest.readers.canonical import read_jsonl as read_jsonl
     from rtlab.ingest.readers.canonical import write_jsonl as write_jsonl

@@ -199,7 +199,9 @@ def _compose(p: _Progress) -> str:
     want = set(terms(p.task))
     lines = ["# Deliverable", ""]
     for tool, args, reply in p.calls:
-        if tool not in ("read", "bash") or (tool == "bash" and not str(args.get("command", "")).startswith("sed")):
+        if tool not in ("read", "bash") or (
+            tool == "bash" and not str(args.get("command", "")).startswith("sed")
+        ):
             continue
         path = args.get("path") or _sed_path(str(args.get("command", "")))
         kept = [
@@ -220,7 +222,9 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
     reqs = requirements_of(p.task)
     out = p.where
     if tab and not p.made("tab_add") and reqs:
-        return "Stating the task's requirements.", [_call(n + i, "tab_add", {"text": r}) for i, r in enumerate(reqs)]
+        return "Stating the task's requirements.", [
+            _call(n + i, "tab_add", {"text": r}) for i, r in enumerate(reqs)
+        ]
     if todo and not p.made("todo"):
         items = [{"text": r, "status": "pending"} for r in reqs]
         return "A plan.", [_call(n, "todo", {"items": items})]
@@ -258,7 +262,9 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
             cite = cites.get(rid)
             if cite is not None and cite not in tried:
                 return None, [_call(n, "tab_resolve", {"id": rid, "status": "done", "cite": cite})]
-            if finished_once:  # before the deliverable, one without support waits; the finish check settles it
+            if (
+                finished_once
+            ):  # before the deliverable, one without support waits; the finish check settles it
                 reason = "nothing I read states it" if cite is None else "the file I read does not support it"
                 return None, [_call(n, "tab_resolve", {"id": rid, "status": "unavailable", "reason": reason})]
     if todo and not any(
