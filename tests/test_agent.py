@@ -17,7 +17,9 @@ from rtlab.llm import LLMClient, SimulatedServer, http_error, refuse
 from rtlab.llm._simulated_agent import length_stop, malformed_call, unknown_tool_call
 from rtlab.records import STATUS_SEPARATOR, status_start
 
-SMALL_WORLD = json.loads((Path(__file__).parent / "fixtures" / "agent_world.json").read_text(encoding="utf-8"))
+SMALL_WORLD = json.loads(
+    (Path(__file__).parent / "fixtures" / "agent_world.json").read_text(encoding="utf-8")
+)
 """The one-task world of the README's example (``rtlab synth --config tests/fixtures/agent_world.json``)."""
 TASK_ID = "sim-operations-01"
 ARMS = [
