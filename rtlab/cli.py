@@ -794,6 +794,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     except FileExistsError as exc:
         print(f"rtlab run: {exc}", file=sys.stderr)
         return 2
+    if args.sim_judge:
+        if task.dataset is None:
+            print("rtlab run: --sim-judge judges simulated-world tasks only", file=sys.stderr)
+            return 2
+        from pathlib import Path
+
+        from rtlab.synth import judge_run
+
+        delivered = Path(args.out) / "output" / task.deliverable.split("/", 1)[1]
+        text = delivered.read_text(encoding="utf-8") if delivered.is_file() else ""
+        print(
+            f"judged by the SIMULATED world's deterministic judge: {judge_run(task.dataset, args.out, task.task.id, text)}"
+        )
     cost = "?" if summary.cost is None else f"${summary.cost:.4f}"
     print(
         f"{summary.trajectory_id}: {summary.end_reason} after {summary.turns} turns, {summary.steps} tool calls; "
@@ -1126,6 +1139,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, metavar="N", help="output limit of a turn")
     p.add_argument("--cache", action="store_true", help="cache model turns on disk (off by default)")
     p.add_argument("--prices", metavar="PRICES.json", help='{"model": [input_per_1M, output_per_1M]}')
+    p.add_argument(
+        "--sim-judge",
+        action="store_true",
+        help="a simulated-world task: judge the deliverable with that world's deterministic judge",
+    )
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(

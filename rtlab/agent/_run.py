@@ -456,6 +456,13 @@ def _write_json(path: Path, data: Any) -> None:
         fh.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
+def _unfinished_run(folder: Path) -> bool:
+    """``folder`` holds only what an unfinished run of :func:`run_agent` leaves (its workspace copy, its files)."""
+    own = {WORK, TRAJECTORY, "run.json", "output", COMPLETE, "metadata.json", "g2b_officeqa_pro_dataset.json"}
+    names = {p.name for p in folder.iterdir()}
+    return WORK in names and names <= own or (names <= own and (folder / TRAJECTORY).is_file())
+
+
 def is_complete(run_dir: str | Path) -> bool:
     """The run folder is whole: its completion marker is there (written last)."""
     return (Path(run_dir) / COMPLETE).is_file()
@@ -472,6 +479,10 @@ def run_agent(
         if is_complete(out):
             raise FileExistsError(f"{out} holds a finished run; choose another --out")
         if any(out.iterdir()):
+            if not _unfinished_run(out):
+                raise FileExistsError(
+                    f"{out} is not empty and holds no unfinished run of rtlab run; choose another --out"
+                )
             shutil.rmtree(out)  # a half-written run (no completion marker): redone from scratch
     out.mkdir(parents=True, exist_ok=True)
     policy = make_policy(config.method, config.ablation)

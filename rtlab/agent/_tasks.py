@@ -55,6 +55,8 @@ class AgentTask:
     """Top-level names of :attr:`workspace` not copied (the task's rubric files)."""
     sidecars: dict[str, str] = field(default_factory=dict)
     """File name -> text written into the run folder (the benchmark files the adapters look for)."""
+    dataset: Path | None = None
+    """For a simulated-world task: the ``rtlab synth`` dataset it comes from (its judge can judge the run)."""
 
     @property
     def prompt(self) -> str:
@@ -127,6 +129,7 @@ def _simulated(dataset: Path, ident: str | None) -> AgentTask:
         workspace=dataset / roles[entry["role"]]["root"],
         deliverable=f"{OUTPUT_DIR}/{entry['deliverable']}",
         sidecars={workspace_bench.METADATA: text},
+        dataset=dataset,
     )
 
 

@@ -46,7 +46,13 @@ FINISH_PREFIX = "[tab] finish check"
 the environment)."""
 REFINE_PREFIX = "[self-refine]"
 """How the Self-Refine policy's request to critique and revise starts."""
-TEXT_SUFFIXES = (".txt", ".md", ".csv", ".json", ".xml", ".yaml", ".yml", ".html", ".tsv", ".log")
+TEXT_SUFFIXES = (".txt", ".md", ".csv", ".json", ".xml", ".yaml", ".yml", ".html", ".tsv", ".log", ".xlsx")
+"""Files it opens: text files, and workbooks (printed row by row with openpyxl)."""
+LINES_PER_FILE = 12
+"""Lines of each file read that the deliverable quotes, at most."""
+_STALE = re.compile(r"(draft|old|_v\d|copy|archive)", re.IGNORECASE)
+_QUOTED = re.compile(r'"([^"\n]{3,60})"')
+_WORKBOOK = re.compile(r"load_workbook\((['\"])(.+?)\1")
 _OUTPUT = re.compile(r"\b(outputs/[^\s`'\"),;]+[A-Za-z0-9])")
 _REQ_ID = re.compile(r"^(?:Added )?(R\d+|P\d+)\b")
 _NUMBER = re.compile(r"\d")
@@ -129,7 +135,12 @@ def _to_read(p: _Progress) -> list[str]:
     """The files to open: listed text files ranked by the words their paths share with the task."""
     want = set(terms(p.task))
     files = [f for f in _listed(p) if f.lower().endswith(TEXT_SUFFIXES)]
-    ranked = sorted(files, key=lambda f: (-len(want & set(terms(f.replace("/", " ").replace("_", " ")))), f))
+
+    def score(f: str) -> tuple[int, int, str]:
+        shared = len(want & set(terms(f.replace("/", " ").replace("_", " "))))
+        return (-shared, 1 if _STALE.search(f) else 0, f)  # then the latest version: no draft, old or v1
+
+    ranked = sorted(files, key=score)
     return ranked[:READS]
 
 
@@ -138,16 +149,30 @@ def _opened(p: _Progress) -> list[str]:
     for tool, args, _ in p.calls:
         if tool == "read" and isinstance(args.get("path"), str):
             out.append(args["path"])
-        elif tool == "bash" and str(args.get("command", "")).startswith("sed -n"):
+        elif tool == "bash" and str(args.get("command", "")).startswith(("sed -n", "python3 -c")):
             out.append(_sed_path(str(args["command"])))
     return out
 
 
+def xlsx_command(path: str) -> str:
+    """The one-liner that prints a workbook's rows (the simulated world's own agents use the same)."""
+    code = (
+        f"import openpyxl; wb = openpyxl.load_workbook({path!r}, data_only=True); "
+        "[print('\\t'.join('' if c is None else str(c) for c in r)) for ws in wb for r in ws.iter_rows(values_only=True)]"
+    )
+    return "python3 -c " + shlex.quote(code)
+
+
 def _sed_path(command: str) -> str:
+    """The file a read command of the scripted agent opens (``sed -n '1,400p' PATH``, the workbook one-liner)."""
     try:
-        return shlex.split(command)[-1]
+        words = shlex.split(command)
     except ValueError:
-        return command.rsplit(" ", 1)[-1]
+        words = command.split()
+    m = _WORKBOOK.search(words[-1]) if words else None
+    if m:
+        return m.group(2)
+    return words[-1] if words else command
 
 
 def _deliverable_path(task: str) -> str:
@@ -199,18 +224,19 @@ def _compose(p: _Progress) -> str:
     want = set(terms(p.task))
     lines = ["# Deliverable", ""]
     for tool, args, reply in p.calls:
-        if tool not in ("read", "bash") or (
-            tool == "bash" and not str(args.get("command", "")).startswith("sed")
-        ):
+        command = str(args.get("command", ""))
+        if tool not in ("read", "bash") or (tool == "bash" and not command.startswith(("sed", "python3 -c"))):
             continue
         path = args.get("path") or _sed_path(str(args.get("command", "")))
         kept = [
             ln.strip()
             for ln in reply.split("\n\n[tab]")[0].splitlines()
-            if ln.strip() and want & set(terms(ln))
-        ][:6]
+            if ln.strip() and (want & set(terms(ln)) or _NUMBER.search(ln))
+        ][:LINES_PER_FILE]
         if kept:
             lines += [f"## From {path}", "", *[f"- {ln}" for ln in kept], ""]
+    for title in _QUOTED.findall(p.task):  # sections the task names
+        lines += [f"## {title}", "", "See the figures above.", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -245,6 +271,8 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
     for i, path in enumerate(_to_read(p)):
         if path in opened:
             continue
+        if path.lower().endswith(".xlsx"):
+            return f"Reading the workbook {path}.", [_call(n, "bash", {"command": xlsx_command(path)})]
         if i % 2 == 0:
             return f"Reading {path}.", [_call(n, "read", {"path": path, "limit": 400})]
         return None, [_call(n, "bash", {"command": f"sed -n '1,400p' {shlex.quote(path)}"})]
