@@ -156,13 +156,21 @@ class PlannedRun:
     """One cell of the grid."""
 
     task: str
+    """The task spec (``rtlab run``'s TASK)."""
     files: str | None
+    """The task's files folder, where its spec needs one."""
     task_id: str
+    """The benchmark's task id."""
     method: str
+    """One of :data:`rtlab.agent.METHODS`."""
     ablation: str | None
+    """RunningTab's ablation, or ``None``."""
     model: str
+    """The model to request."""
     k: int
+    """The run's number (from 1)."""
     folder: Path
+    """Its run folder."""
 
     @property
     def arm(self) -> str:
