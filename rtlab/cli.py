@@ -789,24 +789,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         cache=args.cache,
         prices=load_prices(args.prices) if args.prices else None,
     )
+    if args.sim_judge and task.dataset is None:
+        print("rtlab run: --sim-judge judges simulated-world tasks only", file=sys.stderr)
+        return 2
     try:
-        summary = run_agent(task, config, args.out)
+        summary = run_agent(task, config, args.out, before_complete=_sim_judge if args.sim_judge else None)
     except FileExistsError as exc:
         print(f"rtlab run: {exc}", file=sys.stderr)
         return 2
     if args.sim_judge:
-        if task.dataset is None:
-            print("rtlab run: --sim-judge judges simulated-world tasks only", file=sys.stderr)
-            return 2
-        from pathlib import Path
-
-        from rtlab.synth import judge_run
-
-        delivered = Path(args.out) / "output" / task.deliverable.split("/", 1)[1]
-        text = delivered.read_text(encoding="utf-8") if delivered.is_file() else ""
-        print(
-            f"judged by the SIMULATED world's deterministic judge: {judge_run(task.dataset, args.out, task.task.id, text)}"
-        )
+        print("judged by the SIMULATED world's deterministic judge (rubrics_judge--sim-judge.json)")
     cost = "?" if summary.cost is None else f"${summary.cost:.4f}"
     print(
         f"{summary.trajectory_id}: {summary.end_reason} after {summary.turns} turns, {summary.steps} tool calls; "
@@ -814,6 +806,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"delivered {', '.join(summary.deliverables) or 'nothing'}; wrote {summary.run_dir}"
     )
     return 0 if summary.end_reason in ("finished", "max_turns", "time_limit") else 5
+
+
+def _sim_judge(task: Any, out: Any) -> None:
+    """``--sim-judge``: a simulated-world run's deliverable judged by that world's deterministic judge."""
+    if task.dataset is None:
+        return  # not a simulated-world task: rtlab judge judges it
+    from rtlab.synth import judge_run
+
+    delivered = out / "output" / task.deliverable.split("/", 1)[1]
+    text = delivered.read_text(encoding="utf-8") if delivered.is_file() else ""
+    judge_run(task.dataset, out, task.task.id, text)
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
@@ -825,7 +828,14 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.concurrency:
         config.concurrency = args.concurrency
     progress = sys.stderr.isatty() and not args.quiet
-    result = run_experiment(config, args.out, api_key=args.api_key, progress=progress, strict=args.strict)
+    result = run_experiment(
+        config,
+        args.out,
+        api_key=args.api_key,
+        progress=progress,
+        strict=args.strict,
+        before_complete=_sim_judge if args.sim_judge else None,
+    )
     print(
         f"{len(result.done)} runs made, {len(result.skipped)} already finished, {len(result.failed)} failed"
     )
@@ -1158,6 +1168,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--api-key", help="the API key (default: OPENAI_API_KEY; never written)")
     p.add_argument("--concurrency", type=int, metavar="N", help="override the configuration's concurrency")
     p.add_argument("--strict", action="store_true", help="stop at the first run that fails")
+    p.add_argument(
+        "--sim-judge",
+        action="store_true",
+        help="judge simulated-world runs with that world's deterministic judge (before each marker)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_experiment)
 

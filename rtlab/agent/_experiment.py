@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from typing import Any
 
 from rtlab.agent._methods import METHOD_LABELS, METHODS
 from rtlab.agent._run import COMPLETE, RunConfig, RunSummary, is_complete, run_agent
-from rtlab.agent._tasks import load_task
+from rtlab.agent._tasks import AgentTask, load_task
 from rtlab.io import atomic_open, read_text
 
 _RUN_FIELDS = (
@@ -214,7 +215,12 @@ def plan(config: ExperimentConfig, out: Path) -> list[PlannedRun]:
     return runs
 
 
-def _one(p: PlannedRun, config: ExperimentConfig, api_key: str | None) -> RunSummary:
+def _one(
+    p: PlannedRun,
+    config: ExperimentConfig,
+    api_key: str | None,
+    before_complete: Callable[[AgentTask, Path], None] | None,
+) -> RunSummary:
     task = load_task(p.task, files=p.files)
     run_config = RunConfig(
         method=p.method,
@@ -227,7 +233,7 @@ def _one(p: PlannedRun, config: ExperimentConfig, api_key: str | None) -> RunSum
         prices=config.prices,
         **config.run_options,
     )
-    return run_agent(task, run_config, p.folder)
+    return run_agent(task, run_config, p.folder, before_complete=before_complete)
 
 
 def run_experiment(
@@ -237,8 +243,10 @@ def run_experiment(
     api_key: str | None = None,
     progress: bool = False,
     strict: bool = False,
+    before_complete: Callable[[AgentTask, Path], None] | None = None,
 ) -> ExperimentResult:
-    """Run every unfinished run of the grid into ``out`` (module docstring); returns what was done."""
+    """Run every unfinished run of the grid into ``out`` (module docstring); returns what was done.
+    ``before_complete`` is each run's (:func:`rtlab.agent.run_agent`): a judge of its deliverable."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result = ExperimentResult()
@@ -263,7 +271,7 @@ def run_experiment(
         while queue or pending:
             while queue and not stop and len(pending) < max(1, config.concurrency):
                 p = queue.pop(0)
-                pending[pool.submit(_one, p, config, api_key)] = p
+                pending[pool.submit(_one, p, config, api_key, before_complete)] = p
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)

@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -469,10 +470,18 @@ def is_complete(run_dir: str | Path) -> bool:
 
 
 def run_agent(
-    task: AgentTask, config: RunConfig, out: str | Path, *, client: LLMClient | None = None
+    task: AgentTask,
+    config: RunConfig,
+    out: str | Path,
+    *,
+    client: LLMClient | None = None,
+    before_complete: Callable[[AgentTask, Path], None] | None = None,
 ) -> RunSummary:
     """Run one agent on ``task`` and write the run folder ``out`` (which must not exist, or be empty, or hold
-    a run that did not complete: that one is removed and redone). Returns what it did."""
+    a run that did not complete: that one is removed and redone). Returns what it did.
+
+    ``before_complete(task, out)`` runs once the run's files are written and before its completion marker (a
+    judge writing its verdicts beside the run: a run is complete with them or redone)."""
     __version__ = _version()
     out = Path(out)
     if out.exists():
@@ -577,12 +586,18 @@ def run_agent(
         clip_policy=loop.clip.name,
         meta={"agent": settings},
     )
-    write_run(out, trajectory, task, settings, summary)
+    write_run(out, trajectory, task, settings, summary, before_complete=before_complete)
     return summary
 
 
 def write_run(
-    out: Path, trajectory: Trajectory, task: AgentTask, settings: dict[str, Any], summary: RunSummary
+    out: Path,
+    trajectory: Trajectory,
+    task: AgentTask,
+    settings: dict[str, Any],
+    summary: RunSummary,
+    *,
+    before_complete: Callable[[AgentTask, Path], None] | None = None,
 ) -> None:
     """The run folder's files (module docstring), the completion marker last."""
     write_jsonl([trajectory], out / TRAJECTORY)
@@ -600,6 +615,8 @@ def write_run(
     for name, text in task.sidecars.items():
         with atomic_open(out / name, private=True) as fh:
             fh.write(text if text.endswith("\n") else text + "\n")
+    if before_complete is not None:
+        before_complete(task, out)
     _write_json(
         out / COMPLETE, {"schema": "rtlab.agent-run", "trajectory": trajectory.id, **summary.to_dict()}
     )
