@@ -13,8 +13,15 @@ import pytest
 from rtlab.agent import RunConfig, load_task, run_agent
 from rtlab.environment import TabConfig, evaluator_view, replay
 from rtlab.ingest import ingest
-from rtlab.llm import LLMClient, SimulatedServer, http_error, refuse
-from rtlab.llm._simulated_agent import length_stop, malformed_call, unknown_tool_call
+from rtlab.llm import (
+    LLMClient,
+    SimulatedServer,
+    http_error,
+    length_stop,
+    malformed_call,
+    refuse,
+    unknown_tool_call,
+)
 from rtlab.records import STATUS_SEPARATOR, status_start
 
 SMALL_WORLD = json.loads(
@@ -204,3 +211,18 @@ def test_context_policy_drops_old_outputs_past_its_budget(
     assert dropped
     last = server.requests[-1]["messages"]
     assert any("dropped by the context policy drop-old-outputs:2000" in str(m.get("content")) for m in last)
+
+
+def test_limits_and_a_rejected_request_end_the_run_with_their_reason(
+    world: Path, server: SimulatedServer, tmp_path: Path
+) -> None:
+    server.reset()
+    assert _run(world, server, tmp_path / "turns", "dci", max_turns=2).end_reason == "max_turns"
+    assert server.n_requests == 2
+    assert _run(world, server, tmp_path / "time", "dci", time_limit=-1).end_reason == "time_limit"
+    assert server.n_requests == 2  # past the limit before the first turn: no request
+    server.script(http_error(400))
+    summary = _run(world, server, tmp_path / "bad", "dci")
+    assert summary.end_reason == "client_error" and summary.turns == 0
+    t = _read(tmp_path / "bad")
+    assert [e.data.get("reason") for e in t.events if e.kind == "error"] == ["client_error"]

@@ -13,8 +13,7 @@ from test_agent import TASK_ID, make_world
 from rtlab.agent import RunConfig, TaskError, load_task, run_agent
 from rtlab.cli import main
 from rtlab.ingest import ingest
-from rtlab.llm import LLMClient, SimulatedServer
-from rtlab.llm._simulated_agent import malformed_call
+from rtlab.llm import LLMClient, SimulatedServer, malformed_call
 
 
 @pytest.fixture(scope="module")

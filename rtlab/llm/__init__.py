@@ -56,6 +56,9 @@ if TYPE_CHECKING:
     from rtlab.llm._simulated import simulate_recovery as simulate_recovery
     from rtlab.llm._simulated import slow as slow
     from rtlab.llm._simulated import truncated_body as truncated_body
+    from rtlab.llm._simulated_agent import length_stop as length_stop
+    from rtlab.llm._simulated_agent import malformed_call as malformed_call
+    from rtlab.llm._simulated_agent import unknown_tool_call as unknown_tool_call
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -106,5 +109,6 @@ __getattr__, __dir__, __all__ = attach(
             "slow",
             "truncated_body",
         ),
+        "._simulated_agent": ("length_stop", "malformed_call", "unknown_tool_call"),
     },
 )
