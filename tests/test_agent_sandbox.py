@@ -107,3 +107,18 @@ def test_an_unknown_sandbox_kind_is_refused(layout, tmp_path: Path) -> None:
     ws, _ = layout
     with pytest.raises(SandboxError, match="sandbox must be one of"):
         Sandbox(ws, tmp_path / "copy", kind="chroot")  # type: ignore[arg-type]  # deliberately wrong
+
+
+def test_an_output_past_the_harness_limit_is_cut_and_said_so(layout, tmp_path: Path) -> None:
+    from rtlab.agent._sandbox import MAX_OUTPUT_BYTES
+
+    ws, _ = layout
+    box = Sandbox(ws, tmp_path / "copy", kind="none")
+    result = run_bash(box, {"command": f"head -c {MAX_OUTPUT_BYTES + 10} /dev/zero | tr '\\0' a"}, CLIP)
+    assert len(result.output) == MAX_OUTPUT_BYTES + len(
+        f"\n\n[output cut by the harness at {MAX_OUTPUT_BYTES} bytes]"
+    )
+    assert result.clipped and result.shown.endswith(
+        f"[output cut by the harness at {MAX_OUTPUT_BYTES} bytes]"
+    )
+    assert [f.kind for f in result.frames] == ["clip", "frame"]

@@ -68,6 +68,8 @@ class CommandResult:
     """Its exit status (``-N``: killed by signal N; 124 when it timed out)."""
     timed_out: bool = False
     """Killed at the per-command timeout."""
+    cut: bool = False
+    """The output was longer than :data:`MAX_OUTPUT_BYTES` and was cut there."""
 
 
 def _python_dirs() -> list[str]:
@@ -238,7 +240,8 @@ class Sandbox:
             proc.wait()
             raise
         text = data[:MAX_OUTPUT_BYTES].decode("utf-8", errors="replace")
-        return CommandResult(text, 124 if timed_out else proc.returncode, timed_out)
+        cut = len(data) > MAX_OUTPUT_BYTES
+        return CommandResult(text, 124 if timed_out else proc.returncode, timed_out, cut)
 
     def remove(self) -> None:
         """Delete the copy."""

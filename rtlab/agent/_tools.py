@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rtlab.agent._sandbox import Sandbox, SandboxError
+from rtlab.agent._sandbox import MAX_OUTPUT_BYTES, Sandbox, SandboxError
 from rtlab.ingest import ClipPolicy
 from rtlab.records import Action, Frame
 
@@ -191,10 +191,12 @@ def run_bash(sandbox: Sandbox, args: dict[str, Any], clip: ClipPolicy) -> ToolOu
     action = Action.shell(command)
     result = sandbox.run(command)
     notice = ""
+    if result.cut:
+        notice = f"\n\n[output cut by the harness at {MAX_OUTPUT_BYTES} bytes]"
     if result.timed_out:
-        notice = f"\n\nCommand timed out after {sandbox.timeout:g} s and was killed"
+        notice += f"\n\nCommand timed out after {sandbox.timeout:g} s and was killed"
     elif result.exit_code != 0:
-        notice = f"\n\nCommand exited with code {result.exit_code}"
+        notice += f"\n\nCommand exited with code {result.exit_code}"
     return _outcome(
         result.output, notice, clip, action, is_error=result.exit_code != 0, exit_code=result.exit_code
     )
