@@ -226,3 +226,16 @@ def test_limits_and_a_rejected_request_end_the_run_with_their_reason(
     assert summary.end_reason == "client_error" and summary.turns == 0
     t = _read(tmp_path / "bad")
     assert [e.data.get("reason") for e in t.events if e.kind == "error"] == ["client_error"]
+
+
+def test_token_counts_are_the_servers_summed_over_the_turns(
+    world: Path, server: SimulatedServer, tmp_path: Path
+) -> None:
+    server.reset()
+    summary = _run(world, server, tmp_path / "run", "runningtab")
+    # the simulated server counts a prompt as ceil(characters of its messages' contents / 4) tokens
+    expected = sum(
+        -(-len("".join(str(m.get("content") or "") for m in r["messages"])) // 4) for r in server.requests
+    )
+    assert summary.turns == server.n_requests and summary.prompt_tokens == expected
+    assert any(s.tool == "tab_show" for s in _read(tmp_path / "run").steps)

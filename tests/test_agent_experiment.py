@@ -109,3 +109,17 @@ def test_a_malformed_configuration_names_the_key(tmp_path: Path) -> None:
     path.write_text("tasks: [a]\nmethods: [planner]\nmodels: [m]\n", encoding="utf-8")
     with pytest.raises(ValueError, match="unknown method 'planner'"):
         load_experiment(path)
+
+
+def test_cost_totals_follow_the_price_table(world: Path, tmp_path: Path) -> None:
+    with SimulatedServer() as srv:
+        config = json.loads(_config(tmp_path, world, srv.base_url).read_text())
+        config.update(methods=["dci"], runs=1, prices={"rtlab-simulated": [1.0, 2.0]})
+        path = tmp_path / "priced.json"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        result = run_experiment(load_experiment(path), tmp_path / "out")
+        (run,) = result.done
+        # $1 per 1M prompt tokens and $2 per 1M completion tokens
+        assert run.cost == pytest.approx((run.prompt_tokens * 1.0 + run.completion_tokens * 2.0) / 1_000_000)
+        assert result.totals["cost_usd"] == pytest.approx(run.cost)
+        assert result.rows[0]["cost_usd"] == pytest.approx(run.cost) and run.cost > 0

@@ -11,8 +11,9 @@ request, reading its own progress back from the conversation (the calls it made 
    with the ``read`` tool, the next with ``bash`` (``sed -n``), and so on in turn; after each read a ``notes``
    entry of kind reading with the first line that holds a number (``notes`` tool);
 4. with the tab: review it (``tab_list``), then resolve each open requirement, one a turn, citing the first
-   read-log entry the review shows beside it (``done``), or ``unavailable`` when it shows none or the
-   evidence check refuses the citation; with ``todo``: mark every item done;
+   read-log entry the review shows beside it (``done``, after a ``tab_show`` of that entry the first time it is
+   cited); one the review shows no entry for waits for the finish check, then goes ``unavailable`` (as does one
+   whose citation the evidence check refused); with ``todo``: mark every item done;
 5. write the deliverable (``write``: the lines of what it read that share words with the task, each with its
    file) to the path the task names (``outputs/...``, else ``outputs/answer.md``), and stop with a message;
 6. told to critique and revise (a user message starting ``[self-refine]``): read the deliverable back and write
@@ -288,6 +289,9 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
         for rid in open_ids:
             tried = [a.get("cite") for a, _ in p.made("tab_resolve") if a.get("id") == rid]
             cite = cites.get(rid)
+            shown = {a.get("id") for a, _ in p.made("tab_show")}
+            if cite is not None and cite not in tried and cite not in shown:
+                return f"Checking {cite} for {rid}.", [_call(n, "tab_show", {"id": cite})]
             if cite is not None and cite not in tried:
                 return None, [_call(n, "tab_resolve", {"id": rid, "status": "done", "cite": cite})]
             if (
