@@ -25,7 +25,6 @@ The workspace copy lives in ``RUN_DIR/.workspace`` while the run goes and is rem
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -51,7 +50,14 @@ from rtlab.agent._tools import (
     run_write,
 )
 from rtlab.environment import TAB_TOOLS, Environment
-from rtlab.ingest import call_command, get_policy, parse_arguments, read_command, write_jsonl
+from rtlab.ingest import (
+    call_command,
+    deliverable_file,
+    get_policy,
+    parse_arguments,
+    read_command,
+    write_jsonl,
+)
 from rtlab.io import atomic_open
 from rtlab.llm import CallResult, LLMClient, LLMError
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
@@ -433,22 +439,8 @@ def _deliverables(sandbox: Sandbox, out: Path, written: set[str]) -> list[Delive
         target.parent.mkdir(parents=True, exist_ok=True)
         with atomic_open(target, "wb", private=True) as fh:
             fh.write(data)
-        content = None
-        if b"\x00" not in data:
-            try:
-                content = data.decode("utf-8")
-            except UnicodeDecodeError:
-                content = None
-        files.append(
-            DeliverableFile(
-                path=rel,
-                local_path=str(target),
-                content=content,
-                size=len(data),
-                sha256=hashlib.sha256(data).hexdigest(),
-                origin=origin,  # type: ignore[arg-type]  # one of the two literals above
-            )
-        )
+        # origin is one of the two literals set above
+        files.append(deliverable_file(rel, data, origin=origin, local_path=str(target)))  # type: ignore[arg-type]
     return files
 
 
