@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from rtlab.ingest.readers import discover as discover
     from rtlab.ingest.readers import explain as explain
     from rtlab.ingest.readers import get_reader as get_reader
+    from rtlab.ingest.readers._base import call_command as call_command
+    from rtlab.ingest.readers._base import deliverable_file as deliverable_file
+    from rtlab.ingest.readers._base import parse_arguments as parse_arguments
+    from rtlab.ingest.readers._base import read_command as read_command
     from rtlab.ingest.readers.canonical import iter_jsonl as iter_jsonl
     from rtlab.ingest.readers.canonical import read_jsonl as read_jsonl
     from rtlab.ingest.readers.canonical import write_jsonl as write_jsonl
@@ -84,6 +88,7 @@ __getattr__, __dir__, __all__ = attach(
             "get_reader",
         ),
         ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
+        ".readers._base": ("call_command", "deliverable_file", "parse_arguments", "read_command"),
         ".benchmarks": ("BENCHMARKS", "BenchmarkName", "attach_benchmark", "get_benchmark"),
     },
 )

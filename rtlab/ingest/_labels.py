@@ -24,6 +24,9 @@ SCHEMA = "rtlab.run"
 LABEL_FIELDS: tuple[str, ...] = ("task_id", "model", "method", "variant", "run", "harness")
 """The :class:`rtlab.records._records.Trajectory` fields a ``run.json`` may set."""
 FILE_NAME = "run.json"
+SETTINGS_FIELD = "agent"
+"""A ``run.json`` key that is not a label: an object of the live harness's settings and outcome (``rtlab run``:
+context policy, clip policy, sandbox, seed, token usage, why the run ended), kept in ``meta["agent"]``."""
 
 
 def run_labels_path(source: str | Path) -> Path | None:
@@ -53,7 +56,9 @@ def load_run_labels(path: str | Path) -> dict[str, str | None]:
         raise ReaderError(path, f"expected schema {SCHEMA!r}, got {schema!r}", field="schema")
     labels: dict[str, str | None] = {}
     for key, value in data.items():
-        if key == "schema":
+        if key == "schema" or key == SETTINGS_FIELD:
+            if key == SETTINGS_FIELD and not isinstance(value, dict):
+                raise ReaderError(path, f"expected an object, got {type(value).__name__}", field=key)
             continue
         if key not in LABEL_FIELDS:
             raise ReaderError(path, f"unknown label; expected one of {', '.join(LABEL_FIELDS)}", field=key)
@@ -74,4 +79,7 @@ def apply_run_labels(trajectory: Trajectory, source: str | Path | None = None) -
     for key, value in load_run_labels(found).items():
         setattr(trajectory, key, value)
     trajectory.meta["labels_from"] = str(found)
+    settings = json.loads(found.read_text(encoding="utf-8")).get(SETTINGS_FIELD)
+    if isinstance(settings, dict):
+        trajectory.meta[SETTINGS_FIELD] = settings
     return True

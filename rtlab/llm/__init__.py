@@ -58,6 +58,9 @@ if TYPE_CHECKING:
     from rtlab.llm._simulated import simulate_recovery as simulate_recovery
     from rtlab.llm._simulated import slow as slow
     from rtlab.llm._simulated import truncated_body as truncated_body
+    from rtlab.llm._simulated_agent import length_stop as length_stop
+    from rtlab.llm._simulated_agent import malformed_call as malformed_call
+    from rtlab.llm._simulated_agent import unknown_tool_call as unknown_tool_call
     from rtlab.llm._simulated_judge import simulate_judgement as simulate_judgement
 
 __getattr__, __dir__, __all__ = attach(
@@ -118,5 +121,6 @@ __getattr__, __dir__, __all__ = attach(
             "truncated_body",
         ),
         "._simulated_judge": ("simulate_judgement",),
+        "._simulated_agent": ("length_stop", "malformed_call", "unknown_tool_call"),
     },
 )

@@ -61,6 +61,7 @@ CACHE_SCHEMA = "rtlab.llm-cache/1"
 ANSWER_FIELDS = (
     "content",
     "refusal",
+    "tool_calls",
     "finish_reason",
     "response_model",
     "response_id",
@@ -108,6 +109,10 @@ class CallResult:
     """The answer's text (the first choice's message content)."""
     refusal: str | None = None
     """The model's refusal message, when it refused."""
+    tool_calls: list[dict[str, Any]] | None = None
+    """The tool calls of the first choice's message, as the endpoint sent them (``id``, ``type``, ``function``:
+    ``name`` and ``arguments``, the arguments as the JSON text the model wrote, valid or not); ``None`` when
+    there were none."""
     finish_reason: str | None = None
     """Why the model stopped (``stop``, ``length``, ...), as the endpoint says."""
     response_model: str | None = None
@@ -131,8 +136,12 @@ class CallResult:
 
     @property
     def ok(self) -> bool:
-        """Answered with content (neither an error nor a refusal)."""
-        return self.error is None and self.refusal is None and self.content is not None
+        """Answered with content or tool calls (neither an error nor a refusal)."""
+        return (
+            self.error is None
+            and self.refusal is None
+            and (self.content is not None or bool(self.tool_calls))
+        )
 
 
 @dataclass(frozen=True)
@@ -749,6 +758,7 @@ class LLMClient:
             model=model,
             content=record.get("content"),
             refusal=record.get("refusal"),
+            tool_calls=record.get("tool_calls"),
             finish_reason=record.get("finish_reason"),
             response_model=record.get("response_model"),
             response_id=record.get("response_id"),
@@ -992,12 +1002,41 @@ def _record(data: Any, scrub: Callable[[str], str] = redact) -> dict[str, Any]:
     return {
         "content": scrub(content) if isinstance(content, str) else content,
         "refusal": scrub(refusal) if isinstance(refusal, str) else refusal,
+        "tool_calls": _tool_calls(_get(message, "tool_calls"), scrub),
         "finish_reason": _get(choice, "finish_reason"),
         "response_model": data.get("model"),
         "response_id": data.get("id"),
         "prompt_tokens": _get(usage, "prompt_tokens"),
         "completion_tokens": _get(usage, "completion_tokens"),
     }
+
+
+def _tool_calls(calls: Any, scrub: Callable[[str], str]) -> list[dict[str, Any]] | None:
+    """The tool calls of a response's message in the Chat Completions shape, their names and arguments
+    scrubbed like every server text; an entry that is not an object is kept as a call with no name whose
+    arguments are its text (the caller reports it as malformed). ``None`` when the message has none."""
+    if not isinstance(calls, list) or not calls:
+        return None
+    out: list[dict[str, Any]] = []
+    for call in calls:
+        function = _get(call, "function")
+        name, arguments = _get(function, "name"), _get(function, "arguments")
+        if not isinstance(call, Mapping):
+            name, arguments = None, json.dumps(call)
+        elif arguments is not None and not isinstance(arguments, str):
+            arguments = json.dumps(arguments, ensure_ascii=False)  # some servers send an object
+        call_id = _get(call, "id")
+        out.append(
+            {
+                "id": call_id if isinstance(call_id, str) else None,
+                "type": _get(call, "type") or "function",
+                "function": {
+                    "name": scrub(name) if isinstance(name, str) else None,
+                    "arguments": scrub(arguments) if isinstance(arguments, str) else None,
+                },
+            }
+        )
+    return out
 
 
 def _progress(total: int, desc: str) -> Any:

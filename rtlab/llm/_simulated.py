@@ -75,6 +75,9 @@ class Scripted:
     echo_authorization: bool = False
     """With an error ``status``: the error message repeats the request's ``Authorization`` header (a server that
     leaks the key back, which the client must not print)."""
+    tool_calls: tuple[dict[str, Any], ...] | None = None
+    """Tool calls to return verbatim (the Chat Completions shape, arguments as text, valid JSON or not); for a
+    request that offers ``tools`` and scripts none, the scripted agent answers (:mod:`rtlab.llm._simulated_agent`)."""
 
 
 def reply(content: str) -> Scripted:
@@ -476,8 +479,14 @@ def _pause(seconds: float, released: threading.Event | None) -> None:
 def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: Scripted) -> dict[str, Any]:
     requested = str(body.get("model") or SIMULATED_MODEL)
     model = requested if "simulated" in requested else f"simulated:{requested}"
+    finish_reason = scripted.finish_reason
     if scripted.refusal is not None:
         content, message = "", {"role": "assistant", "content": None, "refusal": scripted.refusal}
+    elif scripted.tool_calls is not None or (scripted.content is None and body.get("tools")):
+        from rtlab.llm._simulated_agent import agent_message  # an agent's turn: tool calls
+
+        message, finish_reason = agent_message(body, scripted)
+        content = (message.get("content") or "") + json.dumps(message.get("tool_calls") or "")
     else:
         content = scripted.content if scripted.content is not None else simulate_answer(messages)
         message = {"role": "assistant", "content": content, "refusal": None}
@@ -488,7 +497,7 @@ def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: 
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": scripted.finish_reason}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
         "usage": {
             "prompt_tokens": prompt,
             "completion_tokens": completion,

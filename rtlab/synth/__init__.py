@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rtlab.synth.dataset import SynthConfig as SynthConfig
     from rtlab.synth.dataset import generate as generate
     from rtlab.synth.dataset import ground_truth as ground_truth
+    from rtlab.synth.dataset import judge_run as judge_run
     from rtlab.synth.dataset import load_config as load_config
     from rtlab.synth.dataset import load_world as load_world
     from rtlab.synth.dataset import truth_labels as truth_labels
@@ -38,7 +39,15 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".profiles": ("ABLATIONS", "ARMS", "METHODS", "PROFILES", "Arm", "Profile"),
-        ".dataset": ("SynthConfig", "generate", "ground_truth", "load_config", "load_world", "truth_labels"),
+        ".dataset": (
+            "SynthConfig",
+            "generate",
+            "ground_truth",
+            "judge_run",
+            "load_config",
+            "load_world",
+            "truth_labels",
+        ),
         ".world": ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"),
     },
 )

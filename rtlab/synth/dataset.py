@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from rtlab._workers import process_pool
+from rtlab.io import atomic_open
 from rtlab.synth.agents import ItemOutcome, RunResult, run_seed, simulate
+from rtlab.synth.judge import judge
 from rtlab.synth.profiles import ARMS, PROFILES, Arm
 from rtlab.synth.shell import Shell
 from rtlab.synth.workspaces import WorldConfig, build_world, metadata_record
@@ -346,6 +348,21 @@ def _progress(iterator: Any, total: int, show: bool) -> Any:
     from tqdm.auto import tqdm
 
     return tqdm(iterator, total=total, desc="synth", unit="task")
+
+
+def judge_run(dataset: str | Path, run_dir: str | Path, task_id: str, deliverable: str) -> Path:
+    """Judge a deliverable written for one of the dataset's tasks by another agent (``rtlab run --sim-judge``)
+    with the simulated world's deterministic judge; writes ``rubrics_judge--sim-judge.json`` into ``run_dir``
+    (the Workspace-Bench judge format, as for the dataset's own runs) and returns it."""
+    world = load_world(dataset)
+    task = world.task(task_id)
+    outcomes = [
+        ItemOutcome(index, passed, evidence) for index, passed, evidence in judge(task, world, deliverable)
+    ]
+    path = Path(run_dir) / JUDGE_FILE
+    with atomic_open(path) as fh:
+        fh.write(_dump(_judge_record(task, outcomes, datetime.now(UTC))))
+    return path
 
 
 def load_world(out_dir: str | Path) -> World:
