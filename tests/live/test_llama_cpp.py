@@ -91,8 +91,7 @@ def test_openais_json_schema_form_is_a_server_error_the_client_names(
 
 
 def test_a_tool_call_answer(live: LiveServer, tmp_path: Path) -> None:
-    # LLMClient keeps the message's content, not its tool_calls (the agent branch extends it): the tool call is
-    # read here with the raw openai client, and LLMClient is checked to report the finish reason
+    # the tool call as the raw openai client reads it, and as LLMClient keeps it (the agent loop's path)
     messages = [{"role": "user", "content": "What is the weather in Paris for the next 3 days?"}]
     choice = {"type": "function", "function": {"name": "get_weather"}}
     raw = openai.OpenAI(base_url=live.base_url, api_key="local", max_retries=0, timeout=600)
@@ -115,6 +114,8 @@ def test_a_tool_call_answer(live: LiveServer, tmp_path: Path) -> None:
     with _client(live, tmp_path) as client:
         result = client.complete(request)
     assert result.error is None and result.finish_reason == "tool_calls" and result.content is None
+    (kept,) = result.tool_calls or []
+    assert kept["function"]["name"] == "get_weather" and json.loads(kept["function"]["arguments"]) == arguments
 
 
 def test_a_prompt_over_the_context_is_a_400_named_by_the_client(live: LiveServer, tmp_path: Path) -> None:
@@ -160,3 +161,52 @@ def test_a_timeout_is_named_a_timeout(live: LiveServer, tmp_path: Path) -> None:
     with LLMClient(base_url=live.base_url, cache=False, timeout=0.05, max_attempts=1) as client:
         result = client.complete(request)
     assert result.error is not None and result.error.startswith("no answer in time (timed out after 0.05 s)")
+
+
+@pytest.mark.parametrize("method", ["dci", "runningtab"])
+def test_rtlab_run_end_to_end(live: LiveServer, tmp_path: Path, method: str) -> None:
+    # the agent loop against the real server: its tool definitions and messages accepted or refused as the
+    # server does, every answer (a tool call, text, an error) recorded, and the run folder read back whole; what
+    # the model does with the task is not checked (it cannot do it)
+    from rtlab.agent import is_complete
+
+    world = tmp_path / "world"
+    assert (
+        main(
+            [
+                "synth",
+                str(world),
+                "--config",
+                str(Path(__file__).parents[1] / "fixtures" / "agent_world.json"),
+            ]
+        )
+        == 0
+    )
+    out = tmp_path / method
+    status = main(
+        [
+            "run",
+            f"{world}:sim-operations-01",
+            *("--method", method, "--model", live.model, "--base-url", live.base_url, "--out", str(out)),
+            *(
+                "--max-turns",
+                "3",
+                "--max-tokens",
+                "128",
+                "--temperature",
+                "0",
+                "--context",
+                "truncate-old-outputs:1500",
+            ),
+        ]
+    )
+    assert status in (0, 5)  # finished (or out of turns), or ended by a request the server refused, recorded
+    assert is_complete(out)
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["method"] in ("DCI", "RunningTab") and run["model"] == live.model
+    assert run["agent"]["end_reason"] in ("finished", "max_turns", "client_error", "server_error", "length")
+    assert run["agent"]["requests"] >= 1
+    if run["agent"]["end_reason"] != "client_error":
+        assert run["agent"]["usage"]["prompt_tokens"] > 0  # the server's own token counts
+    (t,) = ingest([out]).trajectories
+    assert t.method == run["method"] and t.task is not None
