@@ -5,8 +5,10 @@ connects to the scheduler at ``address`` (``tcp://HOST:PORT``, what ``dask sched
 :func:`local_cluster`'s), submits ``fn(item)`` for every item (``chunksize`` items per task, so that a
 scheduler is not handed 100,000 tiny tasks), and yields a :class:`Mapped` for each item as its task
 finishes, carrying the item's index. An item whose call raises, or whose task is lost with its worker
-(Dask's ``KilledWorker`` after the scheduler's ``allowed-failures``), comes back as a failure (``error`` set)
-and the map goes on. A progress bar (tqdm, with ETA) counts the items.
+(Dask's ``KilledWorker`` after the scheduler's ``allowed-failures``; a lost chunk's items are tried again one
+by one, so only the item that kills its worker fails), comes back as a failure (``error`` set) and the map goes
+on. :func:`cluster_mapper` wraps it as the pluggable mapper of ``rtlab build`` (values, failures turned into the
+caller's own failure record). A progress bar (tqdm, with ETA) counts the items.
 
 ``fn`` must be a top-level function (workers import it by name, as a process pool's do) and its results must
 pickle. Inputs and outputs on object storage: items may be fsspec URLs, and :func:`as_local_path` gives a worker
@@ -62,45 +64,67 @@ def _run_chunk(fn: Callable[[Any], Any], start: int, chunk: Sequence[Any]) -> li
     return out
 
 
+MAX_CHUNK = 32
+"""Most items per task when :func:`map_on_cluster` chooses (``chunksize=None``)."""
+TASKS_PER_THREAD = 32
+"""With ``chunksize=None``: items are cut so that each worker thread gets about this many tasks (a balance
+between the scheduler's cost per task, about a millisecond, and an even spread at the end)."""
+
+
+def auto_chunksize(n_items: int, n_threads: int) -> int:
+    """Items per task for ``n_items`` over ``n_threads`` worker threads: 1 for few items, at most
+    :data:`MAX_CHUNK` (100,000 runs on 2 threads: 100000 // (2 * 32) = 1562, so 32)."""
+    return max(1, min(MAX_CHUNK, n_items // max(1, n_threads * TASKS_PER_THREAD)))
+
+
 def map_on_cluster(
     fn: Callable[[T], R],
     items: Iterable[T],
     *,
     address: str,
-    chunksize: int = 1,
+    chunksize: int | None = None,
     progress: bool = False,
     desc: str = "cluster",
     timeout: float = 30.0,
 ) -> Iterator[Mapped[R]]:
     """``fn(item)`` for every item on the Dask scheduler at ``address``, yielded as each finishes (any order).
 
-    ``chunksize``: items per task (larger for many small items). ``timeout``: seconds to wait for the
-    scheduler when connecting. A failed item is a :class:`Mapped` with ``error`` set, never an exception; an
-    unreachable scheduler raises ``OSError``. Stopping early (``close`` on the generator) cancels what is left.
+    ``chunksize``: items per task (``None``: :func:`auto_chunksize` from the cluster's threads). ``timeout``:
+    seconds to wait for the scheduler when connecting. A failed item is a :class:`Mapped` with ``error`` set,
+    never an exception; an unreachable scheduler raises ``OSError``. Stopping early (``close`` on the
+    generator) cancels what is left.
     """
     from distributed import Client, as_completed
 
     items = list(items)
-    chunksize = max(1, chunksize)
+    client = Client(address, timeout=timeout, set_as_default=False)
+    futures: dict[Any, tuple[int, int]] = {}
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(items), desc=desc, unit="item")
-    client = Client(address, timeout=timeout, set_as_default=False)
     try:
-        futures = {}
+        if chunksize is None:
+            chunksize = auto_chunksize(len(items), sum(client.nthreads().values()))
+        chunksize = max(1, chunksize)
         for start in range(0, len(items), chunksize):
             chunk = items[start : start + chunksize]
-            future = client.submit(_run_chunk, fn, start, chunk, pure=False)
-            futures[future] = (start, len(chunk))
-        for future in as_completed(list(futures), loop=client.loop):
+            futures[client.submit(_run_chunk, fn, start, chunk, pure=False)] = (start, len(chunk))
+        done = as_completed(list(futures), loop=client.loop)
+        for future in done:
             start, n = futures.pop(future)
             try:
                 results = future.result()
-            except Exception as exc:  # the task itself was lost (its worker died every time it ran)
-                why = f"{type(exc).__name__}: {exc}"
-                results = [Mapped(i, None, why) for i in range(start, start + n)]
+            except Exception as exc:  # the task was lost: its worker died (every time it ran)
+                results = []
+                if n > 1:  # one item may have killed it: each again alone, so only that one fails
+                    for i in range(start, start + n):
+                        again = client.submit(_run_chunk, fn, i, [items[i]], pure=False)
+                        futures[again] = (i, 1)
+                        done.add(again)
+                else:
+                    results = [Mapped(start, None, f"{type(exc).__name__}: {exc}")]
             finally:
                 future.release()
             for result in results:
@@ -113,6 +137,34 @@ def map_on_cluster(
         if futures:
             client.cancel(list(futures))
         client.close()
+
+
+def cluster_mapper(
+    address: str,
+    *,
+    on_failure: Callable[[Any, Mapped[Any]], Any] | None = None,
+    chunksize: int | None = None,
+    progress: bool = False,
+    desc: str = "cluster",
+) -> Callable[[Callable[[Any], Any], Sequence[Any]], Iterator[Any]]:
+    """A *mapper* ``(fn, items) -> results as they finish`` over :func:`map_on_cluster`, the shape of a local
+    process pool's (``rtlab build``'s pluggable mapper): each item's value, and for a failed item
+    ``on_failure(item, mapped)`` (the caller's own failure record, e.g. a run skipped with ``mapped.error``);
+    without ``on_failure`` a failed item raises ``RuntimeError`` naming its index and error."""
+
+    def mapper(fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
+        items = list(items)
+        for m in map_on_cluster(
+            fn, items, address=address, chunksize=chunksize, progress=progress, desc=desc
+        ):
+            if m.ok:
+                yield m.value
+            elif on_failure is not None:
+                yield on_failure(items[m.index], m)
+            else:
+                raise RuntimeError(f"item {m.index} failed on the cluster: {m.error}")
+
+    return mapper
 
 
 @contextlib.contextmanager

@@ -12,7 +12,15 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
 
 from cluster_jobs import FIXTURES, UNITS, die_on, replay_rows  # noqa: E402
 
-from rtlab._cluster import Mapped, as_local_path, is_local, local_cluster, map_on_cluster  # noqa: E402
+from rtlab._cluster import (  # noqa: E402
+    Mapped,
+    as_local_path,
+    auto_chunksize,
+    cluster_mapper,
+    is_local,
+    local_cluster,
+    map_on_cluster,
+)
 from rtlab._workers import process_pool  # noqa: E402
 
 
@@ -20,8 +28,11 @@ from rtlab._workers import process_pool  # noqa: E402
 def cluster():
     import dask
 
-    # a task whose worker dies is not tried again on another one: it is reported at once
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), local_cluster(2) as address:
+    # a task whose worker dies is not tried again on another one: it is reported at once; and each worker holds
+    # one task at a time (saturation 1.0), so a dying worker takes only the task it runs with it (with the
+    # default 1.1 a worker of one thread holds a second task, which would be lost with it)
+    config = {"distributed.scheduler.allowed-failures": 0, "distributed.scheduler.worker-saturation": 1.0}
+    with dask.config.set(config), local_cluster(2) as address:
         yield address
 
 
@@ -59,13 +70,33 @@ def test_a_failed_item_is_a_value_and_the_map_goes_on(cluster):
     assert "Traceback" in (got[1].detail or "")
 
 
-def test_a_worker_that_dies_fails_its_items_only(cluster):
+@pytest.mark.parametrize("chunksize", [1, 3])
+def test_a_worker_that_dies_fails_its_item_only(cluster, chunksize):
     units = paths()[:2]
-    items = [units[0], "die", units[1]]
-    got = {m.index: m for m in map_on_cluster(die_on, items, address=cluster)}
+    items = [units[0], "die", units[1]]  # with chunksize 3 all three are one task: tried again one by one
+    got = {m.index: m for m in map_on_cluster(die_on, items, address=cluster, chunksize=chunksize)}
     assert [got[i].ok for i in range(3)] == [True, False, True]
     assert "KilledWorker" in (got[1].error or "")
     assert got[0].value == replay_rows(units[0])
+
+
+def test_the_mapper_yields_values_and_the_callers_failure_records(cluster):
+    units = paths()[:2]
+    items = [units[0], "/no/such/run.jsonl", units[1]]
+    mapper = cluster_mapper(cluster, on_failure=lambda item, m: ("failed", item, m.error))
+    got = list(mapper(replay_rows, items))
+    failed = [g for g in got if isinstance(g, tuple)]
+    assert len(got) == 3 and len(failed) == 1 and failed[0][1] == "/no/such/run.jsonl"
+    assert sorted(map(str, (g for g in got if not isinstance(g, tuple)))) == sorted(
+        str(replay_rows(u)) for u in units
+    )
+    with pytest.raises(RuntimeError, match="item 1 failed on the cluster"):
+        list(cluster_mapper(cluster)(replay_rows, items))
+
+
+def test_auto_chunksize():
+    # few items: one a task; 100,000 runs on 2 threads: 100000 // (2 * 32) = 1562, capped at 32
+    assert (auto_chunksize(6, 2), auto_chunksize(640, 2), auto_chunksize(100_000, 2)) == (1, 10, 32)
 
 
 def test_no_scheduler_is_an_error():
