@@ -1,12 +1,13 @@
 """Throughput and peak memory of ``rtlab build`` over a generated corpus: 1 worker, 2 workers, a local cluster of 2.
 
     python bench/build_scale.py CORPUS [--configs jobs1,jobs2,cluster2] [--keep STORE_ROOT]
-    python bench/build_scale.py         # make bench: a 2,000-run corpus (bench/corpus.py) in a temporary folder
+    python bench/build_scale.py         # make bench: a 300-run corpus (bench/corpus.py) in a temporary folder
 
 For each configuration, ``rtlab build CORPUS -o STORE [--jobs N] [--cluster ADDRESS]`` runs as a subprocess into a
 fresh store; the benchmark samples the resident memory (RSS) of the whole process tree every 0.1 s (the build,
-its worker processes, and for the cluster the scheduler's workers and nannies, which this script starts with
-:func:`rtlab._cluster.local_cluster`) and reports the peak of the sum, the wall time and runs/s. Ratios are
+its worker processes, and for the cluster the ``dask scheduler`` and ``dask worker`` processes this script starts on
+127.0.0.1, as a deployment would, so that no scheduler shares a process with the sampler) and reports the peak of
+the sum, the wall time and runs/s. Ratios are
 against the 1-worker build of the same run. The goal from issue 17: a 100,000-run corpus builds with peak memory
 under 2 GB on 2 cores. The cluster's own baseline memory (scheduler and idle workers, before the build starts)
 is reported beside it.
@@ -64,6 +65,56 @@ def tree_rss(pids: list[int]) -> int:
 
 
 @contextmanager
+def dask_cluster(n_workers: int, folder: Path) -> Iterator[tuple[str, list[int]]]:
+    """``dask scheduler`` and ``dask worker --nworkers N --nthreads 1`` on 127.0.0.1, as subprocesses; yields
+    the scheduler's address and the pids to watch, once every worker has joined."""
+    from distributed import Client
+
+    sched_file = folder / "scheduler.json"
+    dask = [sys.executable, "-m", "dask"]
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen(
+        [
+            *dask,
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(sched_file),
+        ],
+        **quiet,
+    )
+    procs = [scheduler]
+    try:
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        worker_args = ["--nworkers", str(n_workers), "--nthreads", "1", "--no-dashboard"]
+        procs.append(
+            subprocess.Popen(
+                [*dask, "worker", "--scheduler-file", str(sched_file), *worker_args], env=env, **quiet
+            )
+        )
+        with Client(scheduler_file=str(sched_file), set_as_default=False) as client:
+            client.wait_for_workers(n_workers, timeout=120)
+            address = client.scheduler.address
+        yield address, [p.pid for p in procs]
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in reversed(procs):
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+@contextmanager
 def sampling(pids: list[int], interval: float = 0.1) -> Iterator[dict[str, int]]:
     """Sample :func:`tree_rss` of ``pids`` (more may be appended) in a thread; ``peak`` in the dict yielded."""
     state = {"peak": 0}
@@ -114,7 +165,7 @@ def count_runs(corpus: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "corpus", nargs="?", type=Path, help="a corpus from bench/corpus.py (absent: 2,000 runs, temporary)"
+        "corpus", nargs="?", type=Path, help="a corpus from bench/corpus.py (absent: 300 runs, temporary)"
     )
     ap.add_argument("--configs", default="jobs1,jobs2,cluster2", help="comma-separated: jobsN, clusterN")
     ap.add_argument("--keep", type=Path, help="write the stores under this folder and keep them")
@@ -129,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             import corpus as corpus_bench
 
             corpus = scratch / "corpus"
-            corpus_bench.generate(corpus, 2000, progress=False)
+            corpus_bench.generate(corpus, 300, progress=False)
         n = count_runs(corpus)
         stores = args.keep or scratch
         rows = []
@@ -137,15 +188,9 @@ def main(argv: list[str] | None = None) -> int:
             kind, count = config.rstrip("0123456789"), int(config[len(config.rstrip("0123456789")) :] or 1)
             store = stores / f"store-{config}"
             shutil.rmtree(store, ignore_errors=True)
-            if kind == "cluster":
-                from rtlab._cluster import local_cluster
-
-                ctx = local_cluster(count)
-            else:
-                ctx = nullcontext(None)
-            with ctx as address:
-                idle = tree_rss([os.getpid()]) if address else 0  # this script plus an idle cluster
-                watch = [os.getpid()] if address else []
+            ctx = dask_cluster(count, scratch) if kind == "cluster" else nullcontext((None, []))
+            with ctx as (address, watch):
+                idle = tree_rss(watch) if watch else 0  # the idle cluster: scheduler, nannies, workers
                 r = build_once(corpus, store, jobs=count, cluster=address, watch=watch)
             rows.append({"config": config, "runs": n, **r, "cluster_idle_bytes": idle})
         base = rows[0]

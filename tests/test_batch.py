@@ -102,6 +102,7 @@ def test_resume_after_an_interruption_submits_nothing_new(srv, tmp_path):
     saved = json.loads(state.read_text())
     assert saved["batch_id"] and saved["input_file_id"] and len(saved["keys"]) == 5
     assert KEY not in state.read_text() and oct(state.stat().st_mode & 0o777) == "0o600"
+    assert oct(state.parent.stat().st_mode & 0o777) == "0o700"
     assert srv.batches.status(saved["batch_id"]) == "in_progress"
     again = run_batch(client(srv, tmp_path / "c"), reqs, poll=0.001, sleep=no_wait)
     assert (srv.batches.uploads, srv.batches.created) == (1, 1)  # the same batch, polled again

@@ -232,6 +232,8 @@ class _State:
     status: str | None = None
 
     def save(self) -> None:
+        if not self.path.parent.is_dir():  # owner-only, like the cache: state files name the requests
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         data = {
             "schema": STATE_SCHEMA,
             "endpoint": _public_url(self.base_url),
