@@ -23,6 +23,7 @@ from rtlab.llm import (
     BatchPlan,
     DiskCache,
     LLMClient,
+    LLMError,
     SimulatedServer,
     request_key,
     run_batch,
@@ -197,3 +198,26 @@ def test_each_line_is_the_synchronous_request_byte_for_byte(srv, tmp_path):
     assert {line["custom_id"] for line in lines} == {request_key(line["body"]) for line in lines}
     client(srv, tmp_path / "d").batch(reqs)
     assert sorted(srv.requests, key=request_key) == sorted((line["body"] for line in lines), key=request_key)
+
+
+def test_transient_errors_of_the_batch_api_are_retried(srv, tmp_path):
+    reqs = requests(3)
+    srv.batches.fail_next(429, 500)  # the upload is refused twice, then goes through
+    run = run_batch(client(srv, tmp_path / "c"), reqs, poll=0.001, sleep=no_wait)
+    assert (run.n_collected, srv.batches.uploads) == (3, 1)
+    srv.batches.fail_next(401)  # not retried: a configuration problem, raised at once, the key redacted
+    with pytest.raises(LLMError, match="HTTP 401") as err:
+        run_batch(client(srv, tmp_path / "d"), reqs, poll=0.001, sleep=no_wait)
+    assert KEY not in str(err.value)
+
+
+def test_a_state_file_of_another_endpoint_is_left_alone(tmp_path):
+    reqs = requests(2)
+    with SimulatedServer() as one:
+        one.batches.plan(BatchPlan(polls=10**9))
+        with pytest.raises(Interrupt):
+            run_batch(client(one, tmp_path / "c"), reqs, poll=0.001, sleep=interrupt_after(1))
+    with SimulatedServer() as two:  # another port: another endpoint, whose batches the first knows nothing of
+        run = run_batch(client(two, tmp_path / "c"), reqs, poll=0.001, sleep=no_wait)
+        assert (run.n_submitted, run.n_resumed, two.batches.uploads) == (2, 0, 1)
+    assert len(list((tmp_path / "c" / "batches").glob("batch-*.json"))) == 1  # the first one's, kept

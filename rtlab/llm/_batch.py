@@ -10,7 +10,7 @@ downloads its output and error files. Every answer with content is put in the cl
 afterwards is a cache hit; a line that failed is reported (:class:`BatchFailure`) and never cached.
 
 Resuming: the input file's id and then the batch's id are written atomically (owner-only) to a state file,
-``STATE_DIR/batch-<digest of the keys>.json``, before the next step, so a process interrupted at any point
+``STATE_DIR/batch-<digest of the endpoint and the keys>.json``, before the next step, so a process interrupted at any point
 (while polling for hours, most likely) picks the same batch up when run again with the same requests: it
 polls it instead of uploading and creating anew. The state file goes once the batch's results are
 collected. It holds ids, keys and the endpoint's URL without credentials: never the API key, and every text a
@@ -180,7 +180,7 @@ def run_batch(
             run.n_resumed += len(pending & set(state.keys))
             pending -= set(state.keys)
     for chunk in _chunks(sorted(pending), bodies, max_requests, max_bytes):
-        state = _State(folder / f"batch-{_digest(chunk)}.json", chunk, client.base_url)
+        state = _State(folder / f"batch-{_digest(chunk, client.base_url)}.json", chunk, client.base_url)
         active.append(state)
         run.n_submitted += len(chunk)
     bar = _progress(sum(len(s.keys) for s in active)) if progress else None
@@ -295,8 +295,11 @@ def _public_url(url: str | None) -> str | None:
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _digest(keys: Sequence[str]) -> str:
-    return hashlib.sha256("\n".join(keys).encode("ascii")).hexdigest()[:24]
+def _digest(keys: Sequence[str], base_url: str | None) -> str:
+    """The state file's name: the endpoint and the keys (another endpoint's batch of the same requests is
+    another batch)."""
+    text = f"{_public_url(base_url)}\n" + "\n".join(keys)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
 def _batch_id(state: _State) -> str:

@@ -126,6 +126,7 @@ class SimulatedBatches:
         self._files: dict[str, _File] = {}
         self._batches: dict[str, _Batch] = {}
         self._plans: deque[BatchPlan] = deque()
+        self._errors: deque[int] = deque()
         self.uploads = 0
         """Files uploaded so far."""
         self.created = 0
@@ -139,6 +140,12 @@ class SimulatedBatches:
         """Queue how the next created batches progress, in order; then each gets the default plan."""
         with self._lock:
             self._plans.extend(plans)
+
+    def fail_next(self, *statuses: int) -> None:
+        """Answer the next Files / Batch API requests with these HTTP error statuses, in order (a 500 during a
+        poll, a 429 on upload: what the client's retry policy must ride out)."""
+        with self._lock:
+            self._errors.extend(statuses)
 
     def release(self) -> None:
         """End the ``in_progress`` polls of every batch created so far: the next retrieve of each finalizes it
@@ -169,6 +176,9 @@ class SimulatedBatches:
         route, _, query = path.partition("?")
         parts = [p for p in route.split("/") if p][1:]  # without "v1"
         with self._lock:
+            if self._errors:
+                status = self._errors.popleft()
+                return status, _error(f"scripted HTTP {status}", "scripted_error")
             if parts == ["files"] and method == "POST":
                 return self._upload(headers, raw)
             if len(parts) == 2 and parts[0] == "files" and method == "GET":
