@@ -71,6 +71,10 @@ TASKS_PER_THREAD = 32
 between the scheduler's cost per task, about a millisecond, and an even spread at the end)."""
 
 
+IN_FLIGHT_PER_THREAD = 4
+"""With ``in_flight=None``: tasks submitted ahead per worker thread (enough to keep every worker busy)."""
+
+
 def auto_chunksize(n_items: int, n_threads: int) -> int:
     """Items per task for ``n_items`` over ``n_threads`` worker threads: 1 for few items, at most
     :data:`MAX_CHUNK` (100,000 runs on 2 threads: 100000 // (2 * 32) = 1562, so 32)."""
@@ -86,11 +90,14 @@ def map_on_cluster(
     progress: bool = False,
     desc: str = "cluster",
     timeout: float = 30.0,
+    in_flight: int | None = None,
 ) -> Iterator[Mapped[R]]:
     """``fn(item)`` for every item on the Dask scheduler at ``address``, yielded as each finishes (any order).
 
     ``chunksize``: items per task (``None``: :func:`auto_chunksize` from the cluster's threads). ``timeout``:
-    seconds to wait for the scheduler when connecting. A failed item is a :class:`Mapped` with ``error`` set,
+    seconds to wait for the scheduler when connecting. ``in_flight``: most tasks submitted and not yet taken
+    (``None``: :data:`IN_FLIGHT_PER_THREAD` per worker thread), so that results a slow consumer has not taken
+    yet do not pile up in the workers' memory or this process's. A failed item is a :class:`Mapped` with ``error`` set,
     never an exception; an unreachable scheduler raises ``OSError``. Stopping early (``close`` on the
     generator) cancels what is left.
     """
@@ -105,13 +112,27 @@ def map_on_cluster(
 
         bar = tqdm(total=len(items), desc=desc, unit="item")
     try:
+        threads = sum(client.nthreads().values())
         if chunksize is None:
-            chunksize = auto_chunksize(len(items), sum(client.nthreads().values()))
+            chunksize = auto_chunksize(len(items), threads)
         chunksize = max(1, chunksize)
-        for start in range(0, len(items), chunksize):
-            chunk = items[start : start + chunksize]
-            futures[client.submit(_run_chunk, fn, start, chunk, pure=False)] = (start, len(chunk))
-        done = as_completed(list(futures), loop=client.loop)
+        window = max(2, in_flight or IN_FLIGHT_PER_THREAD * max(1, threads))
+        chunks = iter(range(0, len(items), chunksize))
+        done = as_completed([], loop=client.loop)
+
+        def submit(start: int, n: int) -> None:
+            future = client.submit(_run_chunk, fn, start, items[start : start + n], pure=False)
+            futures[future] = (start, n)
+            done.add(future)
+
+        def top_up() -> None:  # at most `window` tasks submitted and not yet taken: memory stays bounded
+            while len(futures) < window:
+                start = next(chunks, None)
+                if start is None:
+                    return
+                submit(start, min(chunksize, len(items) - start))
+
+        top_up()
         for future in done:
             start, n = futures.pop(future)
             try:
@@ -120,13 +141,12 @@ def map_on_cluster(
                 results = []
                 if n > 1:  # one item may have killed it: each again alone, so only that one fails
                     for i in range(start, start + n):
-                        again = client.submit(_run_chunk, fn, i, [items[i]], pure=False)
-                        futures[again] = (i, 1)
-                        done.add(again)
+                        submit(i, 1)
                 else:
                     results = [Mapped(start, None, f"{type(exc).__name__}: {exc}")]
             finally:
                 future.release()
+            top_up()
             for result in results:
                 if bar is not None:
                     bar.update(1)

@@ -58,6 +58,9 @@ def test_chunks_and_file_urls_give_the_same(cluster):
     urls = ["file://" + u for u in units]
     by_url = {m.index: m.value for m in map_on_cluster(replay_rows, urls, address=cluster, chunksize=4)}
     assert by_url == by_path
+    # two tasks at most in flight, one item each: every item still comes back, once
+    narrow = list(map_on_cluster(replay_rows, units, address=cluster, chunksize=1, in_flight=2))
+    assert {m.index: m.value for m in narrow} == by_path and len(narrow) == len(units)
 
 
 def test_a_failed_item_is_a_value_and_the_map_goes_on(cluster):
