@@ -26,7 +26,9 @@ Pi session (real, one)                    1  391              113 / 1,505 / 6,62
 
 so a run has ``max(3, lognormal(median 13, sigma 0.55))`` tool calls (p90 26), and 1% of runs are long
 sessions of 100-400 calls; a call's output has ``lognormal(median 1,500, sigma 1.3)`` characters (p90 ~8 K,
-p99 ~31 K), at most 1 MiB (Codex's cap). Mean: ~15 calls and ~55 KB of output per run, ~5.5 GB for 100,000.
+p99 ~31 K), at most 1 MiB (Codex's cap). Measured on 10,000 runs: 17.4 calls and 44 KB of output a run,
+64 KB written, so ~6.4 GB for 100,000 (the sample read back: calls 12 / 25 p50 / p90, outputs 811 / 6,564 /
+25,158 characters p50 / p90 / p99, small listings and writes included).
 The calls are what agents do: list the workspace, ``cat`` / ``grep`` / read its files (whose lines carry the
 rubric's values), write the deliverable (with some of the values: the judge passes an item when its value is
 there). ``--check N`` (also run after generating) reads N runs back through ``rtlab.ingest`` and compares
