@@ -912,10 +912,17 @@ def cmd_annotate(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             max_workers=args.concurrency,
             progress=args.progress,
+            batch=args.batch,
+            batch_dir=args.batch_dir,
+            batch_poll=args.batch_poll,
         )
     if run.dry_run is not None:
         print(run.dry_run.describe())
         return 0
+    if run.batch is not None:
+        print(f"rtlab: {run.batch.describe()}", file=sys.stderr)
+        for failure in run.batch.failures[:_EXAMPLES]:
+            print(f"  {failure.key[:12]}: {failure.error}", file=sys.stderr)
     if run.llm is not None:
         print(f"rtlab: {json.dumps(_json_safe(usage_summary(run.llm.calls)))}", file=sys.stderr)
     labels = run.labels
@@ -1249,6 +1256,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", action="append", default=[], help="an LLM to annotate with (repeatable)")
     p.add_argument("--prompt", action="append", choices=("p1", "p2"), help="prompt version(s); default p1")
     p.add_argument("--samples", type=int, default=1, help="samples per model and prompt")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="send the requests through the OpenAI Batch API (/v1/files, /v1/batches) into the cache first; "
+        "an interrupted run resumes polling the same batch",
+    )
+    p.add_argument("--batch-dir", metavar="DIR", help="batch state files (default: CACHE_DIR/batches)")
+    p.add_argument(
+        "--batch-poll", type=_positive(float), metavar="S", help="seconds before the first poll (default 10)"
+    )
     _add_llm_options(p)
     p.set_defaults(func=cmd_annotate)
 

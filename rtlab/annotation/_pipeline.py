@@ -4,7 +4,9 @@ the rule-based labeler and by LLM annotators (cached by the client), in one long
 Steps: each run is replayed (default tab); the rules label every failed item (:func:`rule_labels`); each
 failed item's evidence becomes a prompt context (:func:`item_contexts`), all of them or a seeded sample
 (:func:`sample_at_most`); every LLM annotator labels every context (:func:`annotate_llm`). A dry run stops
-before the first request and says what the requests would cost.
+before the first request and says what the requests would cost. With ``batch``, the first requests go through
+the OpenAI Batch API (:func:`rtlab.llm.run_batch`) into the client's cache first, and the labelling then reads
+them from it (corrective retries, and lines the batch failed, are asked directly).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from rtlab.analysis import diagnose_frame
@@ -29,7 +32,7 @@ from rtlab.environment import replay
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rtlab.llm import DryRun, LLMClient
+    from rtlab.llm import BatchRun, DryRun, LLMClient
     from rtlab.records import Trajectory
 
 T = TypeVar("T")
@@ -52,6 +55,8 @@ class Annotation:
     """The LLM annotators' labels and every call made; ``None`` without a client, and on a dry run."""
     dry_run: DryRun | None
     """On a dry run, the first requests' count and estimated cost (no request was made); else ``None``."""
+    batch: BatchRun | None = None
+    """With ``batch``: what the Batch API did (submitted, resumed, collected, failed); else ``None``."""
 
     @property
     def labels(self) -> pd.DataFrame:
@@ -80,13 +85,17 @@ def annotate(
     dry_run: bool = False,
     max_workers: int = 8,
     progress: bool = False,
+    batch: bool = False,
+    batch_dir: str | Path | None = None,
+    batch_poll: float | None = None,
 ) -> Annotation:
     """Label every failed rubric item of ``trajectories`` with the rules and with every LLM annotator.
 
     Without a ``client`` only the rules label (``annotators`` must then be empty).
     ``others``: label tables placed after the rules' in :attr:`Annotation.labels`. ``max_items`` bounds the
     items put to the LLM annotators (a sample drawn with ``seed``); the rules label all of them.
-    ``max_workers``: requests in flight at once.
+    ``max_workers``: requests in flight at once. ``batch``: send the first requests through the Batch API
+    (state files in ``batch_dir``, default the cache's ``batches/``; first poll after ``batch_poll`` seconds).
     """
     trajectories = list(trajectories)
     replays = [replay(t) for t in trajectories]
@@ -106,5 +115,16 @@ def annotate(
             None,
             client.dry_run(first_requests(contexts, annotators)),
         )
+    batched = None
+    if batch:
+        from rtlab.llm import DEFAULT_POLL, run_batch
+
+        batched = run_batch(
+            client,
+            first_requests(contexts, annotators),
+            state_dir=batch_dir,
+            poll=DEFAULT_POLL if batch_poll is None else batch_poll,
+            progress=progress,
+        )
     run = annotate_llm(contexts, annotators, client, max_workers=max_workers, progress=progress)
-    return Annotation(rules, diagnosis, list(others), contexts, run, None)
+    return Annotation(rules, diagnosis, list(others), contexts, run, None, batched)

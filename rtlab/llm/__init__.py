@@ -1,7 +1,8 @@
 """Language models over any OpenAI-compatible endpoint: the client (cache keyed on the normalised request,
 retries, bounded concurrency, usage and cost, structured answers), the local simulated server that
 stands in for a model in tests and offline notebooks (clearly labelled as simulated), and the one choice
-between them (:func:`open_llm`)."""
+between them (:func:`open_llm`); requests at scale through the OpenAI Batch API into the same cache
+(:func:`run_batch`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,12 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.llm._batch import DEFAULT_POLL as DEFAULT_POLL
+    from rtlab.llm._batch import BatchFailure as BatchFailure
+    from rtlab.llm._batch import BatchOutcome as BatchOutcome
+    from rtlab.llm._batch import BatchRun as BatchRun
+    from rtlab.llm._batch import default_state_dir as default_state_dir
+    from rtlab.llm._batch import run_batch as run_batch
     from rtlab.llm._choose import SIMULATED_NOTICE as SIMULATED_NOTICE
     from rtlab.llm._choose import CacheChoice as CacheChoice
     from rtlab.llm._choose import ChosenLLM as ChosenLLM
@@ -62,10 +69,13 @@ if TYPE_CHECKING:
     from rtlab.llm._simulated_agent import malformed_call as malformed_call
     from rtlab.llm._simulated_agent import unknown_tool_call as unknown_tool_call
     from rtlab.llm._simulated_judge import simulate_judgement as simulate_judgement
+    from rtlab.llm._simulated_batch import BatchPlan as BatchPlan
+    from rtlab.llm._simulated_batch import SimulatedBatches as SimulatedBatches
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        "._batch": ("DEFAULT_POLL", "BatchFailure", "BatchOutcome", "BatchRun", "default_state_dir", "run_batch"),
         "._choose": (
             "SIMULATED_NOTICE",
             "CacheChoice",
@@ -122,5 +132,6 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._simulated_judge": ("simulate_judgement",),
         "._simulated_agent": ("length_stop", "malformed_call", "unknown_tool_call"),
+        "._simulated_batch": ("BatchPlan", "SimulatedBatches"),
     },
 )

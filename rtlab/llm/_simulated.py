@@ -37,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from rtlab.llm._simulated_judge import is_judge_prompt, simulate_judgement
+from rtlab.llm._simulated_batch import SimulatedBatches
 from rtlab.text import FILE_MENTION, file_mentions
 
 SIMULATED_MODEL = "rtlab-simulated"
@@ -251,6 +252,8 @@ class SimulatedServer:
         self._max_in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.batches = SimulatedBatches(lambda body: _completion(body, body["messages"], Scripted()))
+        """The Files and Batch API (``/v1/files``, ``/v1/batches``): each line answered like a chat completion."""
 
     # -- lifecycle -------------------------------------------------------------------------------------
 
@@ -388,7 +391,20 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (its timeout): nothing to answer
 
+    def _batch_api(self, method: str, raw: bytes) -> bool:
+        """Answer a Files / Batch API request (``rtlab.llm._simulated_batch``); ``False`` for other paths."""
+        if not self.path.startswith(("/v1/files", "/v1/batches")):
+            return False
+        status, payload = self.server_obj.batches.handle(method, self.path, self.headers, raw)
+        if isinstance(payload, bytes):
+            self._send_raw(Scripted(body=payload), payload)
+        else:
+            self._send(status, payload)
+        return True
+
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self._batch_api("GET", b""):
+            return
         if self.path.rstrip("/") == "/v1/models":
             model = {"id": SIMULATED_MODEL, "object": "model", "created": 0, "owned_by": "rtlab (simulated)"}
             self._send(200, {"object": "list", "data": [model]})
@@ -399,6 +415,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
         arrived = time.monotonic()  # the whole request is in: the latency counts from here
+        if self._batch_api("POST", raw):
+            return
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
             return
