@@ -615,14 +615,10 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     return status or (EXIT_PARTIAL if failed else 0)
 
 
-CLUSTER_MODULE = "rtlab._cluster"
 """The module that maps work over a Dask cluster (``map_on_cluster``), when it is installed."""
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    import importlib
-    import importlib.util
-
     from rtlab.store import BuildOptions, build_store
 
     if args.clip is not None:
@@ -631,16 +627,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         get_policy(args.clip)  # an unknown name fails before any work
     mapper = None
     if args.cluster:
-        if importlib.util.find_spec(CLUSTER_MODULE) is None:
-            print(
-                f"rtlab build: --cluster needs {CLUSTER_MODULE} (the Dask executor), not installed here",
-                file=sys.stderr,
-            )
-            return 2
-        cluster = importlib.import_module(CLUSTER_MODULE)
+        from rtlab.store import cluster_mapper
 
-        def mapper(fn, items):
-            return cluster.map_on_cluster(fn, items, address=args.cluster, progress=not args.quiet)
+        mapper = cluster_mapper(args.cluster, progress=not args.quiet)
 
     options = BuildOptions(format=args.format, clip=args.clip, join=not args.no_join, shards=args.shards)
     summary = build_store(

@@ -124,3 +124,24 @@ def test_as_local_path_fetches_a_remote_folder_and_passes_local_ones_through(tmp
 
 def test_mapped_is_ok_without_error():
     assert Mapped(0, 1).ok and not Mapped(0, None, "ValueError: x").ok
+
+
+def test_rtlab_build_on_the_cluster_equals_the_local_build(cluster, tmp_path, capsys):
+    # the store's per-run work on the cluster (rtlab build --cluster): every table equal to the local build's,
+    # and a rebuild there processes nothing
+    from rtlab.cli import main
+    from rtlab.store import open_store
+
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    assert main(["build", *paths(), "-o", str(local), "--quiet"]) == 0
+    assert main(["build", *paths(), "-o", str(remote), "--cluster", cluster, "--quiet"]) == 0
+    a, b = open_store(local), open_store(remote)
+    for table in ("trajectories", "steps", "read_log", "candidates", "values", "labels"):
+        x = a.table(table).sort_values(list(a.table(table).columns[:3])).reset_index(drop=True)
+        y = b.table(table).sort_values(list(b.table(table).columns[:3])).reset_index(drop=True)
+        assert x.drop(columns=[c for c in x.columns if c in ("built_at",)]).equals(
+            y.drop(columns=[c for c in y.columns if c in ("built_at",)])
+        ), table
+    capsys.readouterr()
+    assert main(["build", *paths(), "-o", str(remote), "--cluster", cluster]) == 0
+    assert f"0 added, 0 changed, 0 removed, {len(UNITS)} unchanged, 0 skipped" in capsys.readouterr().err

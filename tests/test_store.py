@@ -278,19 +278,6 @@ def test_the_cli_builds_and_its_analyses_take_a_store(
     assert "either stores or runs" in capsys.readouterr().err
 
 
-def test_cluster_without_the_executor_is_a_clear_error(
-    world: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import importlib.util
-
-    from rtlab.cli import main
-
-    if importlib.util.find_spec("rtlab._cluster") is not None:
-        pytest.skip("rtlab._cluster is installed: tested with the cluster")
-    assert main(["build", str(world), "-o", str(tmp_path / "s"), "--cluster", "tcp://127.0.0.1:1"]) == 2
-    assert "needs rtlab._cluster" in capsys.readouterr().err
-
-
 def test_open_dataset_reads_the_store_beside_the_data(world: Path, tmp_path: Path) -> None:
     from rtlab.figures import open_dataset
     from rtlab.ingest import ingest

@@ -68,14 +68,21 @@ if TYPE_CHECKING:
     from rtlab.llm._simulated_agent import length_stop as length_stop
     from rtlab.llm._simulated_agent import malformed_call as malformed_call
     from rtlab.llm._simulated_agent import unknown_tool_call as unknown_tool_call
-    from rtlab.llm._simulated_judge import simulate_judgement as simulate_judgement
     from rtlab.llm._simulated_batch import BatchPlan as BatchPlan
     from rtlab.llm._simulated_batch import SimulatedBatches as SimulatedBatches
+    from rtlab.llm._simulated_judge import simulate_judgement as simulate_judgement
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._batch": ("DEFAULT_POLL", "BatchFailure", "BatchOutcome", "BatchRun", "default_state_dir", "run_batch"),
+        "._batch": (
+            "DEFAULT_POLL",
+            "BatchFailure",
+            "BatchOutcome",
+            "BatchRun",
+            "default_state_dir",
+            "run_batch",
+        ),
         "._choose": (
             "SIMULATED_NOTICE",
             "CacheChoice",

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from rtlab.llm._simulated_judge import is_judge_prompt, simulate_judgement
 from rtlab.llm._simulated_batch import SimulatedBatches
+from rtlab.llm._simulated_judge import is_judge_prompt, simulate_judgement
 from rtlab.text import FILE_MENTION, file_mentions
 
 SIMULATED_MODEL = "rtlab-simulated"

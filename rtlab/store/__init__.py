@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rtlab.store._build import UnitTask as UnitTask
     from rtlab.store._build import build_store as build_store
     from rtlab.store._build import build_unit as build_unit
+    from rtlab.store._build import cluster_mapper as cluster_mapper
     from rtlab.store._build import is_store as is_store
     from rtlab.store._build import local_mapper as local_mapper
     from rtlab.store._build import read_manifest as read_manifest
@@ -44,6 +45,7 @@ __getattr__, __dir__, __all__ = attach(
             "UnitTask",
             "build_store",
             "build_unit",
+            "cluster_mapper",
             "is_store",
             "local_mapper",
             "read_manifest",

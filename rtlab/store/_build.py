@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import itertools
 import json
 import os
 import time
@@ -390,28 +391,57 @@ class BuildSummary:
         return "\n".join(lines)
 
 
+IN_FLIGHT = 4
+"""Runs submitted ahead per worker process: results are taken as they finish, so at most this many per worker
+(and the writer's buffer) are held at once, whatever the number of runs."""
+
+
 def local_mapper(jobs: int) -> Mapper:
     """A mapper over ``jobs`` worker processes (``rtlab._workers.process_pool``: they die with this process);
-    in this process for one job."""
+    in this process for one job. At most :data:`IN_FLIGHT` runs per worker are submitted ahead and each result
+    is let go once yielded, so memory stays flat over any number of runs."""
 
     def mapper(fn: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Any]:
         if jobs <= 1 or len(items) < 2:
             yield from map(fn, items)
             return
-        from concurrent.futures import as_completed
+        from concurrent.futures import FIRST_COMPLETED, Future, wait
 
         from rtlab._workers import process_pool
 
+        pending = iter(items)
         with process_pool(jobs) as pool:
-            futures = [pool.submit(fn, item) for item in items]
+            running: set[Future[Any]] = set()
             try:
-                for fut in as_completed(futures):
-                    yield fut.result()
+                for item in itertools.islice(pending, jobs * IN_FLIGHT):
+                    running.add(pool.submit(fn, item))
+                while running:
+                    done, running = wait(running, return_when=FIRST_COMPLETED)
+                    for fut in done:
+                        nxt = next(pending, _END)
+                        if nxt is not _END:
+                            running.add(pool.submit(fn, nxt))
+                        yield fut.result()
+                    del done
             finally:
-                for fut in futures:
+                for fut in running:
                     fut.cancel()
 
     return mapper
+
+
+_END = object()
+
+
+def cluster_mapper(address: str, *, progress: bool = False) -> Mapper:
+    """A mapper over the Dask scheduler at ``address`` (:func:`rtlab._cluster.cluster_mapper`): a run that fails
+    there (its worker lost, an error) comes back as a run skipped with the reason, like one failing locally."""
+    from rtlab._cluster import cluster_mapper as on_cluster
+
+    def failed(task: UnitTask, mapped: Any) -> UnitRows:
+        return UnitRows(task.unit, task.run_hash, error=str(mapped.error))
+
+    return on_cluster(address, on_failure=failed, progress=progress, desc="build")
 
 
 class _Writer:
