@@ -43,6 +43,9 @@ CHECKPOINT_RUNS = 2000
 """Runs processed between two commits of the manifest (each commit a readable store a rerun resumes from)."""
 CHECKPOINT_SECONDS = 120.0
 """Seconds between two commits at most."""
+FLUSH_BYTES = 128 * 1024**2
+"""Built rows held in memory at most (Arrow bytes): past it the fullest shard's runs are written as a part ahead
+of the commit, so the build's memory does not grow with the commit interval."""
 
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], Iterator[Any]]
 """Maps a picklable one-argument function over items, yielding results in any order (as they finish)."""
@@ -448,16 +451,40 @@ class _Writer:
     """Buffers built runs by shard and commits them: new parts written, parts holding replaced rows rewritten
     without them, then the manifest; files no manifest lists any more removed last."""
 
-    def __init__(self, store: Path, manifest: dict[str, Any], build_id: str) -> None:
+    def __init__(
+        self, store: Path, manifest: dict[str, Any], build_id: str, *, buffer_bytes: int = FLUSH_BYTES
+    ) -> None:
         self.store = store
+        self.buffer_bytes = buffer_bytes
         self.manifest = manifest
         self.build_id = build_id
         self.seq = 0
         self.buffer: dict[int, list[tuple[str, UnitRows, dict[str, Any]]]] = {}
+        self.buffered: dict[int, int] = {}  # bytes of Arrow data buffered per shard
+        self.pending: list[tuple[str, list[tuple[str, dict[str, Any]]], list[str]]] = []
+        """Parts written since the last commit, not yet in any manifest: (part, its runs, its tables)."""
+        self.incoming: set[str] = set()  # units built since the last commit (their old rows go at the commit)
         self.drop: set[str] = set()  # units whose committed rows must go at the next commit
 
     def add(self, unit: str, rows: UnitRows, entry: dict[str, Any]) -> None:
-        self.buffer.setdefault(entry["shard"], []).append((unit, rows, entry))
+        """Buffer a built run; past ``buffer_bytes`` (:data:`FLUSH_BYTES`) of buffered rows the fullest shards are written out
+        as parts (listed by no manifest until the next commit, so a stopped build leaves them as garbage)."""
+        shard = entry["shard"]
+        self.buffer.setdefault(shard, []).append((unit, rows, entry))
+        self.incoming.add(unit)
+        self.buffered[shard] = self.buffered.get(shard, 0) + sum(t.nbytes for t in rows.tables.values())
+        while sum(self.buffered.values()) > self.buffer_bytes:
+            self._flush(max(self.buffered, key=lambda k: self.buffered[k]))
+
+    def _flush(self, shard: int) -> None:
+        items = self.buffer.pop(shard, [])
+        self.buffered.pop(shard, None)
+        good = [(u, r, e) for u, r, e in items if r.error is None]
+        if not good:
+            return
+        part = self._part_name(shard)
+        tables = {t: [r.tables[t] for _, r, _ in good] for t in TABLES}
+        self.pending.append((part, [(u, e) for u, _, e in good], self._write_part(part, tables)))
 
     def _part_name(self, shard: int) -> str:
         self.seq += 1
@@ -487,9 +514,10 @@ class _Writer:
         import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
+        for shard_no in sorted(self.buffer):
+            self._flush(shard_no)
         runs, parts = self.manifest["runs"], self.manifest["parts"]
-        incoming = {unit for items in self.buffer.values() for unit, _, _ in items}
-        dropping = self.drop | incoming
+        dropping = self.drop | self.incoming
         old_parts: set[str] = set()
         for unit in dropping:
             old = runs.get(unit)
@@ -516,19 +544,15 @@ class _Writer:
                 runs[u]["part"] = new
         for unit in self.drop:
             runs.pop(unit, None)
-        for shard_no, items in sorted(self.buffer.items()):
-            good = [(u, r, e) for u, r, e in items if r.error is None]
-            if not good:
-                continue
-            part = self._part_name(shard_no)
-            tables = {t: [r.tables[t] for _, r, _ in good] for t in TABLES}
-            parts[part] = {"runs": [u for u, _, _ in good], "tables": self._write_part(part, tables)}
-            for u, _, e in good:
+        for part, members, written in self.pending:
+            parts[part] = {"runs": [u for u, _ in members], "tables": written}
+            for u, e in members:
                 runs[u] = {**e, "part": part}
         _write_manifest(self.store, self.manifest)  # the commit point
         for rel in obsolete:
             (self.store / rel).unlink(missing_ok=True)
-        self.buffer.clear()
+        self.pending.clear()
+        self.incoming.clear()
         self.drop.clear()
 
 
@@ -561,6 +585,7 @@ def build_store(
     strict: bool = False,
     checkpoint_runs: int = CHECKPOINT_RUNS,
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+    buffer_bytes: int = FLUSH_BYTES,
 ) -> BuildSummary:
     """Build or update the store in ``out`` from every unit under ``paths``.
 
@@ -571,13 +596,23 @@ def build_store(
     readable, and a rerun resumes from it. ``mapper`` runs :func:`build_unit` (default
     :func:`local_mapper` with ``jobs``). With ``strict`` the first unit that fails stops the build
     (:class:`~rtlab.errors.UnitError`; what was committed stays). One build writes a store at a time
-    (:data:`LOCK`)."""
+    (:data:`LOCK`). At most ``buffer_bytes`` of built rows are held between commits (the rest is written as
+    parts the next commit lists)."""
     options = options or BuildOptions()
     store = Path(out)
     store.mkdir(parents=True, exist_ok=True)
     with _build_lock(store):
         return _build(
-            paths, store, options, jobs, mapper, progress, strict, checkpoint_runs, checkpoint_seconds
+            paths,
+            store,
+            options,
+            jobs,
+            mapper,
+            progress,
+            strict,
+            checkpoint_runs,
+            checkpoint_seconds,
+            buffer_bytes,
         )
 
 
@@ -624,6 +659,7 @@ def _build(
     strict: bool,
     checkpoint_runs: int,
     checkpoint_seconds: float,
+    buffer_bytes: int,
 ) -> BuildSummary:
     from rtlab.errors import UnitError
     from rtlab.ingest import iter_units
@@ -689,7 +725,10 @@ def _build(
     manifest["files_seen"] = hasher.seen
     manifest["order"] = [u for u, _ in units]
     writer = _Writer(
-        store, manifest, time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6]
+        store,
+        manifest,
+        time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + "-" + uuid.uuid4().hex[:6],
+        buffer_bytes=buffer_bytes,
     )
     for unit in list(runs):
         if unit not in found:
