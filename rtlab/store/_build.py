@@ -255,24 +255,28 @@ def file_sha256(path: Path) -> str:
 
 
 class _Hasher:
-    """File hashes, reusing the manifest's where a file's size and modification time are those recorded."""
+    """File hashes, reusing the manifest's where a file's size and modification time are those recorded. An
+    entry is ``[sha256, size, mtime_ns]`` (a list, not an object: the manifest holds one per input file)."""
 
-    def __init__(self, known: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, known: dict[str, Any]) -> None:
         self.known = known
-        self.seen: dict[str, dict[str, Any]] = {}
+        self.seen: dict[str, list[Any]] = {}
 
-    def file(self, path: Path) -> dict[str, Any]:
+    def sha(self, path: Path) -> str:
+        """The sha256 of ``path``'s bytes, hashed again only when its size or modification time changed."""
         key = str(path)
-        if key in self.seen:
-            return self.seen[key]
-        st = path.stat()
-        old = self.known.get(key)
-        if old is not None and old["size"] == st.st_size and old["mtime_ns"] == st.st_mtime_ns:
-            entry = old
-        else:
-            entry = {"sha256": file_sha256(path), "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-        self.seen[key] = entry
-        return entry
+        entry = self.seen.get(key)
+        if entry is None:
+            st = path.stat()
+            old = self.known.get(key)
+            if isinstance(old, dict):  # a store written before entries were lists
+                old = [old.get("sha256"), old.get("size"), old.get("mtime_ns")]
+            if old is not None and old[1] == st.st_size and old[2] == st.st_mtime_ns:
+                entry = list(old)
+            else:
+                entry = [file_sha256(path), st.st_size, st.st_mtime_ns]
+            self.seen[key] = entry
+        return str(entry[0])
 
 
 def run_hash(unit: str, inputs: dict[str, str]) -> str:
@@ -698,10 +702,10 @@ def _build(
         known = runs.get(unit) or skipped_before.get(unit) or {}
         inputs = {}
         for p in unit_files(Path(unit)):
-            inputs[str(p)] = hasher.file(p)["sha256"]
+            inputs[str(p)] = hasher.sha(p)
         for extra in known.get("extra_inputs", []):
             p = Path(extra)
-            inputs[extra] = hasher.file(p)["sha256"] if p.is_file() else "missing"
+            inputs[extra] = hasher.sha(p) if p.is_file() else "missing"
         h = run_hash(unit, inputs)
         entry = {
             "hash": h,
@@ -767,8 +771,8 @@ def _build(
             manifest["skipped"].pop(unit, None)
             entry["extra_inputs"] = rows.extra_inputs
             if rows.extra_inputs:  # joined files count in the run's hash from now on
-                inputs = {str(p): hasher.file(p)["sha256"] for p in unit_files(Path(unit))}
-                inputs.update({x: hasher.file(Path(x))["sha256"] for x in rows.extra_inputs})
+                inputs = {str(p): hasher.sha(p) for p in unit_files(Path(unit))}
+                inputs.update({x: hasher.sha(Path(x)) for x in rows.extra_inputs})
                 entry["hash"] = run_hash(unit, inputs)
                 rows.tables = {t: _retag(d, entry["hash"]) for t, d in rows.tables.items()}
                 rows.run_hash = entry["hash"]
