@@ -314,8 +314,8 @@ def plot_confusion(confusion: pd.DataFrame, *, title: str) -> Figure:
         counts = confusion.to_numpy(dtype=float)
         totals = counts.sum(axis=1, keepdims=True)
         share = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-        fig, ax = plt.subplots(figsize=(2.6 + 1.25 * len(cols), 1.6 + 0.7 * len(rows)))
-        ax.imshow(share, vmin=0, vmax=1, cmap="Blues")
+        fig, ax = plt.subplots(figsize=(3.2 + 1.25 * len(cols), 1.8 + 0.6 * len(rows)))
+        ax.imshow(share, vmin=0, vmax=1, cmap="Blues", aspect="auto")
         ax.grid(False)
         ax.set_xticks(range(len(cols)), [CATEGORY_LABELS.get(c, c) for c in cols], rotation=25, ha="right")
         ax.set_yticks(
