@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtlab.agent._sandbox import MAX_OUTPUT_BYTES, Sandbox, SandboxError
+from rtlab.environment import function_tool
 from rtlab.ingest import ClipPolicy
 from rtlab.records import Action, Frame
 
@@ -25,21 +26,8 @@ MAX_WRITE_BYTES = 5_000_000
 """Largest file the ``write`` tool writes."""
 
 
-def function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    """An OpenAI function-tool definition (parameters a closed JSON-schema object)."""
-    return {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {
-                "type": "object",
-                "properties": properties,
-                "required": required,
-                "additionalProperties": False,
-            },
-        },
-    }
+function = function_tool
+"""An OpenAI function-tool definition (:func:`rtlab.environment.function_tool`)."""
 
 
 WORKSPACE_TOOLS: list[dict[str, Any]] = [

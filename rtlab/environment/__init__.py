@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rtlab.environment._environment import CaptureFn as CaptureFn
     from rtlab.environment._environment import Environment as Environment
     from rtlab.environment._environment import evaluator_view as evaluator_view
+    from rtlab.environment._environment import function_tool as function_tool
     from rtlab.environment._environment import is_tab_call as is_tab_call
     from rtlab.environment._environment import strip_status as strip_status
     from rtlab.environment._environment import with_status as with_status
@@ -125,6 +126,7 @@ __getattr__, __dir__, __all__ = attach(
             "strip_status",
             "Environment",
             "evaluator_view",
+            "function_tool",
         ),
         "._replay": (
             "RequirementSource",

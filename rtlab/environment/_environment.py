@@ -42,7 +42,11 @@ class CaptureFn(Protocol):
     ) -> Capture: ...
 
 
-def _function(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+def function_tool(
+    name: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    """An OpenAI function-tool definition, its parameters a closed JSON-schema object (the tab's tools, and the
+    live harness's workspace tools and methods' tools)."""
     return {
         "type": "function",
         "function": {
@@ -59,7 +63,7 @@ def _function(name: str, description: str, properties: dict[str, Any], required:
 
 
 TOOLS: list[dict[str, Any]] = [
-    _function(
+    function_tool(
         "tab_add",
         "Add a requirement to the task's tab: one thing the deliverable must contain or satisfy (a value, a "
         "section, a check). It stays open until you resolve it.",
@@ -71,7 +75,7 @@ TOOLS: list[dict[str, Any]] = [
         },
         ["text"],
     ),
-    _function(
+    function_tool(
         "tab_resolve",
         "Resolve an open requirement: status 'done' with cite = the read-log entry (Lk) whose content supports "
         "it (refused when that entry's path and excerpt share no word with the requirement), or status "
@@ -84,14 +88,14 @@ TOOLS: list[dict[str, Any]] = [
         },
         ["id", "status"],
     ),
-    _function(
+    function_tool(
         "tab_list",
         "Review the tab: each open requirement beside the read-log entries that best match it and the most "
         "relevant files that were listed but never opened.",
         {},
         [],
     ),
-    _function(
+    function_tool(
         "tab_show",
         "Show a read-log entry: the excerpt exactly as you were shown it, with its file path and command.",
         {"id": {"type": "string", "description": "The read-log entry id, e.g. L3."}},
