@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis import breakdown
-from rtlab.annotation._annotators import NON_LABELS
-from rtlab.annotation._gold import GoldAgreement, _same_run, _split_item, annotator_names, majority_labels
+from rtlab.annotation._gold import GoldAgreement, _same_run, _split_item, one_annotator
 from rtlab.records import item_key
 
 if TYPE_CHECKING:
@@ -71,18 +70,7 @@ def annotator_diagnosis(
         raise ValueError(f"missing must be 'drop' or 'keep', got {missing!r}")
     if "annotator" not in labels.columns:  # a gold file: one annotator
         labels = labels.assign(annotator="gold")
-    names = sorted(labels["annotator"].astype(str).unique())
-    if annotator is None:
-        if len(names) != 1:
-            raise ValueError(f"the labels hold several annotators, name one: {', '.join(names) or 'none'}")
-        annotator = names[0]
-    chosen = annotator_names(labels, annotator)
-    mine = (
-        labels[labels["annotator"] == chosen[0]]
-        if len(chosen) == 1
-        else majority_labels(labels, chosen, name=annotator)
-    )
-    mine = mine[~mine["label"].isin(NON_LABELS)]
+    annotator, mine = one_annotator(labels, annotator)
     keys = [
         item_key(t, int(i)) for t, i in zip(diagnosis["trajectory"], diagnosis["rubric_index"], strict=True)
     ]

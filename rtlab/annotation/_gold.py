@@ -192,6 +192,24 @@ def majority_labels(labels: pd.DataFrame, annotators: Sequence[str], *, name: st
     return pd.DataFrame(rows, columns=[*labels.columns, "votes"])
 
 
+def one_annotator(labels: pd.DataFrame, annotator: str | None) -> tuple[str, pd.DataFrame]:
+    """``annotator``'s labels of ``labels`` (long form), one per item: its own rows, or the majority of the
+    annotators its name stands for (:func:`annotator_names`, :func:`majority_labels`); default the only
+    annotator. Non-labels (unparsable, refused, failed) are left out. Returns the name and the rows."""
+    names = sorted(labels["annotator"].astype(str).unique())
+    if annotator is None:
+        if len(names) != 1:
+            raise ValueError(f"the labels hold several annotators, name one: {', '.join(names) or 'none'}")
+        annotator = names[0]
+    chosen = annotator_names(labels, annotator)
+    mine = (
+        labels[labels["annotator"] == chosen[0]]
+        if len(chosen) == 1
+        else majority_labels(labels, chosen, name=annotator)
+    )
+    return annotator, mine[~mine["label"].isin(NON_LABELS)]
+
+
 def _split_item(item: str) -> tuple[str, int]:
     trajectory, _, index = item.rpartition("#")
     try:
@@ -362,18 +380,8 @@ def agree_with_gold(
         raise ValueError(f"level must be 'category' or 'subreason', got {level!r}")
     if n_boot < 0 or not 0 < ci < 1:
         raise ValueError(f"need n_boot >= 0 and 0 < ci < 1, got {n_boot}, {ci}")
-    names = sorted(labels["annotator"].astype(str).unique())
-    if annotator is None:
-        if len(names) != 1:
-            raise ValueError(f"the labels hold several annotators, name one: {', '.join(names) or 'none'}")
-        annotator = names[0]
-    chosen = annotator_names(labels, annotator)
-    mine = (
-        labels[labels["annotator"] == chosen[0]]
-        if len(chosen) == 1
-        else majority_labels(labels, chosen, name=annotator)
-    )
-    mine = mine[~mine["label"].isin(NON_LABELS)].copy()
+    annotator, mine = one_annotator(labels, annotator)
+    mine = mine.copy()
     if "subreason" not in mine.columns:
         mine["subreason"] = None
     split = mine["label"].astype(str).str.startswith("other/")  # a file's ``other/<sub-reason>``
