@@ -284,15 +284,16 @@ def _saved_states(folder: Path, base_url: str | None) -> list[_State]:
 
 
 def _public_url(url: str | None) -> str | None:
-    """The endpoint's URL as a state file keeps it: without a ``user:password@`` part or a query."""
+    """The endpoint's URL as a state file keeps it: without a ``user:password@`` part
+    (:func:`rtlab.llm._choose.without_credentials`) nor a query, no trailing slash."""
     if url is None:
         return None
     from urllib.parse import urlsplit, urlunsplit
 
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port is not None else host
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+    from rtlab.llm._choose import without_credentials
+
+    parts = urlsplit(without_credentials(url))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", ""))
 
 
 def _digest(keys: Sequence[str], base_url: str | None) -> str:
