@@ -28,6 +28,11 @@ SMALL_WORLD = json.loads(
     (Path(__file__).parent / "fixtures" / "agent_world.json").read_text(encoding="utf-8")
 )
 """The one-task world of the README's example (``rtlab synth --config tests/fixtures/agent_world.json``)."""
+UNCONFINED = "none"
+"""The sandbox of the live loop's tests: the scripted agent's commands run unconfined (``--sandbox none``), inside
+the run's own temporary copy of the workspace, so these tests need no bubblewrap. Confinement is tested where it is
+the subject: tests/test_agent_sandbox.py and ``test_a_run_under_bubblewrap_gives_the_same_tab`` (both need bubblewrap
+and skip without it)."""
 TASK_ID = "sim-operations-01"
 ARMS = [
     ("dci", None),
@@ -61,6 +66,7 @@ def server():
 
 
 def _run(world: Path, server: SimulatedServer, out: Path, method: str, ablation: str | None = None, **kw):
+    kw.setdefault("sandbox", UNCONFINED)
     config = RunConfig(
         method=method, ablation=ablation, model="rtlab-simulated", base_url=server.base_url, **kw
     )
@@ -127,6 +133,32 @@ def test_every_method_writes_a_run_rtlab_reads_and_replay_reproduces_the_tab(
     assert not any("[tab]" in (s.shown or "") for s in view.steps)
 
 
+def test_a_run_under_bubblewrap_gives_the_same_tab(
+    world: Path, server: SimulatedServer, tmp_path: Path
+) -> None:
+    """The same scripted RunningTab run confined by bubblewrap (commands see the copy at ``/workspace``) and
+    unconfined: the same tool calls, the same tab replies, the same deliverable; the status lines the live
+    environment appended under bubblewrap are the replayed tab's."""
+    from rtlab.agent import bwrap_works
+
+    if (why := bwrap_works()) is not None:
+        pytest.skip(f"no bubblewrap confinement here: {why}")
+    assert _run(world, server, tmp_path / "boxed", "runningtab", sandbox="bwrap").end_reason == "finished"
+    assert _run(world, server, tmp_path / "open", "runningtab").end_reason == "finished"
+    boxed, unboxed = _read(tmp_path / "boxed"), _read(tmp_path / "open")
+    assert boxed.cwd == "/workspace" and unboxed.cwd != "/workspace"
+    assert [s.tool for s in boxed.steps] == [s.tool for s in unboxed.steps]
+    assert [s.output for s in boxed.steps if s.tool.startswith("tab_")] == [
+        s.output for s in unboxed.steps if s.tool.startswith("tab_")
+    ]
+    assert [f.content for f in boxed.deliverable.files] == [f.content for f in unboxed.deliverable.files]
+    r = replay(boxed, requirements="trajectory")
+    for rec, step in zip(r.records, boxed.steps, strict=True):
+        if rec.kind != "tab_call":
+            shown = step.shown or ""
+            assert shown[status_start(shown) :].lstrip("\n") == rec.status_line
+
+
 def test_no_finish_check_ablation_leaves_requirements_open_and_the_full_tab_asks_once(
     world: Path, server: SimulatedServer, tmp_path: Path
 ) -> None:
@@ -144,7 +176,9 @@ def test_malformed_calls_length_stops_and_server_errors_are_recorded_not_crashes
     server.reset()
     server.script(malformed_call(), unknown_tool_call(), length_stop(), http_error(500))
     client = LLMClient(base_url=server.base_url, cache=False, max_attempts=1)
-    config = RunConfig(method="runningtab", model="rtlab-simulated", base_url=server.base_url)
+    config = RunConfig(
+        method="runningtab", model="rtlab-simulated", base_url=server.base_url, sandbox=UNCONFINED
+    )
     summary = run_agent(load_task(f"{world}:{TASK_ID}"), config, tmp_path / "run", client=client)
     assert summary.end_reason == "finished"
     t = _read(tmp_path / "run")
@@ -169,7 +203,7 @@ def test_a_refusal_and_repeated_server_errors_end_the_run_with_a_reason(
     world: Path, server: SimulatedServer, tmp_path: Path
 ) -> None:
     client = LLMClient(base_url=server.base_url, cache=False, max_attempts=1)
-    config = RunConfig(method="dci", model="rtlab-simulated", base_url=server.base_url)
+    config = RunConfig(method="dci", model="rtlab-simulated", base_url=server.base_url, sandbox=UNCONFINED)
     server.reset()
     server.script(refuse("I can't help with that."))
     assert (
@@ -189,7 +223,11 @@ def test_the_request_carries_the_method_tools_and_no_key(
 ) -> None:
     server.reset()
     config = RunConfig(
-        method="todo", model="rtlab-simulated", base_url=server.base_url, api_key="sk-secret-0123456789"
+        method="todo",
+        model="rtlab-simulated",
+        base_url=server.base_url,
+        api_key="sk-secret-0123456789",
+        sandbox=UNCONFINED,
     )
     run_agent(load_task(f"{world}:{TASK_ID}"), config, tmp_path / "run")
     first = server.requests[0]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_agent import TASK_ID, make_world
+from test_agent import TASK_ID, UNCONFINED, make_world
 
 from rtlab.agent import COMPLETE, load_experiment, run_experiment
 from rtlab.llm import Scripted, SimulatedServer, slow
@@ -36,6 +36,7 @@ def _config(tmp: Path, world: Path, base_url: str) -> Path:
         "base_url": base_url,
         "concurrency": 1,
         "max_turns": 40,
+        "sandbox": UNCONFINED,
     }
     path = tmp / "experiment.json"
     path.write_text(json.dumps(config), encoding="utf-8")

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_agent import TASK_ID, make_world
+from test_agent import TASK_ID, UNCONFINED, make_world
 
 from rtlab.agent import RunConfig, TaskError, load_task, run_agent
 from rtlab.cli import main
@@ -36,7 +36,9 @@ def test_a_workspace_bench_task_folder_runs_and_joins_its_task(real: Path, serve
         task.kind == "workspace-bench"
         and task.deliverable == "outputs/project_dependency_deduplication_list.md"
     )
-    config = RunConfig(method="runningtab", model="rtlab-simulated", base_url=server.base_url)
+    config = RunConfig(
+        method="runningtab", model="rtlab-simulated", base_url=server.base_url, sandbox=UNCONFINED
+    )
     assert run_agent(task, config, tmp_path / "run").end_reason == "finished"
     t = _read(tmp_path / "run")
     assert t.benchmark == "workspace-bench" and t.task_id == "3" and len(t.task.rubric) == 21
@@ -60,7 +62,7 @@ def test_an_officeqa_question_runs_over_the_bulletins_and_joins_its_task(
     questions = real / "officeqa" / "questions" / "officeqa_pro.csv"
     task = load_task(f"{questions}:UID0001")
     assert task.kind == "officeqa" and task.task.id == "oqa-0" and task.workspace.name.startswith("treasury")
-    config = RunConfig(method="dci", model="rtlab-simulated", base_url=server.base_url)
+    config = RunConfig(method="dci", model="rtlab-simulated", base_url=server.base_url, sandbox=UNCONFINED)
     assert run_agent(task, config, tmp_path / "run").end_reason == "finished"
     t = _read(tmp_path / "run")
     assert t.benchmark == "officeqa" and t.task is not None and t.task.answer == "2,602"
@@ -109,6 +111,8 @@ def test_the_command_line_runs_judges_a_simulated_task_and_refuses_a_foreign_fol
         "rtlab-simulated",
         "--base-url",
         server.base_url,
+        "--sandbox",
+        UNCONFINED,
     ]
     assert main(["run", *args, "--out", str(out), "--sim-judge"]) == 0
     said = capsys.readouterr().out
