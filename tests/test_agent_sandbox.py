@@ -94,6 +94,28 @@ def test_commands_under_bubblewrap_see_nothing_of_the_host(layout, tmp_path: Pat
     assert run_bash(box, {"command": "python3 -c 'import openpyxl; print(1)'"}, CLIP).output == "1\n"
 
 
+def test_commands_under_bubblewrap_hold_no_capability_even_as_root(layout, tmp_path: Path) -> None:
+    """Run as root (as CI runs), a confined command once kept root's capabilities (``CapEff: 000001fffeffffff``):
+    ``mount -o remount,bind,rw /usr`` succeeded and a file written then appeared on the host's ``/usr``. Every
+    capability is dropped and no new privileges can be gained."""
+    if bwrap_works() is not None:
+        pytest.skip(f"no bubblewrap confinement here: {bwrap_works()}")
+    if os.geteuid() != 0:
+        pytest.skip("needs root: an unprivileged user holds no capability to drop (CI runs as root)")
+    ws, _ = layout
+    box = Sandbox(ws, tmp_path / "copy", kind="bwrap", timeout=20)
+    status = run_bash(
+        box, {"command": "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs):' /proc/self/status"}, CLIP
+    )
+    fields = dict(line.split(":\t") for line in status.output.splitlines())
+    assert fields == {"CapPrm": "0" * 16, "CapEff": "0" * 16, "CapBnd": "0" * 16, "NoNewPrivs": "1"}
+    planted = Path("/usr/rtlab-sandbox-escape-probe")
+    remount = run_bash(
+        box, {"command": f"mount -o remount,bind,rw /usr && echo escaped > {planted}; echo $?"}, CLIP
+    )
+    assert "permission denied" in remount.output.lower() and not planted.exists()
+
+
 def test_a_command_past_its_timeout_is_killed_and_said_so(layout, tmp_path: Path) -> None:
     ws, _ = layout
     box = Sandbox(ws, tmp_path / "copy", kind="none", timeout=0.5)

@@ -9,8 +9,9 @@ left out too). Then:
   ``bwrap`` (``auto`` picks it when a trial confinement works here): the copy is bound read-write at
   :data:`AGENT_ROOT` (the working directory), the system folders (``/usr``, the libraries, a few files of
   ``/etc``, this Python's installation, so ``python3`` has openpyxl) read-only, a private ``/tmp``, ``/proc`` and
-  ``/dev``, no network (every namespace unshared), a cleared environment, and the whole process tree killed
-  at the per-command timeout or when rtlab dies. Nothing else of the machine is visible: ``..`` out of the
+  ``/dev``, no network (every namespace unshared), a cleared environment, every capability dropped and no new
+  privileges (run as root, a command still cannot remount or write the system folders), and the whole process
+  tree killed at the per-command timeout or when rtlab dies. Nothing else of the machine is visible: ``..`` out of the
   copy and absolute paths name nothing of the host.
 - With ``kind="none"`` commands run unconfined in the copy (they can reach anything the user can): only when
   asked for by name (``--sandbox none``); ``auto`` never falls back to it, it raises :class:`SandboxError`.
@@ -86,7 +87,7 @@ def _env(home: str) -> dict[str, str]:
 
 def bwrap_command(root: Path, command: str) -> list[str]:
     """The ``bwrap`` argument list that runs ``command`` with ``bash -c`` confined to ``root`` (module docstring)."""
-    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv"]
+    args = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
     for d in _SYSTEM:
         args += ["--ro-bind-try", d, d]
     for f in _ETC:
@@ -103,13 +104,16 @@ def bwrap_command(root: Path, command: str) -> list[str]:
 @functools.cache
 def bwrap_works() -> str | None:
     """``None`` when bubblewrap confines a command here (a trial run that must not see the host's files nor
-    reach the network), else why not."""
+    reach the network, and holds no capability), else why not."""
     if shutil.which("bwrap") is None:
         return "bwrap is not installed (Debian package bubblewrap)"
     with tempfile.TemporaryDirectory() as tmp:
         probe = Path(tmp)
         (probe / "inside.txt").write_text("ok", encoding="utf-8")
-        test = f"cat inside.txt && test ! -e {tmp} && ! cat /proc/1/root/etc/hostname 2>/dev/null"
+        test = (
+            f"cat inside.txt && test ! -e {tmp} && ! cat /proc/1/root/etc/hostname 2>/dev/null"
+            " && grep -q '^CapEff:[[:space:]]*0*$' /proc/self/status"
+        )
         try:
             done = subprocess.run(bwrap_command(probe, test), capture_output=True, timeout=30, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
