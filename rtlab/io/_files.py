@@ -6,13 +6,14 @@ import functools
 import json
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
 
-from rtlab.errors import ReaderError
+from rtlab.errors import ReaderError, RtlabError
 
 T = TypeVar("T")
 
@@ -31,8 +32,24 @@ def atomic_open(
 
     The file gets the permissions a plain ``open`` would give (0666 less the umask), or owner-only (0600) when
     ``private``: for files holding what agents read in workspaces, which may be sensitive.
+
+    Only a regular file or a new path is ever replaced. A character device or a named pipe at ``path``
+    (``-o /dev/stdout``, ``/dev/null``, a FIFO) is written as a stream, in place (a write error such as
+    ``/dev/full``'s is raised); any other kind of file there (a folder, a block device, a socket) is refused with
+    :class:`~rtlab.errors.RtlabError` and left as it was.
     """
     path = Path(path)
+    try:
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind):
+        if stat.S_ISCHR(kind) or stat.S_ISFIFO(kind):
+            with open(path, mode, encoding=None if "b" in mode else encoding) as stream:
+                yield stream
+                stream.flush()
+            return
+        raise RtlabError(f"{path}: not a regular file ({_kind_name(kind)}); rtlab writes only regular files")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -45,6 +62,17 @@ def atomic_open(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _kind_name(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def dump_json_lines(rows: Iterable[Any], fh: IO[str]) -> int:
