@@ -304,14 +304,23 @@ class _Session:
     failed_edit: Step | None = None
     in_chat: set[str] = field(default_factory=set)
     last_command: str | None = None
+    notes: list[_Record] = field(default_factory=list)
 
     # --- the timeline ---------------------------------------------------------------------------------
 
+    def flush(self) -> None:
+        """Aider's notices since the last thing interpreted, as one event (in their place on the timeline)."""
+        if self.notes:
+            notes, self.notes = self.notes, []
+            self.event("other", "\n".join(r.text for r in notes), notes[0].line, role="tool")
+
     def event(self, kind: Any, text: str, line: int, role: str | None = None, **data: Any) -> None:
+        self.flush()
         self.events.append(Event(kind, text, role=role, seq=self.seq, line=line, data=dict(data)))
         self.seq += 1
 
     def step(self, tool: str, command: str, args: dict[str, Any], line: int) -> Step:
+        self.flush()
         s = Step(index=len(self.steps), tool=tool, command=command, args=args, seq=self.seq, line=line)
         self.seq += 1
         self.steps.append(s)
@@ -352,27 +361,16 @@ class _Session:
     # --- records --------------------------------------------------------------------------------------
 
     def walk(self, recs: list[_Record]) -> None:
-        notes: list[_Record] = []
-
-        def flush() -> None:
-            if notes:
-                self.event("other", "\n".join(r.text for r in notes), notes[0].line, role="tool")
-                notes.clear()
-
         for i, rec in enumerate(recs):
             if rec.kind == "user":
-                flush()
                 self.user(rec)
             elif rec.kind == "assistant":
-                flush()
                 self.reply(rec)
             elif rec.subject:
                 continue  # read with its question
             elif not self.tool(rec, recs[i - 1] if i else None):
-                notes.append(rec)
-            else:
-                flush()
-        flush()
+                self.notes.append(rec)
+        self.flush()
 
     def user(self, rec: _Record) -> None:
         self.settle_awaiting()
@@ -523,8 +521,15 @@ class _Session:
 
     def confirm(self, question: str, answer: str, rec: _Record, prev: _Record | None) -> None:
         yes = answer[:1] in ("y", "a")
-        subject = prev.text.strip() if prev is not None and prev.kind == "tool" else ""
-        self.event("other", rec.text, rec.line, role="tool", type="question", question=question, answer=answer)
+        subject = ""  # written just before the question: a notice not otherwise understood, or merged lines
+        if prev is not None and (prev.subject or (self.notes and self.notes[-1] is prev)):
+            subject = prev.text.strip()
+            if not prev.subject:
+                self.notes.pop()  # the subject goes with its question
+        extra = {"subject": subject} if subject else {}
+        self.event(
+            "other", rec.text, rec.line, role="tool", type="question", question=question, answer=answer, **extra
+        )
         if question == "Add file to the chat?" and subject:
             if yes:
                 self.read(subject, rec.line, via="mention", read_only=False)
