@@ -361,22 +361,24 @@ class _Session:
     # --- records --------------------------------------------------------------------------------------
 
     def walk(self, recs: list[_Record]) -> None:
-        for i, rec in enumerate(recs):
+        prev: _Record | None = None
+        for rec in recs:
+            if rec.kind == "user" and _CONFIRM.match(rec.text):
+                continue  # a group's answer echoed as input: the quoted answer follows, after the subject
             if rec.kind == "user":
                 self.user(rec)
             elif rec.kind == "assistant":
                 self.reply(rec)
             elif rec.subject:
-                continue  # read with its question
-            elif not self.tool(rec, recs[i - 1] if i else None):
+                pass  # read with its question
+            elif not self.tool(rec, prev):
                 self.notes.append(rec)
+            prev = rec
         self.flush()
 
     def user(self, rec: _Record) -> None:
         self.settle_awaiting()
         text = rec.text
-        if _CONFIRM.match(text):  # a group's answer echoed as input; the quoted answer follows
-            return
         word, _, rest = text.partition(" ")
         command = None
         if text.startswith("!"):
