@@ -144,8 +144,27 @@ def test_round_trip_and_replay(sessions) -> None:
         assert trajectory_from_dict(trajectory_to_dict(t)) == t
     t = sessions[0]
     r = replay(t)
-    assert [rec.step for rec in r.records] == [s.index for s in t.answered_steps]
+    assert [rec.step for rec in r.records] == [s.index for s in t.steps]
     assert r.tab.read_log == []  # no file text is in the log: nothing read into the tab, nothing invented
+
+
+def test_an_older_aiders_questions(tmp_path: Path) -> None:
+    # before v0.5x confirm_ask wrote "QUESTION ANSWER", and asked for each file the model named by its name
+    path = tmp_path / "old.md"
+    path.write_text(
+        "\n# aider chat started at 2023-08-01 12:00:00\n\n> Aider v0.12.0  \n> Model: gpt-4  \n\n"
+        "#### fix the bug in calc.py  \n\nThe bug is in calc.py.\n\n> Add calc.py to the chat? y  \n\n"
+        "calc.py\n```\nprint(1)\n```\n\n> Applied edit to calc.py  \n\n#### /run python calc.py  \n"
+        "> Add the output to the chat? y  \n\n#### thanks  \n\nDone.\n",
+        encoding="utf-8",
+    )
+    (t,) = aider.read(path, ReadOptions())
+    assert summary(t) == [
+        ("add", "read calc.py", True, False),
+        ("edit", 'edit {"path":"calc.py"}', True, False),
+        ("run", "python calc.py", True, False),
+    ]
+    assert (t.harness_version, t.model) == ("0.12.0", "gpt-4")
 
 
 # ---------------------------------------------------------------------------------------------------------

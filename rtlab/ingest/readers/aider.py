@@ -78,8 +78,17 @@ _CONFIRM = re.compile(
     r" \[[^\]\n]*\]: ?(?P<a>\S*)\s*$",
     re.S,
 )
+_OLD_CONFIRM = re.compile(
+    r"^(?P<q>(?:Add .+ to the chat|Create new file|Allow edits to .+|Run shell commands?|Attempt to fix .+"
+    r"|Fix lint errors in .+|Commit before the chat proceeds|Apply the changes)\?(?: \(y/n\))?(?: \[[yn]\])?:?)"
+    r" (?P<a>y|n|yes|no|a|s|d)$",
+    re.I,
+)
+"""Aider before its ``(Y)es/(N)o`` options (up to v0.4x): ``confirm_ask`` wrote ``QUESTION ANSWER``, and asked
+``Add PATH to the chat?`` for each file the model named."""
+_OLD_ADD_FILE = re.compile(r"^Add (?!file to|URL to|the output to|command output to|\S+ tokens of)(.+) to the chat\?$")
 _VERSION = re.compile(r"^Aider v(\S+)$")
-_MODEL = re.compile(r"^(?:Main model|Model): (\S+) with (\S+) edit format")
+_MODEL = re.compile(r"^(?:Main model|Model): (\S+)(?: with (\S+) edit format)?")
 _EDITOR = re.compile(r"^Editor model: (\S+) with (\S+) edit format")
 _ADDED = re.compile(r"^Added (.+?) to the chat(?P<ro> \(read-only(?: stub)?\))?\.?$")
 _ADDED_READ_ONLY = re.compile(r"^Added (.+?) to read-only files\.?$")
@@ -432,8 +441,8 @@ class _Session:
             if self.since_request or self.pending:
                 self.request()  # a reply with no text (or only reasoning) still answered the request
             return True
-        if m := _CONFIRM.match(text):
-            self.confirm(m.group("q"), m.group("a").lower(), rec, prev)
+        if m := _CONFIRM.match(text) or _OLD_CONFIRM.match(text):
+            self.confirm(m.group("q").split(" (y/n)")[0].rstrip(":"), m.group("a").lower(), rec, prev)
             return True
         if m := _RUNNING.match(text):
             if self.shell_ok:
@@ -535,6 +544,9 @@ class _Session:
         if question == "Add file to the chat?" and subject:
             if yes:
                 self.read(subject, rec.line, via="mention", read_only=False)
+        elif m := _OLD_ADD_FILE.match(question):
+            if yes:
+                self.read(m.group(1).strip(), rec.line, via="mention", read_only=False)
         elif question == "Create new file?" and subject and yes:
             self.created.add(subject)
         elif question.startswith("Run shell command"):
