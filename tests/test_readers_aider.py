@@ -67,9 +67,16 @@ def test_one_trajectory_per_session(sessions) -> None:
         "2025-03-01T10:00:00",
     )
     assert t.instruction == "Add a /health endpoint to app.py\nand keep the tests passing"
-    assert t.deliverable.final_message == "The failure is in `utils.py`: `parse()` returns `None` for an empty string."
+    assert (
+        t.deliverable.final_message
+        == "The failure is in `utils.py`: `parse()` returns `None` for an empty string."
+    )
     # Aider's rounded token counts summed; the cost is the session's running total
-    assert (t.usage.input_tokens, t.usage.output_tokens, t.usage.cost_usd) == (2100 + 3000 + 3400 + 3900, 257, 0.022)
+    assert (t.usage.input_tokens, t.usage.output_tokens, t.usage.cost_usd) == (
+        2100 + 3000 + 3400 + 3900,
+        257,
+        0.022,
+    )
     assert t.meta["edit_format"] == "diff" and t.meta["n_requests"] == 4 and t.meta["commits"] == ["3f9c2ab"]
     assert "warnings" not in t.meta
     assert sessions[1].started_at == "2025-03-02T09:00:00" and sessions[1].meta["session"] == 2
@@ -92,7 +99,12 @@ def test_steps_of_the_first_session(sessions) -> None:
     ]
     assert t.n_steps == 10
     kinds = [(s.action.kind, s.action.path or s.action.command) for s in t.steps]
-    assert kinds[:4] == [("read", "app.py"), ("read", "README.md"), ("edit", "app.py"), ("shell", "pytest -q")]
+    assert kinds[:4] == [
+        ("read", "app.py"),
+        ("read", "README.md"),
+        ("edit", "app.py"),
+        ("shell", "pytest -q"),
+    ]
     assert [s.args.get("via") for s in t.steps] == [
         "start", "start", None, "suggested", "suggested", "/run", "/run", "/add", "mention", None, "/test"
     ]  # fmt: skip
@@ -100,14 +112,16 @@ def test_steps_of_the_first_session(sessions) -> None:
     assert t.steps[4].args["lines_added"] == 7  # the block's output, counted once
     assert t.steps[2].args["commit"] == "3f9c2ab"
     # what the log holds of each result: nothing of files and command output; Aider's line for an edit
-    assert {s.output for s in t.steps if s.tool in ("add", "read-only", "run", "shell", "test") and s.answered} == {
-        ""
-    }
+    assert {
+        s.output for s in t.steps if s.tool in ("add", "read-only", "run", "shell", "test") and s.answered
+    } == {""}
     edit = t.steps[2]
     assert (edit.output, edit.shown) == ("Applied edit to app.py", "Applied edit to app.py")
     assert [(f.start, f.end, f.kind) for f in edit.frames] == [(0, len(edit.output), "frame")]
     failed = t.steps[9]
-    assert failed.output.startswith("# 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch")
+    assert failed.output.startswith(
+        "# 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch"
+    )
     assert failed.output.endswith("including all white space, comments, indentation, docstrings, etc")
     assert failed.frames == ()  # the error is what the model was shown
     assert [s.seq for s in t.steps] == sorted(s.seq for s in t.steps)
@@ -130,9 +144,15 @@ def test_events_tell_aiders_lines_from_the_models_markdown(sessions) -> None:
     assert users[0] == "Add a /health endpoint to app.py\nand keep the tests passing"
     assert "What changes" not in " ".join(users)  # the reply's "#### What changes" heading is the model's
     replies = [e.text for e in t.events if e.kind == "message" and e.role == "assistant"]
-    assert replies[0].startswith("Here is the change.\n\n#### What changes\n> The old route stays.\n\napp.py\n```")
+    assert replies[0].startswith(
+        "Here is the change.\n\n#### What changes\n> The old route stays.\n\napp.py\n```"
+    )
     assert [e.text for e in t.events if e.kind == "reasoning"] == ["I need to edit app.py and run the tests."]
-    questions = [(e.data["question"], e.data["answer"], e.data.get("subject")) for e in t.events if e.data.get("type") == "question"]  # noqa: E501
+    questions = [
+        (e.data["question"], e.data["answer"], e.data.get("subject"))
+        for e in t.events
+        if e.data.get("type") == "question"
+    ]  # noqa: E501
     assert questions[0] == ("Run shell commands?", "y", "pytest -q\npython -m flake8 app.py")
     assert ("Add file to the chat?", "y", "utils.py") in questions
     seqs = [x.seq for x in [*t.steps, *t.events]]
@@ -233,7 +253,9 @@ def wild(real: Path) -> Path:
     return wild_folder(real, "aider")
 
 
-_ADD = re.compile(r"^> Added (?!\d+ lines? of output)(.+?) to (?:the chat(?: \(read-only\))?|read-only files)\.?  $")
+_ADD = re.compile(
+    r"^> Added (?!\d+ lines? of output)(.+?) to (?:the chat(?: \(read-only\))?|read-only files)\.?  $"
+)
 _ASK_FILE = re.compile(r"^> Add file to the chat\? .*\]: [ya]  $")
 _OUTPUT_YES = re.compile(r"^> Add .*output to the chat\? .*\]: y  $")
 

@@ -89,17 +89,30 @@ def test_v2_terminal_bench_pane(fixtures: Path) -> None:
     assert [(s.command, s.answered, s.output) for s in t.steps] == [
         ("ls -la", True, "total 8\n-rw-r--r-- 1 root root 12 Jan  1 00:00 data.csv\n"),
         ("cat > notes.txt << 'EOF'\nhello\nEOF", True, ""),  # continued at bash's "> " prompt: one step
-        ("pip install -q rich; tmux wait -S done", True, "Downloading rich 100%\nWARNING: Running pip as root\n"),
-        ("python3 -c 'import time; time.sleep(60)'", True, "^CTraceback (most recent call last):\nKeyboardInterrupt\n"),
+        (
+            "pip install -q rich; tmux wait -S done",
+            True,
+            "Downloading rich 100%\nWARNING: Running pip as root\n",
+        ),
+        (
+            "python3 -c 'import time; time.sleep(60)'",
+            True,
+            "^CTraceback (most recent call last):\nKeyboardInterrupt\n",
+        ),
         ("sleep 100", False, None),  # still running when the recording ended
     ]
-    assert [s.action.command for s in t.steps][2] == "pip install -q rich"  # the harness's wait is not the command
+    assert [s.action.command for s in t.steps][
+        2
+    ] == "pip install -q rich"  # the harness's wait is not the command
     assert all(s.action.kind == "shell" and s.frames == () for s in t.steps)
     assert t.steps[3].args == {
         "prompt": "root@c0ffee:/app# ",
         "keystrokes": "python3 -c 'import time; time.sleep(60)'\r\x03",  # Ctrl-C typed while it ran
     }
-    assert (t.steps[0].started_at, t.steps[0].ended_at) == ("2025-09-14T18:25:30.001000Z", "2025-09-14T18:25:30.020000Z")
+    assert (t.steps[0].started_at, t.steps[0].ended_at) == (
+        "2025-09-14T18:25:30.001000Z",
+        "2025-09-14T18:25:30.020000Z",
+    )
     assert [(e.kind, e.data.get("type"), e.text) for e in t.events] == [
         ("system", "harness-keys", "clear (typed by Terminal-Bench's harness when the recording starts)"),
         ("other", "marker", "episode-1"),
@@ -119,7 +132,10 @@ def test_v3_output_only_recording(fixtures: Path) -> None:
         ("exit", False, None),
     ]
     # v3 times are intervals: the clock is their sum
-    assert [s.started_at for s in t.steps][:2] == ["2023-11-14T22:13:20.800000Z", "2023-11-14T22:13:21.900000Z"]
+    assert [s.started_at for s in t.steps][:2] == [
+        "2023-11-14T22:13:20.800000Z",
+        "2023-11-14T22:13:21.900000Z",
+    ]
     assert t.harness is None and t.meta["prompts_by"] == "prompt-line" and t.meta["fullscreen_programs"] == 1
     assert [(e.kind, e.text) for e in t.events] == [("system", "exit status 0")]
     assert t.meta["asciicast_version"] == 3 and t.meta["command"] == "/bin/sh"
@@ -144,7 +160,9 @@ def test_damaged_lines_are_skipped_with_warnings(fixtures: Path, tmp_path: Path)
         f"{path}:34: not a JSON event line (Unterminated string starting at); skipped",
         f"{path}:8: unknown event code 'z'; skipped",
     ]
-    assert [(s.command, s.output) for s in t.steps] == [(s.command, s.output) for s in read_one(fixtures / V2).steps]
+    assert [(s.command, s.output) for s in t.steps] == [
+        (s.command, s.output) for s in read_one(fixtures / V2).steps
+    ]
 
 
 def test_a_file_that_is_not_a_cast_is_refused(tmp_path: Path) -> None:

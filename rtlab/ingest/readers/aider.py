@@ -86,7 +86,9 @@ _OLD_CONFIRM = re.compile(
 )
 """Aider before its ``(Y)es/(N)o`` options (up to v0.4x): ``confirm_ask`` wrote ``QUESTION ANSWER``, and asked
 ``Add PATH to the chat?`` for each file the model named."""
-_OLD_ADD_FILE = re.compile(r"^Add (?!file to|URL to|the output to|command output to|\S+ tokens of)(.+) to the chat\?$")
+_OLD_ADD_FILE = re.compile(
+    r"^Add (?!file to|URL to|the output to|command output to|\S+ tokens of)(.+) to the chat\?$"
+)
 _VERSION = re.compile(r"^Aider v(\S+)$")
 _MODEL = re.compile(r"^(?:Main model|Model): (\S+)(?: with (\S+) edit format)?")
 _EDITOR = re.compile(r"^Editor model: (\S+) with (\S+) edit format")
@@ -145,10 +147,14 @@ def sniff(path: Path) -> bool:
     if m is None:
         return False
     before = [ln.rstrip("\r") for ln in head[: m.start()].split("\n") if ln.strip()]
-    return bool(before) and all(
-        ((_is_quote(ln) or _is_user(ln)) and ln.endswith(_MARK)) or not (_is_quote(ln) or _is_user(ln))
-        for ln in before
-    ) and sum(1 for ln in before if (_is_quote(ln) or _is_user(ln)) and ln.endswith(_MARK)) >= 2
+    return (
+        bool(before)
+        and all(
+            ((_is_quote(ln) or _is_user(ln)) and ln.endswith(_MARK)) or not (_is_quote(ln) or _is_user(ln))
+            for ln in before
+        )
+        and sum(1 for ln in before if (_is_quote(ln) or _is_user(ln)) and ln.endswith(_MARK)) >= 2
+    )
 
 
 def type_step(step: Step) -> None:
@@ -212,7 +218,12 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
                 while j + 1 < n and not lines[j].endswith(_MARK) and not _HEADER.match(lines[j + 1]):
                     j += 1
                 if not lines[j].endswith(_MARK):
-                    _warn(warnings, path, base + i, "a note of Aider's runs to the end of its session (cut off?)")
+                    _warn(
+                        warnings,
+                        path,
+                        base + i,
+                        "a note of Aider's runs to the end of its session (cut off?)",
+                    )
             text = "\n".join(lines[i : j + 1])
             text = text[2:] if text.startswith("> ") else text[1:]
             if text.endswith(_MARK):
@@ -340,7 +351,9 @@ class _Session:
         if path in self.in_chat:  # announced again (a switch of chat mode): already in the chat
             return
         self.in_chat.add(path)
-        s = self.step("read-only" if read_only else "add", read_command(path), {"path": path, "via": via}, line)
+        s = self.step(
+            "read-only" if read_only else "add", read_command(path), {"path": path, "via": via}, line
+        )
         self.pending.append(_Pending(s, "", "read"))
 
     def request(self) -> None:
@@ -539,7 +552,14 @@ class _Session:
                 self.notes.pop()  # the subject goes with its question
         extra = {"subject": subject} if subject else {}
         self.event(
-            "other", rec.text, rec.line, role="tool", type="question", question=question, answer=answer, **extra
+            "other",
+            rec.text,
+            rec.line,
+            role="tool",
+            type="question",
+            question=question,
+            answer=answer,
+            **extra,
         )
         if question == "Add file to the chat?" and subject:
             if yes:
@@ -575,7 +595,12 @@ def _sessions(path: Path, text: str, warnings: list[str]) -> list[tuple[str | No
         if m:
             if found or start is not None or any(ln.strip() for ln in current):
                 if start is None:
-                    _warn(warnings, path, 1, "text before the first session header; read as a session of its own")
+                    _warn(
+                        warnings,
+                        path,
+                        1,
+                        "text before the first session header; read as a session of its own",
+                    )
                 found.append((start, first, current))
             start, first, current = m.group(1), i + 1, []
         else:
