@@ -27,8 +27,11 @@ from rtlab.ingest import iter_units, read_unit  # noqa: E402
 
 def raw_files(unit: Path) -> list[Path]:
     """The unit's files that hold JSON: by content, as the readers detect them (a stream saved as ``.md`` counts,
-    a deliverable ``.md`` does not), and zip archives (Inspect ``.eval``)."""
-    files = [unit] if unit.is_file() else sorted(p for p in unit.rglob("*") if p.is_file())
+    a deliverable ``.md`` does not), and zip archives (Inspect ``.eval``); a unit that is one file is a log
+    whatever it holds (an Aider history is Markdown)."""
+    if unit.is_file():
+        return [unit]
+    files = sorted(p for p in unit.rglob("*") if p.is_file())
     kept = []
     for p in files:
         with open(p, "rb") as fh:
@@ -67,6 +70,9 @@ def _zip_members(data: bytes) -> list[bytes]:
 
 def _parse_text(data: bytes) -> None:
     text = data.decode("utf-8-sig")
+    if text.lstrip()[:1] not in ("{", "["):  # a text log (an Aider history): the floor is splitting its lines
+        text.splitlines()
+        return
     try:
         json.loads(text)
         return

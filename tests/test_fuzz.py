@@ -60,6 +60,8 @@ SEEDS: dict[str, Path] = {
     "atif": FIXTURES / "atif" / "stream.atif.jsonl",
     "openai-responses": FIXTURES / "openai" / "responses_items.jsonl",
     "openai-chat": FIXTURES / "openai" / "chat_messages.jsonl",
+    "aider": FIXTURES / "aider" / ".aider.chat.history.md",
+    "asciicast": FIXTURES / "asciicast" / "terminus-v2.cast",
 }
 """One sample per format; the canonical JSONL (``rtlab``) is made from the chat sample by ``rtlab ingest``."""
 

@@ -35,6 +35,8 @@ _MODULES: dict[str, str] = {
     "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
+    "aider": "aider",
+    "asciicast": "asciicast",
 }
 
 FORMATS: tuple[str, ...] = tuple(_MODULES)

@@ -1064,3 +1064,27 @@ def session_frames(shown: str, typed: str | None, start: int = 0, end: int | Non
     if last < stop and _SESSION_PROMPT.fullmatch(shown, last, stop):
         frames.append(Frame(last, stop, "frame"))
     return frames
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Terminal-Bench's keystrokes (asciinema casts) and Aider's words (Aider chat histories)
+
+TERMINAL_BENCH_WAIT = "; tmux wait -S done"
+"""What Terminal-Bench's ``TmuxSession`` appends to a blocking command line (``_TMUX_COMPLETION_COMMAND`` in
+terminal_bench/terminal/tmux_session.py) so that it can wait for it: the harness's, not the command's."""
+
+
+def terminal_bench_command(command: str) -> str:
+    """A command line typed into a Terminal-Bench pane less the harness's ``; tmux wait -S done``."""
+    stripped = command.rstrip()
+    if stripped.endswith(TERMINAL_BENCH_WAIT):
+        return stripped[: -len(TERMINAL_BENCH_WAIT)].rstrip()
+    return command
+
+
+def aider_frames(shown: str, *, fed_back: bool) -> tuple[Frame, ...]:
+    """Frames of an Aider step's text: Aider's own line about an applied edit (``Applied edit to PATH``) is its
+    words through and through; the error of an edit that failed, which Aider sends the model as it is
+    (``reflected_message = str(err)`` in aider/coders/base_coder.py ``apply_updates``), is not framed
+    (``fed_back``): it is what the model was shown."""
+    return () if fed_back else whole(shown)
