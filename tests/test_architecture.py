@@ -303,8 +303,44 @@ def test_table_lists_exactly_the_packages_under_rtlab() -> None:
     assert sorted(top_level_packages(ROOT) - set(rules)) == [], "packages under rtlab/ that the table lacks"
 
 
-def test_only_main_may_import_cli() -> None:
-    assert [p for p, allowed in doc_rules().items() if "rtlab.cli" in allowed] == ["rtlab.__main__"]
+def cli_importers(imports: tuple[Import, ...], rules: dict[str, tuple[str, ...]]) -> set[tuple[str, str]]:
+    """``(importer, imported)`` for each import of the command line's package (``rtlab.cli`` or any module
+    in it) from a module outside it."""
+    return {
+        (i.importer, i.imported)
+        for i in imports
+        if package_of(i.imported, rules) == "rtlab.cli" and package_of(i.importer, rules) != "rtlab.cli"
+    }
+
+
+def test_only_main_may_import_cli(tmp_path: Path) -> None:
+    """On the table and in the code. The command line is a package: its modules (``rtlab.cli._main``,
+    ``rtlab.cli._reading``, ...) belong to ``rtlab.cli`` and import each other freely; from outside it only
+    ``rtlab.__main__`` imports it, through its face."""
+    rules = doc_rules()
+    assert [p for p, allowed in rules.items() if "rtlab.cli" in allowed] == ["rtlab.__main__"]
+    imports = find_imports(ROOT)
+    assert cli_importers(imports, rules) == {("rtlab.__main__", "rtlab.cli")}
+    inside = {i.importer for i in imports if i.importer.startswith("rtlab.cli.")}
+    assert {"rtlab.cli._main", "rtlab.cli._reading"} <= inside
+    assert {package_of(m, rules) for m in inside} == {"rtlab.cli"}
+    # an import of one of its modules from another package is found, and is a violation
+    shutil.copytree(ROOT / "rtlab", tmp_path / "rtlab", ignore=shutil.ignore_patterns("__pycache__"))
+    line = _append(
+        tmp_path / "rtlab/analysis/_values.py",
+        "def _injected():\n    from rtlab.cli._common import _json_safe\n",
+    )
+    injected = find_imports(tmp_path)
+    assert cli_importers(injected, rules) - cli_importers(imports, rules) == {
+        ("rtlab.analysis._values", "rtlab.cli._common._json_safe")  # a private name: its path
+    }
+    said = [str(v) for v in violations(injected, rules) if v.found.imported.startswith("rtlab.cli")]
+    assert said == [
+        f"rtlab/analysis/_values.py:{line}: rtlab.analysis imports rtlab.cli._common._json_safe "
+        f"(rtlab.analysis may import: {', '.join(rules['rtlab.analysis'])})",
+        f"rtlab/analysis/_values.py:{line}: rtlab.analysis imports rtlab.cli._common._json_safe "
+        "(private to rtlab.cli: import its face or a public submodule)",
+    ]
 
 
 def test_table_is_layered() -> None:

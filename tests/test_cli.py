@@ -250,3 +250,113 @@ def test_llm_commands_count_requests_with_concurrency_and_jobs_is_a_deprecated_a
     assert seen["max_workers"] == 3
     err = capsys.readouterr().err
     assert err.splitlines()[0].startswith("rtlab: --jobs is deprecated") and "SIMULATED" in err
+
+
+# --- the package: families, grouped help, shared options, a cheap start ---------------------------------
+
+
+def _help_sections(text: str) -> dict[str, list[str]]:
+    """``rtlab --help``'s sections: each heading and the first word of each of its entries."""
+    sections: dict[str, list[str]] = {}
+    heading = None
+    for line in text.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            heading = line[:-1]
+            sections[heading] = []
+        elif heading is not None and line.startswith("  ") and not line.startswith("   "):
+            sections[heading].append(line.split()[0])
+    return sections
+
+
+def test_help_lists_every_command_once_under_its_family_heading() -> None:
+    import argparse
+    import importlib
+
+    from rtlab.cli import FAMILIES, build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    sections = _help_sections(parser.format_help())
+    titles = [importlib.import_module(f"rtlab.cli.{name}").TITLE for name in FAMILIES]
+    assert list(sections) == [*titles, "options"]  # where argparse puts the commands: before the options
+    assert sections["options"] == ["-h,", "--version"]
+    listed = [c for title in titles for c in sections[title]]
+    assert sorted(listed) == sorted(sub.choices) and len(set(listed)) == len(listed) == 19
+    assert sections["reading and export"] == ["ingest", "export", "info", "formats"]
+    assert sections["the store"] == ["build"]
+    # each with its one-line help, as argparse words it (%% in a help is a %)
+    text = " ".join(parser.format_help().split())
+    assert "score the benchmarks' own metrics per group, with bootstrap 95% CIs over tasks" in text
+    # a command's own help is argparse's: its prog and usage, no family headings
+    own = sub.choices["info"].format_help()
+    assert own.startswith("usage: rtlab info [-h]") and "reading and export" not in own
+
+
+def test_a_new_family_is_a_module_and_its_name(monkeypatch, capsys) -> None:
+    """The extension point the later families (``rtlab tab ...``, Inspect) use: a module with ``TITLE`` and
+    ``register``, and its name in ``FAMILIES``."""
+    import types
+
+    import rtlab.cli._main
+    from rtlab.cli._options import command, json_option
+
+    family = types.ModuleType("rtlab.cli._extra")
+
+    def cmd_hello(args) -> int:
+        print(f"hello {args.json}")
+        return 7
+
+    def register(sub) -> None:
+        p = command(sub, "hello", cmd_hello, help="say hello")
+        json_option(p, "say it as JSON")
+
+    family.TITLE = "an extra family"  # type: ignore[attr-defined]
+    family.register = register  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "rtlab.cli._extra", family)
+    monkeypatch.setattr(rtlab.cli._main, "FAMILIES", (*rtlab.cli._main.FAMILIES, "_extra"))
+    sections = _help_sections(rtlab.cli._main.build_parser().format_help())
+    assert sections["an extra family"] == ["hello"]
+    assert main(["hello", "--json"]) == 7
+    assert capsys.readouterr().out == "hello True\n"
+
+
+def test_the_options_choices_are_their_owners() -> None:
+    """The parser's choices are plain tuples (the command line starts without the packages that own them);
+    they are the owners' own."""
+    import typing
+
+    from rtlab.annotation import PROMPT_VERSIONS
+    from rtlab.annotation._gold import Level
+    from rtlab.cli import _options
+    from rtlab.environment import ABLATIONS, REQUIREMENT_SOURCES
+
+    assert _options.ABLATIONS == ABLATIONS
+    assert _options.REQUIREMENTS == REQUIREMENT_SOURCES
+    assert _options.PROMPTS == tuple(PROMPT_VERSIONS)
+    assert _options.LEVELS == typing.get_args(Level)
+
+
+def test_the_command_line_starts_without_the_heavy_packages() -> None:
+    """Every command's parser is built (``rtlab --help`` does that) without pandas, numpy or rtlab's analysis
+    stages: each command imports them when it runs."""
+    heavy = ("pandas", "numpy", "pyarrow", "matplotlib", "openai", "duckdb")
+    stages = ("environment", "runner", "analysis", "annotation", "judge", "store", "view", "synth", "agent")
+    code = (
+        "import sys\nfrom rtlab.cli import build_parser\nbuild_parser().format_help()\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in HEAVY or "
+        "m.split('.')[:2] in [['rtlab', s] for s in STAGES])))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", f"HEAVY = {heavy!r}\nSTAGES = {stages!r}\n{code}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.split() == []
+
+
+def test_python_m_rtlab_cli_is_the_command_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rtlab.cli", "formats"], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.startswith("Formats (autodetected in this order; --format NAME forces one):")

@@ -195,7 +195,8 @@ def test_real_officeqa_traces_derived_kinds(real: Path) -> None:
 
 
 def test_the_command_line_switches_derived_entries_on() -> None:
-    from rtlab.cli import _replay_options, build_parser
+    from rtlab.cli import build_parser
+    from rtlab.cli._replay import _replay_options
 
     parser = build_parser()
     off = _replay_options(parser.parse_args(["replay", "x.jsonl"]))

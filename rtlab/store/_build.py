@@ -92,7 +92,7 @@ _NOT_ROWS = (
     "display",
     "store/_open.py",
     "store/_alias.py",
-    "cli.py",
+    "cli/",
     "__main__.py",
 )
 """Parts of rtlab that no stored row depends on (their changes rebuild nothing)."""
