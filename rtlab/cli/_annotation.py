@@ -15,8 +15,10 @@ import sys
 
 from rtlab.cli._common import (
     _EXAMPLES,
+    COUNT,
     EXIT_CALLS_FAILED,
     EXIT_PARTIAL,
+    NON_NEGATIVE,
     _calls_status,
     _ingest,
     _json_safe,
@@ -313,7 +315,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     input_options(p)
     p.add_argument("--model", action="append", required=True, help="the LLM to ask (repeatable)")
-    p.add_argument("--samples", type=int, default=1, help="samples per model")
+    p.add_argument("--samples", type=COUNT, default=1, help="samples per model")
     p.add_argument(
         "--sample",
         choices=("paper", "held"),
@@ -322,7 +324,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument(
         "--context-chars",
-        type=int,
+        type=COUNT,
         default=None,
         metavar="N",
         help="longest prompt sent, in characters (longer ones are reported over_context); default ~272K tokens",
@@ -365,7 +367,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(json_object with a schema)",
     )
     p.add_argument(
-        "--max-fixes", type=int, default=2, metavar="N", help="corrective requests after an invalid answer"
+        "--max-fixes",
+        type=NON_NEGATIVE,
+        default=2,
+        metavar="N",
+        help="corrective requests after an invalid answer",
     )
     limit_options(  # what the judge is shown of a run
         p,

@@ -173,3 +173,31 @@ def _positive(kind: Callable[[str], Any]) -> Callable[[str], Any]:
 
     parse.__name__ = kind.__name__  # argparse names the type in its error
     return parse
+
+
+COUNT = _positive(int)
+"""The type of an option that counts something there must be at least one of (``--jobs``, ``--shards``,
+``--concurrency``, ``--samples``, ``--max-turns``, ...): 0 and negative numbers are refused by name."""
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be non-negative: {text}")
+    return value
+
+
+_non_negative_int.__name__ = "int"
+NON_NEGATIVE = _non_negative_int
+"""The type of a whole-number option where 0 means none (``--max-fixes``, ``--candidates``, ``--max-chars``)."""
+
+
+def existing_folder(text: str) -> str:
+    """The type of an option naming a folder that must exist (``--workspace``): a file or a missing path is
+    refused by name, before any work."""
+    import os
+
+    if not os.path.isdir(text):
+        what = "a file" if os.path.exists(text) else "no such folder"
+        raise argparse.ArgumentTypeError(f"{text}: {what}; a folder is needed")
+    return text

@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any
 
+from rtlab.cli._common import COUNT
 from rtlab.cli._options import (
     ABLATIONS,
     command,
@@ -171,7 +172,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--files", metavar="DIR", help="the task's files (a Lite table's task, OfficeQA bulletins)"
     )
-    p.add_argument("--max-turns", type=int, default=300, metavar="N")
+    p.add_argument("--max-turns", type=COUNT, default=300, metavar="N")
     p.add_argument("--time-limit", type=float, default=3600.0, metavar="SECONDS")
     p.add_argument(
         "--context",
@@ -192,7 +193,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--clip", default="openhands-v0", metavar="NAME", help="clip policy of outputs (rtlab formats)"
     )
     p.add_argument("--temperature", type=float)
-    p.add_argument("--max-tokens", type=int, metavar="N", help="output limit of a turn")
+    p.add_argument("--max-tokens", type=COUNT, metavar="N", help="output limit of a turn")
     p.add_argument("--cache", action="store_true", help="cache model turns on disk (off by default)")
     p.add_argument("--prices", metavar="PRICES.json", help='{"model": [input_per_1M, output_per_1M]}')
     sim_judge_option(p, "a simulated-world task: judge the deliverable with that world's deterministic judge")
@@ -208,7 +209,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("config", metavar="CONFIG", help="the experiment configuration (.json, .yaml)")
     p.add_argument("--out", required=True, metavar="DIR", help="where the runs go (OUT/runs/...)")
     endpoint_options(p, base_url_help="override the configuration's endpoint")
-    p.add_argument("--concurrency", type=int, metavar="N", help="override the configuration's concurrency")
+    p.add_argument("--concurrency", type=COUNT, metavar="N", help="override the configuration's concurrency")
     strict_option(p, "stop at the first run that fails")
     sim_judge_option(
         p, "judge simulated-world runs with that world's deterministic judge (before each marker)"

@@ -80,21 +80,70 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _refuse_output_over_input(args: argparse.Namespace) -> None:
+    """An output (``-o``/``--output``, ``--out``) that is one of the command's inputs (``rtlab view in.jsonl -o
+    in.jsonl`` once turned the log into HTML, ``rtlab ingest x.jsonl -o x.jsonl`` replaced the raw log) is refused
+    before any work, whatever route names the two (a link, ``..``)."""
+    import os
+
+    from rtlab.errors import RtlabError
+
+    inputs = [p for p in (getattr(args, "paths", None) or []) if os.path.exists(p)]
+    for name in ("output", "out"):
+        target = getattr(args, name, None)
+        if not isinstance(target, str) or target == "-" or not os.path.exists(target):
+            continue
+        for given in inputs:
+            if os.path.samefile(target, given):
+                raise RtlabError(
+                    f"{target}: the output is one of the inputs ({given}); choose another output"
+                )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from rtlab.errors import RtlabError
 
     try:
-        return args.func(args)
+        _refuse_output_over_input(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a write error of the last output (a full disk, a closed terminal) is said here
+        return status
     except (RtlabError, FileNotFoundError, ValueError) as exc:
         print(f"rtlab: error: {exc}", file=sys.stderr)
         return 2
     except _NothingRead as exc:
         print(f"rtlab: {exc}", file=sys.stderr)
         return EXIT_NOTHING
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (`rtlab info ... | head`): not an error
+        _drop_stdout()
         return 0
     except OSError as exc:  # a folder where a file is expected, no permission, a full disk: said, not traced
+        if exc.errno is not None and _stdout_failed():
+            _drop_stdout()
         print(f"rtlab: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _stdout_failed() -> bool:
+    """Whether standard output itself can no longer be written (``rtlab info --json > /dev/full``)."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+def _drop_stdout() -> None:
+    """Point standard output at ``/dev/null``, so what is still buffered for a stream that failed is not
+    written again at exit (Python would report it and exit with 120)."""
+    import os
+
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, OSError):  # replaced by a test's capture, or closed
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)

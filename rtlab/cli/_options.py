@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rtlab.cli._common import _positive
+from rtlab.cli._common import COUNT, _positive, existing_folder
 
 ABLATIONS = ("full", "no-capture", "no-review", "no-evidence-check", "no-finish-check")
 """``--ablation``'s choices: the tab in full or with one component off (``rtlab.environment.ABLATIONS``)."""
@@ -79,7 +79,12 @@ def tab_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep derived entries in the read log (counts, sizes, programs' results, with their sources)",
     )
-    p.add_argument("--workspace", metavar="DIR", help="the workspace's files, to confirm reads by content")
+    p.add_argument(
+        "--workspace",
+        type=existing_folder,
+        metavar="DIR",
+        help="the workspace's files, to confirm reads by content",
+    )
     p.add_argument(
         "--agent-root", metavar="PATH", help="the path the agent knew the workspace by (with --workspace)"
     )
@@ -116,12 +121,12 @@ def llm_options(p: argparse.ArgumentParser, *, jobs_alias: bool = True) -> None:
     )
     p.add_argument("--prices", metavar="FILE", help='JSON {"model": [input $/1M, output $/1M]}')
     p.add_argument(
-        "--concurrency", type=int, default=8, metavar="N", help="requests in flight at once (default 8)"
+        "--concurrency", type=COUNT, default=8, metavar="N", help="requests in flight at once (default 8)"
     )
     if jobs_alias:
         p.add_argument(
             "--jobs",
-            type=int,
+            type=COUNT,
             dest="concurrency",
             metavar="N",
             action=_DeprecatedJobs,
@@ -175,7 +180,7 @@ def llm_annotator_options(
     """The LLM annotators: ``--model`` (repeatable) x ``--prompt`` version x ``--samples``."""
     p.add_argument("--model", action="append", default=[], help=model_help)
     p.add_argument("--prompt", action="append", choices=PROMPTS, help="prompt version(s); default p1")
-    p.add_argument("--samples", type=int, default=1, help=samples_help)
+    p.add_argument("--samples", type=COUNT, default=1, help=samples_help)
 
 
 def annotator_options(p: argparse.ArgumentParser, *, annotator_help: str, name_help: str) -> None:
@@ -197,7 +202,7 @@ def by_option(p: argparse.ArgumentParser, *, default: str, help: str) -> None:
 
 def bootstrap_options(p: argparse.ArgumentParser, *, over: str) -> None:
     """``--n-boot`` resamples over ``over`` (tasks, items) and the ``--seed`` they are drawn with."""
-    p.add_argument("--n-boot", type=int, default=1000, help=f"bootstrap resamples over {over}")
+    p.add_argument("--n-boot", type=COUNT, default=1000, help=f"bootstrap resamples over {over}")
     p.add_argument("--seed", type=int, default=0)
 
 
@@ -213,7 +218,7 @@ def output_option(p: argparse.ArgumentParser, *, metavar: str, help: str, requir
 
 def jobs_option(p: argparse.ArgumentParser) -> None:
     """``--jobs``: worker processes (on a command that sends requests, ``--jobs`` is ``llm_options``')."""
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes (default 1)")
+    p.add_argument("--jobs", type=COUNT, default=1, metavar="N", help="worker processes (default 1)")
 
 
 def progress_option(p: argparse.ArgumentParser) -> None:

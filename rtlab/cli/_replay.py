@@ -13,7 +13,14 @@ import json
 import sys
 from typing import Any
 
-from rtlab.cli._common import EXIT_PARTIAL, _ingest, _nothing_read, _report_scan, _report_skipped
+from rtlab.cli._common import (
+    EXIT_PARTIAL,
+    NON_NEGATIVE,
+    _ingest,
+    _nothing_read,
+    _report_scan,
+    _report_skipped,
+)
 from rtlab.cli._options import (
     command,
     input_options,
@@ -209,8 +216,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         step_help="step index (from 0)",
         step_required=True,
     )
-    p.add_argument("--max-chars", type=int, default=2000, help="how much of the observation to print")
-    p.add_argument("--candidates", type=int, default=10, metavar="K", help="how many candidates to list")
+    p.add_argument(
+        "--max-chars", type=NON_NEGATIVE, default=2000, help="how much of the observation to print"
+    )
+    p.add_argument(
+        "--candidates", type=NON_NEGATIVE, default=10, metavar="K", help="how many candidates to list"
+    )
 
     p = command(
         sub,

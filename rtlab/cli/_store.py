@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rtlab.cli._common import EXIT_PARTIAL
+from rtlab.cli._common import COUNT, EXIT_PARTIAL, _nothing_read
 from rtlab.cli._options import command, input_options, jobs_option, output_option, quiet_option
 
 TITLE = "the store"
@@ -40,6 +40,8 @@ def cmd_build(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print(summary.format(), file=sys.stderr)
+    if not summary.skipped:  # the paths held nothing readable (a skipped run was found, and said above)
+        _nothing_read(args, len(summary.added) + len(summary.changed) + len(summary.unchanged))
     return EXIT_PARTIAL if summary.skipped else 0
 
 
@@ -56,6 +58,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     input_options(p)
     output_option(p, metavar="STORE", help="the store's folder")
     jobs_option(p)
-    p.add_argument("--shards", type=int, default=16, metavar="N", help="shards of the runs (default 16)")
+    p.add_argument("--shards", type=COUNT, default=16, metavar="N", help="shards of the runs (default 16)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the per-run work on the Dask cluster at ADDRESS")
     quiet_option(p, "no progress bars and no summary")

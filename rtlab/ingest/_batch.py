@@ -53,11 +53,17 @@ class IngestResult:
 
 
 def iter_units(
-    paths: Iterable[str | Path], *, format: str | None = None, unclaimed: list[Unclaimed] | None = None
+    paths: Iterable[str | Path],
+    *,
+    format: str | None = None,
+    unclaimed: list[Unclaimed] | None = None,
+    follow_links: bool = False,
 ) -> Iterator[tuple[Path, str]]:
-    """Every ``(unit, format)`` under ``paths``, in a stable order; files no reader claims go to ``unclaimed``."""
+    """Every ``(unit, format)`` under ``paths``, in a stable order; files no reader claims go to ``unclaimed``.
+    A linked folder outside a path is scanned only when a reader claims it or with ``follow_links`` (see
+    :func:`~rtlab.ingest.readers.discover`)."""
     for p in paths:
-        yield from discover(p, format=format, unclaimed=unclaimed)
+        yield from discover(p, format=format, unclaimed=unclaimed, follow_links=follow_links)
 
 
 def unique_ids(trajectories: Iterable[Trajectory], taken: dict[str, str]) -> list[RenamedId]:

@@ -67,7 +67,11 @@ def describe_formats() -> str:
 
 
 def discover(
-    path: str | Path, *, format: str | None = None, unclaimed: list[Unclaimed] | None = None
+    path: str | Path,
+    *,
+    format: str | None = None,
+    unclaimed: list[Unclaimed] | None = None,
+    follow_links: bool = False,
 ) -> Iterator[tuple[Path, str]]:
     """Yield ``(unit, format)`` for every trajectory unit at or under ``path``.
 
@@ -75,6 +79,10 @@ def discover(
     in sorted order. A file given directly that no reader claims raises :class:`UnknownFormatError` saying what
     it holds; files met while walking that no reader claims, and folders that cannot be listed, are added to
     ``unclaimed`` (with :func:`explain`'s reason) when a list is given: a scan never passes over a file unsaid.
+
+    A link to a folder outside ``path`` (a link to ``/root`` in a folder of runs) is read when a reader claims
+    the folder it leads to (a folder of links to run folders reads every run), and otherwise not walked (it is
+    said in ``unclaimed``) unless ``follow_links``: a scan never wanders into a large tree it was not given.
     """
     path = Path(path)
     if not path.exists():
@@ -124,13 +132,23 @@ def discover(
             note(failed.why)
             return None
 
-    seen = {_real(path)}  # every folder walked, by its real path: a link back up is not walked twice
-    stack = [path]
+    root = _real(path)
+    seen = {root}  # every folder walked, by its real path: a link back up is not walked twice
+    stack = [(path, True)]
     while stack:
-        d = stack.pop()
+        d, walk = stack.pop()
         found = claimed(d)
         if found is not None:
             yield d, found
+            continue
+        if not walk:
+            note(
+                Unclaimed(
+                    str(d),
+                    "a link to a folder outside the input, not scanned",
+                    f"-> {_real(d)}; name it as a PATH to scan it",
+                )
+            )
             continue
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
@@ -155,7 +173,8 @@ def discover(
                     note(Unclaimed(str(p), "a link to a folder already scanned", f"-> {real}"))
                     continue
                 seen.add(real)
-                subdirs.append(p)
+                inside = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+                subdirs.append((p, inside or follow_links or not link))
             elif is_file:
                 n = claimed(p)
                 if n is not None:
