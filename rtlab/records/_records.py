@@ -344,7 +344,11 @@ class Trajectory:
     format: str
     """Name of the reader that produced it (``codex``, ``g2b``, ``openhands``, ``pi``, ``dci``, ``openai-chat``, ...)."""
     source_path: str
-    """The file or run folder the reader read; benchmark files and ``run.json`` are looked for beside it."""
+    """The file or run folder the reader read; benchmark files and ``run.json`` are looked for beside it. Read
+    through ``rtlab.ingest`` (and so in replays, the store, the viewer and the canonical JSONL), it is in the one
+    form of ``rtlab.ingest.unit_path``, whatever route reached the unit: absolute, every symbolic link and
+    ``..`` on the way resolved, the unit's own name kept (a unit that is itself a link stays where it was
+    found). A trajectory read back from canonical JSONL keeps the one it was written with."""
     steps: list[Step] = field(default_factory=list)
     """The tool calls, in the order they were made."""
     events: list[Event] = field(default_factory=list)
