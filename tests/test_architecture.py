@@ -16,7 +16,8 @@ import importlib.util
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -442,6 +443,192 @@ def f():
         "from . import _x\nfrom ._x import y\n", "rtlab.a", file="f", is_package=True, modules=modules
     )
     assert [(i.line, i.imported) for i in in_init] == [(1, "rtlab.a._x"), (2, "rtlab.a._x")]
+
+
+# --- import circles ----------------------------------------------------------------------------------------
+
+Graph = dict[str, dict[str, Import]]
+"""Who imports whom: each importer, the names it imports, each with the first import statement that does."""
+
+
+def module_graph(imports: Iterable[Import]) -> Graph:
+    """The graph of rtlab-internal imports between modules: an edge for every import :func:`find_imports`
+    counts (module-level, in a function or class, under ``if TYPE_CHECKING:``, a literal ``import_module``); a
+    face is a module like any other, so ``from rtlab.records import Step`` is an edge to ``rtlab.records``, and
+    the face's own imports lead on from there. A module importing itself is no edge."""
+    graph: Graph = {}
+    for found in sorted(imports, key=lambda i: (i.file, i.line, i.imported)):
+        if found.imported != found.importer:
+            graph.setdefault(found.importer, {}).setdefault(found.imported, found)
+    return graph
+
+
+def package_graph(imports: Iterable[Import], packages: dict[str, tuple[str, ...]] | set[str]) -> Graph:
+    """The same imports between packages (each module in the longest of ``packages`` that prefixes its name);
+    an import within a package is no edge."""
+    graph: Graph = {}
+    for found in sorted(imports, key=lambda i: (i.file, i.line, i.imported)):
+        source, target = package_of(found.importer, packages), package_of(found.imported, packages)
+        if source is not None and target is not None and source != target:
+            graph.setdefault(source, {}).setdefault(target, found)
+    return graph
+
+
+def _components(graph: Graph) -> list[list[str]]:
+    """The strongly connected components of ``graph`` (Tarjan's algorithm, without recursion), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> Iterator[str]:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        return iter(sorted(graph.get(node, {})))
+
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, visit(root))]
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    work.append((child, visit(child)))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while not component or component[-1] != node:
+                    component.append(stack.pop())
+                    on_stack.discard(component[-1])
+                found.append(sorted(component))
+    return found
+
+
+def _shortest_circle(graph: Graph, members: set[str]) -> list[str]:
+    """The shortest way from the first of ``members`` (a strongly connected set) back to itself, through
+    ``members`` only, its neighbours taken in sorted order (so the same code names the same circle)."""
+    start = min(members)
+    previous: dict[str, str] = {}
+    queue = deque([start])
+    while queue:
+        node = queue.popleft()
+        for child in sorted(graph.get(node, {})):
+            if child == start:
+                path = [node]
+                while path[-1] != start:
+                    path.append(previous[path[-1]])
+                return [*reversed(path), start]
+            if child in members and child not in previous:
+                previous[child] = node
+                queue.append(child)
+    raise ValueError(f"{sorted(members)} is not strongly connected")
+
+
+def circles(graph: Graph) -> list[list[str]]:
+    """One circle for every set of nodes that import each other, directly or not: its first node (in sorted
+    order), the shortest way back to it, and that node again at the end; in the order of their first nodes."""
+    return sorted(_shortest_circle(graph, set(c)) for c in _components(graph) if len(c) > 1)
+
+
+def describe_circle(circle: list[str], graph: Graph) -> str:
+    """A circle as its names, then the import statement behind each step (file and line)."""
+    steps = [graph[a][b] for a, b in zip(circle, circle[1:], strict=False)]
+    where = "; ".join(f"{s.file}:{s.line} imports {s.imported}" for s in steps)
+    return f"{' -> '.join(circle)} ({where})"
+
+
+def test_no_import_circles() -> None:
+    """No module imports itself through others (inside a package or across packages), and no package does."""
+    imports = find_imports(ROOT)
+    modules = module_graph(imports)
+    assert [describe_circle(c, modules) for c in circles(modules)] == []
+    packages = package_graph(imports, doc_rules())
+    assert [describe_circle(c, packages) for c in circles(packages)] == []
+
+
+def test_circles_are_found_and_named() -> None:
+    def imp(importer: str, imported: str, line: int = 1) -> Import:
+        return Import(f"{importer.replace('.', '/')}.py", line, importer, imported)
+
+    edges = [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d"), ("d", "d"), ("e", "f"), ("f", "e"), ("b", "a")]
+    graph = module_graph([imp(f"rtlab.{x}", f"rtlab.{y}") for x, y in edges])
+    assert circles(graph) == [["rtlab.a", "rtlab.b", "rtlab.a"], ["rtlab.e", "rtlab.f", "rtlab.e"]]
+    assert describe_circle(["rtlab.e", "rtlab.f", "rtlab.e"], graph) == (
+        "rtlab.e -> rtlab.f -> rtlab.e (rtlab/e.py:1 imports rtlab.f; rtlab/f.py:1 imports rtlab.e)"
+    )
+    # the longer way round is found when it is the only one
+    graph = module_graph([imp(f"rtlab.{x}", f"rtlab.{y}") for x, y in edges if (x, y) != ("b", "a")])
+    assert circles(graph)[0] == ["rtlab.a", "rtlab.b", "rtlab.c", "rtlab.a"]
+    # a long chain does not reach the recursion limit
+    chain = [imp(f"rtlab.m{i}", f"rtlab.m{i + 1}") for i in range(5000)] + [imp("rtlab.m5000", "rtlab.m0")]
+    assert len(circles(module_graph(chain))[0]) == 5002
+
+
+def test_checker_reports_injected_circles(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "rtlab", tmp_path / "rtlab", ignore=shutil.ignore_patterns("__pycache__"))
+    # Inside a package, in a function body: the simulated server's script would import the server.
+    scripted = _append(
+        tmp_path / "rtlab/llm/_scripted.py",
+        "def _injected():\n    from rtlab.llm._simulated import SimulatedServer\n",
+    )
+    # Under TYPE_CHECKING: a record module importing its own face (which imports it).
+    records = _append(
+        tmp_path / "rtlab/records/_records.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from rtlab.records import Step\n",
+    )
+    # Across packages, through a literal import_module: errors would import io, which imports errors.
+    errors = _append(
+        tmp_path / "rtlab/errors.py",
+        "def _injected():\n    import importlib\n    return importlib.import_module('rtlab.io')\n",
+    )
+    imports = find_imports(tmp_path)
+    modules = module_graph(imports)
+    found = [describe_circle(c, modules) for c in circles(modules)]
+    assert len(found) == 3, found
+    io_circle, llm_circle, records_circle = found
+    assert io_circle.startswith("rtlab.errors -> rtlab.io -> rtlab.io._") and io_circle.count(" -> ") == 3
+    assert f"rtlab/errors.py:{errors + 1} imports rtlab.io;" in io_circle
+    assert llm_circle == (
+        "rtlab.llm._scripted -> rtlab.llm._simulated -> rtlab.llm._scripted "
+        f"(rtlab/llm/_scripted.py:{scripted} imports rtlab.llm._simulated; "
+        f"rtlab/llm/_simulated.py:{_line_of(ROOT / 'rtlab/llm/_simulated.py', 'import Scripted')} "
+        "imports rtlab.llm._scripted)"
+    )
+    assert records_circle == (
+        "rtlab.records -> rtlab.records._records -> rtlab.records "
+        f"(rtlab/records/__init__.py:{_line_of(ROOT / 'rtlab/records/__init__.py', '._records import')} "
+        f"imports rtlab.records._records; rtlab/records/_records.py:{records + 1} imports rtlab.records)"
+    )
+    packages = package_graph(imports, doc_rules())
+    assert [describe_circle(c, packages) for c in circles(packages)] == [
+        f"rtlab.errors -> rtlab.io -> rtlab.errors (rtlab/errors.py:{errors + 1} imports rtlab.io; "
+        f"rtlab/io/{_first_importer_of_errors(imports)})"
+    ]
+
+
+def _line_of(path: Path, text: str) -> int:
+    """The 1-based line of the first line of ``path`` that holds ``text``."""
+    return next(n for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+def _first_importer_of_errors(imports: tuple[Import, ...]) -> str:
+    """Where the package graph's edge rtlab.io -> rtlab.errors comes from: the first such import, in
+    :func:`package_graph`'s order."""
+    first = min(
+        (i for i in imports if i.importer.startswith("rtlab.io") and i.imported == "rtlab.errors"),
+        key=lambda i: (i.file, i.line, i.imported),
+    )
+    return f"{first.file.removeprefix('rtlab/io/')}:{first.line} imports rtlab.errors"
 
 
 # --- the lazy faces ----------------------------------------------------------------------------------------

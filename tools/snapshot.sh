@@ -66,7 +66,15 @@ run sample.annotate $rt annotate "${ann[@]}" --simulated --model sim-annotator -
 [ -f "$tmp/labels.csv" ] && cp "$tmp/labels.csv" "$out/sample.labels.csv"
 [ -f "$tmp/labels.csv" ] && run sample.agree $rt agree "$tmp/labels.csv" --json
 run sample.recover $rt recover "${ann[@]}" --json --simulated --model sim-annotator --cache-dir "$tmp/cache2"
+# source_path is absolute, its links resolved (rtlab.ingest.unit_path): written back as the paths given above,
+# so that snapshots of two checkouts (or of an rtlab that kept paths as given) compare
+pat() { printf '%s' "$1" | sed 's/[][\.*^$#]/\\&/g'; }  # a literal sed pattern
+rep() { printf '%s' "$1" | sed 's/[\&#]/\\&/g'; }      # a literal sed replacement
+shared=$(cd "$real" 2>/dev/null && pwd -P)
+for f in "$out"/*; do
+    [ -n "$shared" ] && sed -i "s#$(pat "$shared/")#$(rep "$real/")#g" "$f"
+    sed -i -e "s#$(pat "$(pwd -P)/")##g" -e "s#$(pat "$(cd "$tmp" && pwd -P)")#TMP#g" -e "s#$(pat "$tmp")#TMP#g" "$f"
+done
 # the stored excerpts of the simulated world's Parquet tables are large: keep their digest only
 [ -f "$out/sim.tables.jsonl" ] && (cd "$out" && sha256sum sim.tables.jsonl >sim.tables.sha256 && rm sim.tables.jsonl)
-sed -i "s#$tmp#TMP#g" "$out"/*.err "$out"/*.out 2>/dev/null
 echo "snapshot in $out: $(ls "$out" | wc -l) files"

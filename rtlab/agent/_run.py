@@ -56,6 +56,7 @@ from rtlab.ingest import (
     get_policy,
     parse_arguments,
     read_command,
+    unit_path,
     write_jsonl,
 )
 from rtlab.io import atomic_open
@@ -554,7 +555,7 @@ def run_agent(
     trajectory = Trajectory(
         id=summary.trajectory_id,
         format="rtlab",
-        source_path=str(out / TRAJECTORY),
+        source_path=str(unit_path(out / TRAJECTORY)),  # as rtlab reads it back, from any working directory
         steps=loop.steps,
         events=loop.events,
         deliverable=Deliverable(final_message=loop.final, files=files),

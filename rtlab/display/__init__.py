@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rtlab.display._html import block as block
     from rtlab.display._html import escape as escape
     from rtlab.display._html import marked_text as marked_text
+    from rtlab.display._html import one_line as one_line
     from rtlab.display._html import side_by_side as side_by_side
     from rtlab.display._html import table as table
     from rtlab.display._html import text_table as text_table
@@ -31,6 +32,7 @@ __getattr__, __dir__, __all__ = attach(
             "table",
             "text_table",
             "marked_text",
+            "one_line",
             "side_by_side",
             "block",
         ),

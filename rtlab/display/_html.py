@@ -61,6 +61,12 @@ def escape(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+def one_line(text: str, width: int) -> str:
+    """``text`` on one line (runs of whitespace as one space), cut to ``width`` characters with ``…``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
 def block(*parts: str) -> str:
     """One display: the style sheet and the parts, in a ``div.rtlab-d``."""
     return f'<div class="rtlab-d">{_STYLE}{"".join(parts)}</div>'

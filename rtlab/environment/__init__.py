@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from rtlab.environment._capture import CapturedRead as CapturedRead
     from rtlab.environment._capture import DerivedKind as DerivedKind
     from rtlab.environment._capture import capture_step as capture_step
-    from rtlab.environment._display import ReplayAt as ReplayAt
-    from rtlab.environment._display import read_spans as read_spans
     from rtlab.environment._environment import STATUS_SEPARATOR as STATUS_SEPARATOR
     from rtlab.environment._environment import TAB_TOOLS as TAB_TOOLS
     from rtlab.environment._environment import TOOLS as TOOLS
@@ -39,6 +37,7 @@ if TYPE_CHECKING:
     from rtlab.environment._replay import REQUIREMENT_SOURCES as REQUIREMENT_SOURCES
     from rtlab.environment._replay import TABLES as TABLES
     from rtlab.environment._replay import Replay as Replay
+    from rtlab.environment._replay import ReplayAt as ReplayAt
     from rtlab.environment._replay import RequirementSource as RequirementSource
     from rtlab.environment._replay import StepKind as StepKind
     from rtlab.environment._replay import StepRecord as StepRecord
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from rtlab.environment._replay import export_parquet as export_parquet
     from rtlab.environment._replay import read_log_frame as read_log_frame
     from rtlab.environment._replay import read_parquet_tables as read_parquet_tables
+    from rtlab.environment._replay import read_spans as read_spans
     from rtlab.environment._replay import redact_text as redact_text
     from rtlab.environment._replay import replay as replay
     from rtlab.environment._replay import replay_summary as replay_summary
@@ -84,7 +84,6 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._display": ("ReplayAt", "read_spans"),
         "._workspace": (
             "BINARY_SUFFIXES",
             "SKIPPED_DIRS",
@@ -134,6 +133,8 @@ __getattr__, __dir__, __all__ = attach(
             "StepKind",
             "StepRecord",
             "Replay",
+            "ReplayAt",
+            "read_spans",
             "task_text",
             "replay",
             "replay_summary",

@@ -76,6 +76,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from rtlab.display import block, escape, one_line, table, text_table
 from rtlab.text import BM25, IdfKind, fold_text, terms
 
 if TYPE_CHECKING:
@@ -947,14 +948,10 @@ class Tab:
 
     def _repr_html_(self) -> str:
         """The notebook display: R, L and C as tables (truncated with counts) under the status line."""
-        from rtlab.environment._display import tab_html
-
         return tab_html(self)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """The plain-text display (IPython's)."""
-        from rtlab.environment._display import tab_text
-
         p.text(tab_text(self))
 
     def to_dict(self, *, excerpts: bool = True) -> dict[str, Any]:
@@ -977,3 +974,68 @@ class Tab:
             "read_log": log,
             "candidates": [vars(c) for c in self.candidates_ranked()],
         }
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Display: a tab in a notebook (``_repr_html_``) and as plain text (``_repr_pretty_``) is its three parts, R
+# (requirements and their status), L (the read log: file, step, characters) and C (candidates, ranked), under
+# its status line. The HTML primitives are :mod:`rtlab.display`'s; a replay shows its tab with
+# :func:`tab_body_html`.
+
+
+def tab_rows(tab: Tab) -> tuple[list[list[Any]], list[list[Any]], list[list[Any]]]:
+    """The rows of R, L and C as the displays show them."""
+    reqs = [[r.id, r.status, r.cite or "", one_line(r.text, 80)] for r in tab.requirements]
+    log = [[e.id, e.step, e.path, len(e.excerpt)] for e in tab.read_log]
+    cands = [[c.path, round(c.score, 3), c.step_listed] for c in tab.candidates_ranked()]
+    return reqs, log, cands
+
+
+def tab_body_html(tab: Tab) -> str:
+    """The status line, then R, L and C as three tables (each truncated with counts)."""
+    reqs, log, cands = tab_rows(tab)
+    return (
+        f"<div><b>{escape(tab.status_line())}</b></div>"
+        + table(
+            ("id", "status", "cites", "text"),
+            reqs,
+            title=f"R: {len(reqs)} requirements",
+            what="requirements",
+            limit=15,
+        )
+        + table(
+            ("id", "step", "path", "chars"),
+            log,
+            title=f"L: {len(log)} read-log entries",
+            what="entries",
+            limit=15,
+        )
+        + table(
+            ("path", "score", "listed at"),
+            cands,
+            title=f"C: {len(cands)} candidates",
+            what="candidates",
+            limit=15,
+        )
+    )
+
+
+def tab_html(tab: Tab) -> str:
+    """The notebook display of a tab: R, L and C as three tables (each truncated with counts), the status line."""
+    return block(tab_body_html(tab))
+
+
+def tab_text(tab: Tab) -> str:
+    """The plain-text display of a tab: the status line and the three tables."""
+    reqs, log, cands = tab_rows(tab)
+    return "\n".join(
+        [
+            tab.status_line(),
+            f"R ({len(reqs)})",
+            text_table(("id", "status", "cites", "text"), reqs, limit=15, what="requirements"),
+            f"L ({len(log)})",
+            text_table(("id", "step", "path", "chars"), log, limit=15, what="entries"),
+            f"C ({len(cands)})",
+            text_table(("path", "score", "listed at"), cands, limit=15, what="candidates"),
+        ]
+    )

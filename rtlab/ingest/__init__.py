@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from rtlab.ingest._batch import iter_units as iter_units
     from rtlab.ingest._batch import read_unit as read_unit
     from rtlab.ingest._batch import unique_ids as unique_ids
+    from rtlab.ingest._batch import unit_path as unit_path
     from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER as OPENHANDS_TRUNCATION_MARKER
     from rtlab.ingest._clipping import POLICIES as POLICIES
     from rtlab.ingest._clipping import ClipPolicy as ClipPolicy
@@ -62,6 +63,7 @@ __getattr__, __dir__, __all__ = attach(
             "iter_units",
             "read_unit",
             "unique_ids",
+            "unit_path",
         ),
         "._clipping": (
             "NoClip",

@@ -52,6 +52,23 @@ class IngestResult:
     """Trajectories whose id was already taken, and the unique id each was given."""
 
 
+def unit_path(path: str | Path) -> Path:
+    """The one form of a unit's path (a log file or a run folder), which every trajectory read from it carries
+    as ``source_path``, whatever route reached it: absolute, with every symbolic link and ``..`` on the way to it
+    resolved, so a link to a folder of runs, ``..``, a relative and an absolute path give the same string, which
+    stays true when the working directory changes (a store outlives the one it was built from).
+
+    The unit's own name is kept: a unit that is itself a link stays where it was found, not where the link
+    leads, because what rtlab reads beside a unit is beside the link (its ``run.json``, a benchmark's task and
+    judge files) and readers take ids from the unit's name. Dataset caches are built of such links: a file of a
+    Hugging Face Hub snapshot is a link to a blob named by its hash, as are git-annex and DVC files.
+    """
+    p = Path(path)
+    if p.name in ("", ".", ".."):  # "." or "..": the folder has no name of its own in the path
+        return p.resolve()
+    return p.parent.resolve() / p.name
+
+
 def iter_units(
     paths: Iterable[str | Path],
     *,
@@ -59,11 +76,12 @@ def iter_units(
     unclaimed: list[Unclaimed] | None = None,
     follow_links: bool = False,
 ) -> Iterator[tuple[Path, str]]:
-    """Every ``(unit, format)`` under ``paths``, in a stable order; files no reader claims go to ``unclaimed``.
-    A linked folder outside a path is scanned only when a reader claims it or with ``follow_links`` (see
-    :func:`~rtlab.ingest.readers.discover`)."""
+    """Every ``(unit, format)`` under ``paths``, in a stable order, each unit in the form of :func:`unit_path`;
+    files no reader claims go to ``unclaimed``. A linked folder outside a path is scanned only when a reader
+    claims it or with ``follow_links`` (see :func:`~rtlab.ingest.readers.discover`)."""
     for p in paths:
-        yield from discover(p, format=format, unclaimed=unclaimed, follow_links=follow_links)
+        for unit, fmt in discover(p, format=format, unclaimed=unclaimed, follow_links=follow_links):
+            yield unit_path(unit), fmt
 
 
 def unique_ids(trajectories: Iterable[Trajectory], taken: dict[str, str]) -> list[RenamedId]:
@@ -85,9 +103,11 @@ def unique_ids(trajectories: Iterable[Trajectory], taken: dict[str, str]) -> lis
 
 def read_unit(unit: Path, fmt: str, *, clip: str | None = None, join: bool = True) -> list[Trajectory]:
     """Read one unit with its reader, label it from its ``run.json`` (:mod:`rtlab.ingest._labels`) and join each
-    trajectory with its benchmark files."""
+    trajectory with its benchmark files. The reader is given the unit in the form of :func:`unit_path`, so the
+    trajectories' ``source_path`` is the same whatever route the caller took to the unit."""
     from rtlab.ingest.benchmarks import attach
 
+    unit = unit_path(unit)
     trajectories = get_reader(fmt).read(unit, ReadOptions(clip=clip))
     for t in trajectories:
         apply_run_labels(t, unit)

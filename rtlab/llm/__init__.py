@@ -49,9 +49,9 @@ if TYPE_CHECKING:
     from rtlab.llm._client import request_key as request_key
     from rtlab.llm._client import results_frame as results_frame
     from rtlab.llm._client import usage_summary as usage_summary
+    from rtlab.llm._scripted import Scripted as Scripted
     from rtlab.llm._simulated import SIMULATED_MODEL as SIMULATED_MODEL
     from rtlab.llm._simulated import SIMULATED_TAG as SIMULATED_TAG
-    from rtlab.llm._simulated import Scripted as Scripted
     from rtlab.llm._simulated import SimulatedServer as SimulatedServer
     from rtlab.llm._simulated import echo_authorization as echo_authorization
     from rtlab.llm._simulated import empty_body as empty_body
@@ -122,7 +122,6 @@ __getattr__, __dir__, __all__ = attach(
         "._simulated": (
             "SIMULATED_MODEL",
             "SIMULATED_TAG",
-            "Scripted",
             "SimulatedServer",
             "echo_authorization",
             "empty_body",
@@ -137,6 +136,7 @@ __getattr__, __dir__, __all__ = attach(
             "slow",
             "truncated_body",
         ),
+        "._scripted": ("Scripted",),
         "._simulated_judge": ("simulate_judgement",),
         "._simulated_agent": ("length_stop", "malformed_call", "unknown_tool_call"),
         "._simulated_batch": ("BatchPlan", "SimulatedBatches"),

@@ -32,10 +32,11 @@ import threading
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from rtlab.llm._scripted import Scripted
+from rtlab.llm._simulated_agent import agent_message
 from rtlab.llm._simulated_batch import SimulatedBatches
 from rtlab.llm._simulated_judge import is_judge_prompt, simulate_judgement
 from rtlab.text import FILE_MENTION, file_mentions
@@ -45,40 +46,6 @@ SIMULATED_MODEL = "rtlab-simulated"
 already says ``simulated``."""
 SIMULATED_TAG = "[simulated]"
 """Prefix of every rationale and free-text answer the simulated model gives."""
-
-
-@dataclass(frozen=True)
-class Scripted:
-    """What one request gets instead of the simulated answer (fields left at default keep the simulation)."""
-
-    status: int = 200
-    """HTTP status to answer with; other than 200, an error body instead of a completion."""
-    content: str | None = None
-    """Message content to return verbatim (``None``: the simulated answer)."""
-    refusal: str | None = None
-    """A refusal message (content ``None``)."""
-    headers: dict[str, str] = field(default_factory=dict)
-    """HTTP headers to add to the answer (``Retry-After``)."""
-    delay: float = 0.0
-    """Seconds to wait before answering; :meth:`SimulatedServer.release` ends the wait early."""
-    finish_reason: str = "stop"
-    """The completion's ``finish_reason``."""
-    body: bytes | None = None
-    """A raw 200 body to send instead of the JSON completion (``b""``: an empty body)."""
-    cut: float | None = None
-    """Send only this fraction of the completion's JSON: with ``declared_in_full`` the ``Content-Length`` promises
-    the whole of it and the connection closes early, else the header matches the bytes sent (a body cut short
-    by the server: not valid JSON)."""
-    declared_in_full: bool = False
-    """With ``cut``: ``Content-Length`` is the whole body's, and the connection closes after the part sent."""
-    reset: bool = False
-    """Close the connection with a TCP reset (RST) after reading the request, answering nothing."""
-    echo_authorization: bool = False
-    """With an error ``status``: the error message repeats the request's ``Authorization`` header (a server that
-    leaks the key back, which the client must not print)."""
-    tool_calls: tuple[dict[str, Any], ...] | None = None
-    """Tool calls to return verbatim (the Chat Completions shape, arguments as text, valid JSON or not); for a
-    request that offers ``tools`` and scripts none, the scripted agent answers (:mod:`rtlab.llm._simulated_agent`)."""
 
 
 def reply(content: str) -> Scripted:
@@ -501,9 +468,7 @@ def _completion(body: dict[str, Any], messages: list[dict[str, Any]], scripted: 
     if scripted.refusal is not None:
         content, message = "", {"role": "assistant", "content": None, "refusal": scripted.refusal}
     elif scripted.tool_calls is not None or (scripted.content is None and body.get("tools")):
-        from rtlab.llm._simulated_agent import agent_message  # an agent's turn: tool calls
-
-        message, finish_reason = agent_message(body, scripted)
+        message, finish_reason = agent_message(body, scripted)  # an agent's turn: tool calls
         content = (message.get("content") or "") + json.dumps(message.get("tool_calls") or "")
     else:
         content = scripted.content if scripted.content is not None else simulate_answer(messages)

@@ -31,12 +31,10 @@ import json
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from rtlab.llm._scripted import Scripted
 from rtlab.text import terms
-
-if TYPE_CHECKING:
-    from rtlab.llm._simulated import Scripted
 
 READS = 4
 """Files the scripted agent opens."""
@@ -338,22 +336,16 @@ def agent_message(body: dict[str, Any], scripted: Scripted) -> tuple[dict[str, A
 
 def malformed_call(tool: str = "read", arguments: str = '{"path": "notes.txt",') -> Scripted:
     """A turn whose one tool call's arguments are not valid JSON (cut off mid-object)."""
-    from rtlab.llm._simulated import Scripted
-
     call = {"id": "call_bad_args", "type": "function", "function": {"name": tool, "arguments": arguments}}
     return Scripted(tool_calls=(call,))
 
 
 def unknown_tool_call(tool: str = "browse_web") -> Scripted:
     """A turn that calls a tool the request did not offer."""
-    from rtlab.llm._simulated import Scripted
-
     call = {"id": "call_unknown", "type": "function", "function": {"name": tool, "arguments": "{}"}}
     return Scripted(tool_calls=(call,))
 
 
 def length_stop(content: str = "I will now read the") -> Scripted:
     """A turn cut off by the output limit: partial content, ``finish_reason`` ``length``, no tool calls."""
-    from rtlab.llm._simulated import Scripted
-
     return Scripted(content=content, finish_reason="length")

@@ -1,5 +1,6 @@
 """The vocabulary of rtlab: trajectories, steps and their typed actions, events, deliverables, tasks,
-rubric items and judgements, and their versioned dictionary form. Imports nothing of rtlab but its errors."""
+rubric items and judgements, their versioned dictionary form and their notebook display. Imports nothing of
+rtlab but its errors and the HTML primitives of :mod:`rtlab.display`."""
 
 from __future__ import annotations
 
@@ -8,9 +9,6 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
-    from rtlab.records._display import frame_spans as frame_spans
-    from rtlab.records._display import step_html as step_html
-    from rtlab.records._display import trajectory_html as trajectory_html
     from rtlab.records._records import SCHEMA as SCHEMA
     from rtlab.records._records import SCHEMA_VERSION as SCHEMA_VERSION
     from rtlab.records._records import STATUS_PREFIX as STATUS_PREFIX
@@ -30,9 +28,12 @@ if TYPE_CHECKING:
     from rtlab.records._records import Task as Task
     from rtlab.records._records import TokenUsage as TokenUsage
     from rtlab.records._records import Trajectory as Trajectory
+    from rtlab.records._records import frame_spans as frame_spans
     from rtlab.records._records import item_key as item_key
     from rtlab.records._records import status_start as status_start
+    from rtlab.records._records import step_html as step_html
     from rtlab.records._records import trajectory_from_dict as trajectory_from_dict
+    from rtlab.records._records import trajectory_html as trajectory_html
     from rtlab.records._records import trajectory_to_dict as trajectory_to_dict
 
 __getattr__, __dir__, __all__ = attach(
@@ -62,7 +63,9 @@ __getattr__, __dir__, __all__ = attach(
             "trajectory_to_dict",
             "trajectory_from_dict",
             "item_key",
+            "step_html",
+            "frame_spans",
+            "trajectory_html",
         ),
-        "._display": ("step_html", "frame_spans", "trajectory_html"),
     },
 )

@@ -1,13 +1,17 @@
 """The vocabulary of rtlab: trajectories, steps, tasks and judgements, and their versioned JSONL form.
 
 Every reader produces these records and every analysis consumes them. The JSONL form round-trips exactly:
-``trajectory_from_dict(trajectory_to_dict(t)) == t`` for every trajectory a reader can produce.
+``trajectory_from_dict(trajectory_to_dict(t)) == t`` for every trajectory a reader can produce. A step and a
+trajectory render themselves in a notebook (``_repr_html_``, ``_repr_pretty_``) with the renderers at the end of
+this module, made of :mod:`rtlab.display`'s primitives.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
+
+from rtlab.display import Span, block, escape, marked_text, one_line, side_by_side, table, text_table
 
 SCHEMA = "rtlab.trajectory"
 SCHEMA_VERSION = 2
@@ -204,14 +208,10 @@ class Step:
 
     def _repr_html_(self) -> str:
         """The notebook display: what was shown beside what was logged, frames and clip marked."""
-        from rtlab.records._display import step_html
-
         return step_html(self)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """The plain-text display (IPython's), one line instead of the whole dataclass."""
-        from rtlab.records._display import step_text
-
         p.text(step_text(self))
 
 
@@ -344,7 +344,11 @@ class Trajectory:
     format: str
     """Name of the reader that produced it (``codex``, ``g2b``, ``openhands``, ``pi``, ``dci``, ``openai-chat``, ...)."""
     source_path: str
-    """The file or run folder the reader read; benchmark files and ``run.json`` are looked for beside it."""
+    """The file or run folder the reader read; benchmark files and ``run.json`` are looked for beside it. Read
+    through ``rtlab.ingest`` (and so in replays, the store, the viewer and the canonical JSONL), it is in the one
+    form of ``rtlab.ingest.unit_path``, whatever route reached the unit: absolute, every symbolic link and
+    ``..`` on the way resolved, the unit's own name kept (a unit that is itself a link stays where it was
+    found). A trajectory read back from canonical JSONL keeps the one it was written with."""
     steps: list[Step] = field(default_factory=list)
     """The tool calls, in the order they were made."""
     events: list[Event] = field(default_factory=list)
@@ -413,14 +417,10 @@ class Trajectory:
 
     def _repr_html_(self) -> str:
         """The notebook display: the run's facts and a compact step table (long runs truncated with counts)."""
-        from rtlab.records._display import trajectory_html
-
         return trajectory_html(self)
 
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
         """The plain-text display (IPython's): the same facts and table, not the whole dataclass."""
-        from rtlab.records._display import trajectory_text
-
         p.text(trajectory_text(self))
 
 
@@ -527,3 +527,102 @@ def trajectory_from_dict(data: dict[str, Any], where: str = "trajectory") -> Tra
 def item_key(trajectory_id: str, rubric_index: int) -> str:
     """The item key of a failed rubric item: ``<trajectory id>#<rubric index>``."""
     return f"{trajectory_id}#{rubric_index}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Display: how a trajectory and a step look in a notebook (``_repr_html_``) and as plain text
+# (``_repr_pretty_``). A trajectory is a compact step table: tool, command, characters logged and shown,
+# clipped, and the files its typed action names (a file tool's path; what a shell command read is capture's to
+# say, so the replay's table shows the files captured). A step is what was shown beside what was logged, with
+# the harness's frames dimmed and its clip markers marked. The HTML primitives are :mod:`rtlab.display`'s.
+# The renderers live beside the records they render, so no record module imports a display module.
+
+STEP_COLUMNS = ("step", "tool", "command", "logged", "shown", "clipped", "action", "file")
+"""The columns of a trajectory's step table."""
+
+
+def step_row(s: Step) -> list[Any]:
+    """One step's row of the step table."""
+    a = s.action
+    named = (a.path or a.base or a.pattern or "") if a is not None else ""
+    return [
+        s.index,
+        s.tool,
+        one_line(s.command, 100),
+        len(s.output) if s.output is not None else "—",
+        len(s.shown) if s.shown is not None else "—",
+        s.clipped,
+        a.kind if a is not None else "",
+        named,
+    ]
+
+
+def _head(t: Trajectory) -> list[tuple[str, str]]:
+    judged = ""
+    if t.judgement is not None and t.judgement.items:
+        passed = sum(1 for i in t.judgement.items if i.passed)
+        judged = f"{passed}/{len(t.judgement.items)} rubric items passed"
+    facts = [
+        ("trajectory", t.id),
+        ("format", t.format),
+        ("model", t.model or ""),
+        ("benchmark", t.benchmark or ""),
+        ("task", t.task_id or ""),
+        ("run", " ".join(x for x in (t.method, t.variant, t.run) if x)),
+        ("steps", f"{t.n_steps:,} answered of {len(t.steps):,}"),
+        ("characters", f"{t.chars_logged:,} logged, {t.chars_shown:,} shown"),
+        ("judge", judged),
+    ]
+    return [(k, v) for k, v in facts if v]
+
+
+def trajectory_html(t: Trajectory) -> str:
+    """The notebook display of a trajectory: its facts, then the step table (long runs truncated with counts)."""
+    facts = "".join(f"<b>{escape(k)}</b> {escape(v)}<br>" for k, v in _head(t))
+    rows = [step_row(s) for s in t.steps]
+    return block(f"<div>{facts}</div>", table(STEP_COLUMNS, rows, what="steps"))
+
+
+def trajectory_text(t: Trajectory) -> str:
+    """The plain-text display of a trajectory: the same facts and table."""
+    facts = "\n".join(f"{k}: {v}" for k, v in _head(t))
+    return facts + "\n" + text_table(STEP_COLUMNS, [step_row(s) for s in t.steps], what="steps")
+
+
+def frame_spans(s: Step) -> list[Span]:
+    """The step's frames as spans of its shown text: clip markers and the harness's own words."""
+    return [Span(f.start, f.end, "clip" if f.kind == "clip" else "frame", f.kind) for f in s.frames]
+
+
+def step_html(s: Step, reads: list[Span] | None = None) -> str:
+    """The notebook display of a step: the command, then what was shown (frames dimmed, clip marked, ``reads``
+    highlighted) beside what was logged when the two differ."""
+    head = (
+        f"<b>step {s.index}</b> · {escape(s.tool)}"
+        + (" · <b>clipped</b>" if s.clipped else "")
+        + (" · error" if s.is_error else "")
+        + (f" · exit {s.exit_code}" if s.exit_code is not None else "")
+        + f"<pre>{escape(s.command)}</pre>"
+    )
+    if s.output is None:
+        return block(head, '<div class="note">no result (the call was cut off)</div>')
+    shown = s.shown or ""
+    spans = frame_spans(s) + list(reads or [])
+    shown_html = marked_text(shown, spans)
+    if shown == s.output:
+        return block(head, f"<h4>shown = logged ({len(shown):,} characters)</h4>", shown_html)
+    return block(
+        head,
+        side_by_side(
+            (f"shown ({len(shown):,} characters)", shown_html),
+            (f"logged ({len(s.output):,} characters)", marked_text(s.output)),
+        ),
+    )
+
+
+def step_text(s: Step) -> str:
+    """The plain-text display of a step: a one-line header and the command."""
+    size = (
+        "no result" if s.output is None else f"{len(s.output or ''):,} logged, {len(s.shown or ''):,} shown"
+    )
+    return f"step {s.index} {s.tool} ({size}{', clipped' if s.clipped else ''}): {one_line(s.command, 200)}"

@@ -116,7 +116,7 @@ class UnitTask:
     """One run to build: what a worker (local or on a cluster) needs (picklable)."""
 
     unit: str
-    """The unit's path (file or run folder), resolved."""
+    """The unit's path (file or run folder), in the form of :func:`rtlab.ingest.unit_path`."""
     format: str
     """Its reader's format name."""
     run_hash: str
@@ -686,7 +686,7 @@ def _build(
         from tqdm.auto import tqdm
 
         found_units = tqdm(found_units, desc="find", unit="run")
-    units = [(str(Path(u).resolve()), f) for u, f in found_units]
+    units = [(str(u), f) for u, f in found_units]  # in the one form of a unit's path (ingest.unit_path)
     summary.unclaimed = len(unclaimed)
     manifest["sources"] = [str(Path(p).resolve()) for p in paths]
     hasher = _Hasher(manifest.get("files_seen", {}))
