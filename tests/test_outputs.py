@@ -183,3 +183,8 @@ def test_a_linked_folder_outside_the_input_is_not_scanned_unless_it_is_a_run(tmp
     assert followed == ["s.jsonl", "log.jsonl"]
     code, err = _run(capsys, "info", str(runs))
     assert code == 0 and "a link to a folder outside the input, not scanned" in err
+    from rtlab.cli import main
+
+    assert main(["info", str(runs), "--follow-links"]) == 0  # asked for: scanned
+    said = capsys.readouterr()
+    assert "a link to a folder outside the input" not in said.err and "2 trajectories" in said.out

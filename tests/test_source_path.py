@@ -18,7 +18,7 @@ from conftest import REAL, ROOT
 import rtlab
 from rtlab.environment import replay, tables
 from rtlab.ingest import ingest, read_jsonl, unit_path, write_jsonl
-from rtlab.runner import replay_paths
+from rtlab.runner import ReplayOptions, replay_paths
 from rtlab.store import build_store
 from rtlab.view import run_payload
 
@@ -59,19 +59,20 @@ def _source_paths(cwd: Path, path: str | Path, out: Path, store_path: Path) -> d
     here = Path.cwd()
     os.chdir(cwd)
     try:
-        ts = ingest([path]).trajectories
+        # a folder of links to folders outside it is scanned when asked (by default only run folders are read)
+        ts = ingest([path], follow_links=True).trajectories
         replays = [replay(t) for t in ts]
         frames = tables(replays)
-        from_runner = [r for done, _ in replay_paths([path]) for r in done]
+        from_runner = [r for done, _ in replay_paths([path], ReplayOptions(follow_links=True)) for r in done]
         first = not store_path.exists()
-        built = build_store([path], store_path)
+        built = build_store([path], store_path, follow_links=True)
         assert not built.skipped and not built.removed
         assert (len(built.added), len(built.unchanged)) == ((len(ts), 0) if first else (0, len(ts)))
         store = rtlab.open(store_path)
         write_jsonl(ts, out / "canonical.jsonl")
         cli = out / "cli.jsonl"
         subprocess.run(
-            [sys.executable, "-m", "rtlab", "ingest", str(path), "-o", str(cli)],
+            [sys.executable, "-m", "rtlab", "ingest", str(path), "-o", str(cli), "--follow-links"],
             check=True,
             capture_output=True,
         )

@@ -149,7 +149,9 @@ def _rows_per_run(
         get_policy(args.clip)  # an unknown name fails before any work
     rows: list[dict[str, Any]] = []
     failed = False
-    options = ReplayOptions(format=args.format, clip=args.clip, join=not args.no_join)
+    options = ReplayOptions(
+        format=args.format, clip=args.clip, join=not args.no_join, follow_links=args.follow_links
+    )
     unclaimed: list[Any] = []
     renamed: list[Any] = []
     n_read = 0

@@ -94,6 +94,7 @@ def _ingest(args: argparse.Namespace):
         strict=args.strict,
         join=not args.no_join,
         progress=args.progress,
+        follow_links=args.follow_links,
     )
     for f in result.failures:
         print(f"rtlab: skipped {f.path} ({f.format}): {f.error}", file=sys.stderr)

@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND", required=True, parser_class=argparse.ArgumentParser
     )
     for name in FAMILIES:
-        family = importlib.import_module(f"rtlab.cli.{name}")
+        family = importlib.import_module(f"{__package__}.{name}")  # a sibling module of this package
         known = set(sub.choices)
         family.register(sub)
         parser.families.append(_Family(family.TITLE, tuple(c for c in sub.choices if c not in known)))

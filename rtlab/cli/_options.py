@@ -60,6 +60,11 @@ def input_options(
     p.add_argument(
         "--list-unread", action="store_true", help="name every file found that no reader claims, with why"
     )
+    p.add_argument(
+        "--follow-links",
+        action="store_true",
+        help="scan linked folders that lead outside the paths given (by default only run folders are read there)",
+    )
 
 
 def tab_options(p: argparse.ArgumentParser) -> None:

@@ -55,6 +55,7 @@ def _replay_options(args: argparse.Namespace):
         workspace=args.workspace,
         agent_root=args.agent_root,
         join=not args.no_join,
+        follow_links=args.follow_links,
     )
 
 
@@ -122,7 +123,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     from rtlab.runner import workspace_for
 
     options = _replay_options(args)
-    result = ingest(args.paths, format=args.format, clip=args.clip, strict=True, join=options.join)
+    result = ingest(
+        args.paths,
+        format=args.format,
+        clip=args.clip,
+        strict=True,
+        join=options.join,
+        follow_links=options.follow_links,
+    )
     pool = [t for t in result.trajectories if args.id is None or t.id == args.id]
     if not pool:
         known = ", ".join(t.id for t in result.trajectories[:10])

@@ -37,6 +37,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         mapper=mapper,
         progress=(args.progress or sys.stderr.isatty()) and not args.quiet,
         strict=args.strict,
+        follow_links=args.follow_links,
     )
     if not args.quiet:
         print(summary.format(), file=sys.stderr)

@@ -126,16 +126,18 @@ def ingest(
     strict: bool = False,
     join: bool = True,
     progress: bool = False,
+    follow_links: bool = False,
 ) -> IngestResult:
     """Read every trajectory under ``paths``.
 
     A unit that fails is recorded in ``failures`` and the rest go on; with ``strict`` the first failure raises.
     Paths given that do not exist or are not recognised always raise: that is a mistake in the call, not data.
     Files met in folders that no reader claims are listed in ``unclaimed``; a trajectory whose id was taken
-    by an earlier one is given a unique id (``renamed``).
+    by an earlier one is given a unique id (``renamed``). ``follow_links``: scan linked folders outside the
+    paths too (see :func:`iter_units`).
     """
     result = IngestResult()
-    units = list(iter_units(paths, format=format, unclaimed=result.unclaimed))
+    units = list(iter_units(paths, format=format, unclaimed=result.unclaimed, follow_links=follow_links))
     taken: dict[str, str] = {}
     iterator: Iterable[tuple[Path, str]] = units
     if progress:

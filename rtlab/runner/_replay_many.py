@@ -57,6 +57,8 @@ class ReplayOptions:
     paths are taken relative to the folder."""
     join: bool = True
     """Join each trajectory with the benchmark files found beside it (tasks, rubrics, judge results)."""
+    follow_links: bool = False
+    """Scan linked folders outside the paths given too (by default only those a reader claims as a run)."""
 
 
 def agent_root_for(trajectory: Trajectory) -> str | None:
@@ -186,7 +188,12 @@ def replay_paths(
     from rtlab.ingest import iter_units
 
     options = options or ReplayOptions()
-    units = ((str(u), f) for u, f in iter_units(paths, format=options.format, unclaimed=unclaimed))
+    units = (
+        (str(u), f)
+        for u, f in iter_units(
+            paths, format=options.format, unclaimed=unclaimed, follow_links=options.follow_links
+        )
+    )
     taken: dict[str, str] = {}
     bar = None
     if progress:

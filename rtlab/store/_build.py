@@ -590,6 +590,7 @@ def build_store(
     checkpoint_runs: int = CHECKPOINT_RUNS,
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
     buffer_bytes: int = FLUSH_BYTES,
+    follow_links: bool = False,
 ) -> BuildSummary:
     """Build or update the store in ``out`` from every unit under ``paths``.
 
@@ -617,6 +618,7 @@ def build_store(
             checkpoint_runs,
             checkpoint_seconds,
             buffer_bytes,
+            follow_links,
         )
 
 
@@ -664,6 +666,7 @@ def _build(
     checkpoint_runs: int,
     checkpoint_seconds: float,
     buffer_bytes: int,
+    follow_links: bool,
 ) -> BuildSummary:
     from rtlab.errors import UnitError
     from rtlab.ingest import iter_units
@@ -681,7 +684,9 @@ def _build(
     _collect_garbage(store, manifest)
 
     unclaimed: list[Any] = []
-    found_units: Iterable[tuple[Path, str]] = iter_units(paths, format=options.format, unclaimed=unclaimed)
+    found_units: Iterable[tuple[Path, str]] = iter_units(
+        paths, format=options.format, unclaimed=unclaimed, follow_links=follow_links
+    )
     if progress:
         from tqdm.auto import tqdm
 
