@@ -74,7 +74,11 @@ def _add_input_options(
     p.add_argument(
         "--clip", metavar="POLICY", help="clipping policy for `shown` instead of the harness default"
     )
-    p.add_argument("--strict", action="store_true", help="stop at the first unit that fails to read")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first unit that fails to read; a reading warning (a record skipped or repaired) fails it",
+    )
     p.add_argument("--no-join", action="store_true", help="do not look for benchmark tasks and judge files")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.add_argument(
@@ -196,8 +200,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         else:
             print(format_summary(t))
     if not args.json:
+        n_warnings = sum(len(t.warnings) for t in result.trajectories)
         print(
             f"{len(result.trajectories)} trajectories"
+            + (f", {n_warnings} reading warnings" if n_warnings else "")
             + (f", {len(result.failures)} failed" if result.failures else "")
         )
     return EXIT_PARTIAL if result.failures else 0
@@ -290,7 +296,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     from rtlab.runner import workspace_for
 
     options = _replay_options(args)
-    result = ingest(args.paths, format=args.format, clip=args.clip, strict=True, join=options.join)
+    result = ingest(args.paths, format=args.format, clip=args.clip, strict=args.strict, join=options.join)
+    if result.failures:
+        raise ValueError(f"{result.failures[0].path}: {result.failures[0].error}")
     pool = [t for t in result.trajectories if args.id is None or t.id == args.id]
     if not pool:
         known = ", ".join(t.id for t in result.trajectories[:10])

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
     from rtlab.io._files import read_text as read_text
+    from rtlab.io._files import repair_escapes as repair_escapes
     from rtlab.io._files import without_surrogates as without_surrogates
     from rtlab.io._files import write_json_lines as write_json_lines
 
@@ -43,6 +44,7 @@ __getattr__, __dir__, __all__ = attach(
             "iter_json_values",
             "load_json",
             "loads",
+            "repair_escapes",
             "without_surrogates",
             "field",
         ),

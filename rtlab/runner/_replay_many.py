@@ -57,6 +57,9 @@ class ReplayOptions:
     paths are taken relative to the folder."""
     join: bool = True
     """Join each trajectory with the benchmark files found beside it (tasks, rubrics, judge results)."""
+    strict: bool = False
+    """Refuse a log with any reading warning (``--strict``: :attr:`rtlab.ingest.ReadOptions.strict`);
+    :func:`replay_paths` sets it with its own ``strict``."""
 
 
 def agent_root_for(trajectory: Trajectory) -> str | None:
@@ -109,7 +112,14 @@ def _replay_unit(
     from rtlab.ingest import read_unit, unique_ids
 
     try:
-        trajectories = read_unit(Path(unit), fmt, clip=options.clip, join=options.join)
+        trajectories = read_unit(
+            Path(unit),
+            fmt,
+            clip=options.clip,
+            join=options.join,
+            strict=options.strict,
+            detected=options.format is None,
+        )
     except Exception as exc:  # reported, and the batch goes on
         return _UnitDone([], [ReplayFailure(unit, None, _describe(exc))], [], [])
     renamed = unique_ids(trajectories, taken) if taken is not None else []
@@ -186,6 +196,10 @@ def replay_paths(
     from rtlab.ingest import iter_units
 
     options = options or ReplayOptions()
+    if strict and not options.strict:
+        from dataclasses import replace
+
+        options = replace(options, strict=True)
     units = ((str(u), f) for u, f in iter_units(paths, format=options.format, unclaimed=unclaimed))
     taken: dict[str, str] = {}
     bar = None

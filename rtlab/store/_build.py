@@ -194,7 +194,13 @@ def build_unit(task: UnitTask) -> UnitRows:
 
     out = UnitRows(task.unit, task.run_hash)
     try:
-        trajectories = read_unit(Path(task.unit), task.format, clip=task.options.clip, join=task.options.join)
+        trajectories = read_unit(
+            Path(task.unit),
+            task.format,
+            clip=task.options.clip,
+            join=task.options.join,
+            detected=task.options.format is None,
+        )
         replays = []
         for t in trajectories:
             r = replay(t)

@@ -26,8 +26,13 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
-    """Trajectories as written by :func:`write_jsonl`; ``options.clip`` does not apply."""
-    return read_jsonl(path)
+    """Trajectories as written by :func:`write_jsonl`; ``options.clip`` does not apply. The warnings each
+    carries from its reading (a version-2 file's ``meta["warnings"]`` typed) count under ``options.strict``."""
+    from rtlab.ingest.readers._tolerant import settle
+
+    found = read_jsonl(path)
+    settle(found, path, None, options)
+    return found
 
 
 def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
@@ -53,7 +58,12 @@ def iter_jsonl(path: str | Path) -> Iterator[Trajectory]:
                 trajectory = trajectory_from_dict(data)
             except ValueError as exc:
                 raise ReaderError(path, str(exc), line=lineno) from None
-            yield _typed(trajectory) if data.get("version", SCHEMA_VERSION) < 2 else trajectory
+            version = data.get("version", SCHEMA_VERSION)
+            if version < 3:
+                from rtlab.ingest.readers._tolerant import typed_warnings
+
+                typed_warnings(trajectory)  # version 2 kept its warnings as text in meta
+            yield _typed(trajectory) if version < 2 else trajectory
 
 
 def read_jsonl(path: str | Path) -> list[Trajectory]:
