@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import first_json_line as first_json_line
     from rtlab.io._files import first_json_value as first_json_value
     from rtlab.io._files import head_bytes as head_bytes
+    from rtlab.io._files import head_json_lines as head_json_lines
     from rtlab.io._files import head_text as head_text
     from rtlab.io._files import iter_json_lines as iter_json_lines
     from rtlab.io._files import iter_json_values as iter_json_values
@@ -37,6 +38,7 @@ __getattr__, __dir__, __all__ = attach(
             "read_text",
             "decode_text",
             "head_bytes",
+            "head_json_lines",
             "head_text",
             "first_json_line",
             "first_json_value",

@@ -206,6 +206,37 @@ def first_json_line(path: Path, n: int = 65536) -> Any:
         return None
 
 
+def head_json_lines(path: Path, n_lines: int = 20, n: int = 65536) -> list[Any]:
+    """The values of the first ``n_lines`` non-blank lines of a file that parse as JSON, in order, for sniffing by
+    robust features: lines that are not JSON (a banner, a stderr line) are passed over, a line cut by the ``n``
+    bytes read is left out; a UTF-8 byte-order mark is dropped. A head with no more JSON lines than others (a
+    text file quoting a record) gives ``[]``."""
+    head = head_bytes(path, n).removeprefix(_BOM)
+    lines = head.split(b"\n")
+    if len(head) >= n - len(_BOM):
+        lines = lines[:-1]
+    out: list[Any] = []
+    other = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        n_lines -= 1
+        if n_lines < 0:
+            break
+        try:
+            out.append(loads(raw, path))
+        except json.JSONDecodeError as exc:
+            try:  # a record whose only fault is an invalid backslash escape is still that record
+                if not exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+                    raise
+                out.append(loads(repair_escapes(raw.decode("utf-8")), path))
+            except (json.JSONDecodeError, UnicodeDecodeError, ReaderError):
+                other += 1
+        except (UnicodeDecodeError, ReaderError):
+            other += 1
+    return out if len(out) > other else []
+
+
 def first_json_value(path: Path, n: int = 65536) -> Any:
     """The first JSON value of a file, whether it sits on one line or spans several (a pretty-printed
     document), or ``None`` when the first ``n`` bytes hold no whole value (for sniffing)."""

@@ -459,7 +459,8 @@ class Timeline:
         """The log has ended: results still waiting for a call that never came are said (kept as events)."""
         for call_id, (_, line, *_rest) in self._early.items():
             self.warnings.append(
-                f"{self.path}:{line}: tool_result for {call_id!r} answers no call in the file; kept as an 'other' event"
+                f"{self.path}:{line}: tool_result for {call_id!r} answers no open call (no call in the file has its "
+                "id); kept as an 'other' event"
             )
         self._early.clear()
 

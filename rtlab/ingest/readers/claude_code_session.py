@@ -180,6 +180,7 @@ class _Tree:
         self.warnings = warnings
         self.nodes: dict[str, _Node] = {}
         self.order: list[_Node] = []
+        before: str | None = None  # the chain record before this one in the file
         for line, rec in records:
             uuid = rec.get("uuid")
             if not isinstance(uuid, str):
@@ -190,9 +191,9 @@ class _Tree:
             if parent is not None and not isinstance(parent, str):
                 warnings.append(
                     f"{path}:{line} [parentUuid]: expected str or null, got {type(parent).__name__}; "
-                    "record not understood, taken as a root"
+                    "repaired: the record before it in the file taken as its parent"
                 )
-                parent = None
+                parent = before
             if uuid in self.nodes:
                 warnings.append(
                     f"{path}:{line}: uuid {uuid!r} appears again (first at line "
@@ -202,6 +203,7 @@ class _Tree:
             node = _Node(line, rec, uuid, parent, rec.get("isSidechain") is True)
             self.nodes[uuid] = node
             self.order.append(node)
+            before = uuid
         self.children: dict[str, list[_Node]] = {}
         for node in self.order:
             if node.parent is not None:

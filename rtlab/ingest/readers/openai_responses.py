@@ -31,6 +31,7 @@ from rtlab.ingest.readers._openai_common import (
     Timeline,
     all_match,
     clip_policy,
+    is_document,
     iso_time,
     sniff_log,
     tool_names,
@@ -177,8 +178,8 @@ def _from_object(path: Path, obj: dict[str, Any], line: int | None, layout: str)
 
 def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     """Split a file into conversations according to its layout (see the module docstring)."""
-    if path.suffix == ".json":
-        doc = load_json(path)
+    if is_document(path):
+        doc = load_json(path, warnings)
         if isinstance(doc, dict):
             return [_from_object(path, doc, None, "object")]
         if not isinstance(doc, list):
