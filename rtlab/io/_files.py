@@ -419,8 +419,11 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
 
 def load_json(path: Path, warnings: list[str] | None = None) -> Any:
     """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column (see :func:`loads`).
-    With ``warnings``, invalid backslash escapes are repaired and bytes that are not UTF-8 replaced, each said
-    there."""
+
+    With ``warnings`` (the tolerant reading every reader does) a damaged document is repaired where that keeps
+    every intact part, each repair said there: invalid backslash escapes made literal, a line that is not JSON
+    (a stray stderr line) dropped, a document cut off at the end closed after its last whole element, bytes
+    that are not UTF-8 replaced."""
     text = _text(path, warnings)
     if not text.strip():
         raise ReaderError(path, "file is empty")
@@ -428,16 +431,90 @@ def load_json(path: Path, warnings: list[str] | None = None) -> Any:
         return loads(text, path, warnings=warnings)
     except json.JSONDecodeError as exc:
         fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno)
-        if warnings is None or not exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+        if warnings is None:
             raise fault from None
+        return _repaired_document(text, path, warnings, fault)
+
+
+_JSON_LINE_START = re.compile(r'\s*(?:["{}\[\],:0-9tfn-]|$)')
+"""How a line inside a pretty-printed JSON document starts (a line that starts otherwise is not JSON)."""
+_REPAIRS = 64
+
+
+def _repaired_document(text: str, path: Path, warnings: list[str], fault: ReaderError) -> Any:
+    """The document ``text`` after the repairs :func:`load_json` makes, or ``fault`` raised when they do not
+    make it parse."""
+    said: list[str] = []
+    escaped = False
+    for _ in range(_REPAIRS):
         try:
-            value = loads(repair_escapes(text), path, warnings=warnings)
-        except json.JSONDecodeError:
-            raise fault from None
-        warnings.append(
-            f"{path}:{exc.lineno}: invalid \\ escape (column {exc.colno}); repaired: read as a literal backslash"
-        )
+            value = loads(text, path, warnings=warnings)
+        except json.JSONDecodeError as exc:
+            lines = text.split("\n")
+            at = lines[exc.lineno - 1] if exc.lineno <= len(lines) else ""
+            if not escaped and exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+                text, escaped = repair_escapes(text), True
+                said.append(f"{path}:{exc.lineno}: invalid \\ escape (column {exc.colno}); repaired: read as a literal backslash")
+            elif at.strip() and not _JSON_LINE_START.match(at):
+                del lines[exc.lineno - 1]
+                text = "\n".join(lines)
+                said.append(f"{path}:{exc.lineno}: not JSON ({at.strip()[:60]!r}); skipped")
+            elif not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string"):
+                closed = _closed(text)
+                if closed is None:
+                    break
+                text = closed
+                said.append(
+                    f"{path}:{exc.lineno}: the document is cut off (log cut off?); repaired: closed after its last "
+                    "whole element, the element cut off skipped"
+                )
+            else:
+                break
+            continue
+        warnings.extend(said)
         return value
+    raise fault from None
+
+
+def _closed(text: str) -> str | None:
+    """``text`` (a JSON document cut off) cut back and closed so that the element the cut fell in is left out
+    whole: the element of the innermost list open at the end (a message, a step), or, with no list open, the
+    last member that was complete; ``None`` when no such point exists."""
+    stack: list[str] = []
+    cuts: list[tuple[int, int]] = []  # (offset to cut at, depth there), in order
+    in_string = escape = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            stack.append("]" if ch == "[" else "}")
+            cuts.append((i + 1, len(stack)))
+        elif ch in "]}":
+            if stack:
+                stack.pop()
+            if stack:
+                cuts.append((i + 1, len(stack)))
+        elif ch == "," and stack:
+            cuts.append((i, len(stack)))
+    if not stack:
+        return None
+    lists = [d for d, closer in enumerate(stack, 1) if closer == "]"]
+    depth = lists[-1] if lists else len(stack)
+    for end, at in reversed(cuts):
+        if at <= depth:
+            head = text[:end].rstrip()
+            if head.endswith(":"):
+                return None
+            return head + "".join(reversed(stack[:at]))
+    return None
 
 
 def field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: str = "") -> Any:

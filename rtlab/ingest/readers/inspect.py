@@ -83,6 +83,7 @@ from rtlab.ingest.readers._frames import (
     session_frames,
     whole,
 )
+from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json
 from rtlab.records import (
@@ -197,9 +198,13 @@ def _load_eval(path: Path) -> _Log:
             log.warnings.append(f"no {HEADER}: the eval was running or did not finish; read from {START}")
         for name in names:
             if name.startswith(SAMPLES_DIR) and name.endswith(".json"):
-                sample = _parse_member(z, name)
-                if not isinstance(sample, dict):
-                    raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=name)
+                try:
+                    sample = _parse_member(z, name)
+                    if not isinstance(sample, dict):
+                        raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=name)
+                except ReaderError as exc:  # one sample not readable: said, the others read
+                    log.warnings.append(skipped_because(exc, path, None, "sample"))
+                    continue
                 log.samples.append((name, sample))
         summary_names = [SUMMARIES] if SUMMARIES in names else _journal_summaries(names)
         for name in summary_names:
@@ -220,7 +225,8 @@ def _journal_summaries(names: list[str]) -> list[str]:
 
 
 def _load_json(path: Path) -> _Log:
-    data = load_json(path)
+    loaded: list[str] = []
+    data = load_json(path, loaded)
     if not isinstance(data, dict):
         raise ReaderError(path, f"expected an Inspect log object, got {type(data).__name__}")
     samples = data.get("samples")
@@ -231,10 +237,13 @@ def _load_json(path: Path) -> _Log:
     found = []
     for i, sample in enumerate(samples):
         if not isinstance(sample, dict):
-            raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=f"samples[{i}]")
+            loaded.append(f"{path} [samples[{i}]]: expected an object, got {type(sample).__name__}; skipped")
+            continue
         found.append((f"samples[{i}]", sample))
     header = {k: v for k, v in data.items() if k != "samples"}
-    return _Log(path, "json", header, found)
+    log = _Log(path, "json", header, found)
+    log.warnings.extend(loaded)
+    return log
 
 
 def _load(path: Path) -> _Log:
@@ -727,6 +736,33 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _calls_first(messages: list[Any], warnings: list[str], sample: str) -> list[tuple[int, Any]]:
+    """``(position, message)`` in order, except that a tool message whose call is made by a later assistant
+    message (a log written out of order) is moved to just after that message: results pair with calls by
+    id, whatever their order (said in ``warnings``)."""
+    made: dict[str, int] = {}
+    for pos, msg in enumerate(messages):
+        calls = msg.get("tool_calls") if isinstance(msg, dict) and msg.get("role") == "assistant" else None
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                made.setdefault(call["id"], pos)
+    late: dict[int, list[tuple[int, Any]]] = {}
+    order: list[tuple[int, Any]] = []
+    for pos, msg in enumerate(messages):
+        call_id = msg.get("tool_call_id") if isinstance(msg, dict) and msg.get("role") == "tool" else None
+        at = made.get(call_id) if isinstance(call_id, str) else None
+        if at is not None and at > pos:
+            warnings.append(
+                f"{sample}: messages[{pos}]: tool message for call {call_id!r} came before its call "
+                f"(messages[{at}]); paired by id"
+            )
+            late.setdefault(at, []).append((pos, msg))
+            continue
+        order.append((pos, msg))
+        order.extend(late.pop(pos, []))
+    return order
+
+
 class _Sample:
     """Builds one trajectory from one sample: steps and events in the order of ``sample.messages``."""
 
@@ -843,27 +879,31 @@ class _Sample:
             self.warnings.append(f"{self.where}: the sample has no messages")
             return
         messages = self.get(self.sample, "messages", list, "")
-        for pos, msg in enumerate(messages):
+        for pos, msg in _calls_first(messages, self.warnings, self.where):
             line = pos + 1
             where = f"messages[{pos}]"
-            if not isinstance(msg, dict):
-                raise self.fail(f"expected an object, got {type(msg).__name__}", where, line)
-            role = self.get(msg, "role", str, where, line)
-            data = {k: msg[k] for k in ("id", "source") if isinstance(msg.get(k), str)}
-            if role == "system":
-                self.event("system", content_text(msg.get("content")), line, role="system", **data)
-            elif role == "user":
-                text = content_text(msg.get("content"))
-                if self.first_user is None:
-                    self.first_user = text
-                self.event("message", text, line, role="user", **data)
-            elif role == "assistant":
-                self._assistant(msg, where, line, data)
-            elif role == "tool":
-                self._tool(msg, where, line)
-            else:
-                self.warnings.append(f"{where}: unknown role {role!r}; kept as an 'other' event")
-                self.event("other", content_text(msg.get("content")), line, role=role, **data)
+            with record(self.warnings, self.path, line, f"{self.where} {where}"):
+                self._message(msg, where, line)
+
+    def _message(self, msg: Any, where: str, line: int) -> None:
+        if not isinstance(msg, dict):
+            raise self.fail(f"expected an object, got {type(msg).__name__}", where, line)
+        role = self.get(msg, "role", str, where, line)
+        data = {k: msg[k] for k in ("id", "source") if isinstance(msg.get(k), str)}
+        if role == "system":
+            self.event("system", content_text(msg.get("content")), line, role="system", **data)
+        elif role == "user":
+            text = content_text(msg.get("content"))
+            if self.first_user is None:
+                self.first_user = text
+            self.event("message", text, line, role="user", **data)
+        elif role == "assistant":
+            self._assistant(msg, where, line, data)
+        elif role == "tool":
+            self._tool(msg, where, line)
+        else:
+            self.warnings.append(f"{where}: unknown role {role!r}; kept as an 'other' event")
+            self.event("other", content_text(msg.get("content")), line, role=role, **data)
 
     def _assistant(self, msg: dict[str, Any], where: str, line: int, data: dict[str, Any]) -> None:
         model = _text_or_none(msg.get("model"))
@@ -896,7 +936,8 @@ class _Sample:
         if not isinstance(calls, list):
             raise self.fail(f"expected a list, got {type(calls).__name__}", f"{where}.tool_calls", line)
         for i, call in enumerate(calls):
-            self._call(call, f"{where}.tool_calls[{i}]", line, at)
+            with record(self.warnings, self.path, line, f"{self.where} {where}.tool_calls[{i}]"):
+                self._call(call, f"{where}.tool_calls[{i}]", line, at)
 
     def _call(self, call: Any, where: str, line: int, at: Any) -> None:
         if not isinstance(call, dict):

@@ -39,7 +39,7 @@ from rtlab.ingest.readers._openai_common import (
     usage_from,
     written_files,
 )
-from rtlab.ingest.readers._tolerant import record
+from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, iter_json_lines, load_json
 from rtlab.records import Deliverable, Step, Trajectory
 
@@ -146,13 +146,20 @@ def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     if not values:
         raise ReaderError(path, "file is empty")
     if _holds_messages(values[0][1]):
-        return [_nested(path, obj, line, "conversation-per-line") for line, obj in values]
+        found = []
+        for line, obj in values:
+            try:
+                found.append(_nested(path, obj, line, "conversation-per-line"))
+            except ReaderError as exc:
+                warnings.append(skipped_because(exc, path, line, "conversation"))
+        return found
+    messages = []
     for line, value in values:
         if _holds_messages(value):
-            raise ReaderError(
-                path, "a conversation object among per-line messages", line=line, field="messages"
-            )
-    return [_Conversation([(line, "", m) for line, m in values], {}, "message-per-line")]
+            warnings.append(f"{path}:{line} [messages]: a conversation object among per-line messages; skipped")
+        else:
+            messages.append((line, "", value))
+    return [_Conversation(messages, {}, "message-per-line")]
 
 
 def _text(msg: dict[str, Any], path: Path, line: int | None, where: str) -> str:

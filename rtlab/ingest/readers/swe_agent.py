@@ -57,6 +57,7 @@ from rtlab.ingest.readers._frames import (
     swe_agent_window,
 )
 from rtlab.ingest.readers._openai_common import content_text, trajectory_id
+from rtlab.ingest.readers._tolerant import skipped_because
 from rtlab.io import field, head_bytes, head_text, load_json, read_text
 from rtlab.records import Action, Deliverable, Event, Frame, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
@@ -323,9 +324,19 @@ def step_command(step: Step) -> str:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per ``.traj`` (one per attempt for a ``RetryAgent`` file that kept no chosen attempt)."""
     path = Path(path)
-    data = load_json(path)
+    loaded: list[str] = []
+    data = load_json(path, loaded)
     if not isinstance(data, dict):
         raise ReaderError(path, f"expected a JSON object (a SWE-agent .traj), got {type(data).__name__}")
+    found = _read_runs(path, data, options)
+    for t in found:
+        if loaded:
+            t.meta["warnings"] = [*loaded, *t.meta.get("warnings", [])]
+    return found
+
+
+def _read_runs(path: Path, data: dict[str, Any], options: ReadOptions) -> list[Trajectory]:
+    """The trajectories of one ``.traj`` object: the run, or each attempt of a ``RetryAgent`` file."""
     attempts = data.get("attempts")
     if "trajectory" not in data and isinstance(attempts, list) and attempts:
         found = []
@@ -418,17 +429,27 @@ class _Run:
         self.instruction: str | None = None
         self.step_of_observation: dict[int, int] = {}
         """History position of an observation message -> the step it carried."""
-        self.items = [
-            self._item(i, raw) for i, raw in enumerate(field(data, "trajectory", list, path, None, where))
-        ]
+        self.items = []
+        for i, raw in enumerate(field(data, "trajectory", list, path, None, where)):
+            try:
+                self.items.append(self._item(i, raw))
+            except ReaderError as exc:  # one step not understood: said, the others read
+                self.warnings.append(skipped_because(exc, path, i + 1, "trajectory step"))
         history = data.get("history")
         if history is None:
             history = []
         if not isinstance(history, list):
-            raise ReaderError(
-                path, f"expected a list, got {type(history).__name__}", field=self._field("history")
+            self.warnings.append(
+                f"{path} [{self._field('history')}]: expected a list, got {type(history).__name__}; "
+                "read without a history"
             )
-        self.history = [self._entry(i, h) for i, h in enumerate(history)]
+            history = []
+        self.history = []
+        for i, h in enumerate(history):
+            try:
+                self.history.append(self._entry(i, h))
+            except ReaderError as exc:
+                self.warnings.append(skipped_because(exc, path, i + 1, "history entry"))
         info = data.get("info")
         if info is not None and not isinstance(info, dict):
             raise ReaderError(
@@ -458,7 +479,7 @@ class _Run:
                 raise ReaderError(
                     self.path, f"expected str, got {type(value).__name__}", field=f"{where}.{key}"
                 )
-        return {**raw, "state": _state(raw.get("state"), self.path, f"{where}.state")}
+        return {**raw, "state": _state(raw.get("state"), self.path, f"{where}.state"), "_line": i + 1}
 
     def _entry(self, i: int, raw: Any) -> tuple[int, dict[str, Any]]:
         where = self._field(f"history[{i}]")
@@ -570,7 +591,7 @@ class _Run:
         action = item["action"]
         observation = item.get("observation")
         thought = item.get("thought") or ""
-        line = i + 1
+        line = item.get("_line", i + 1)
         if asst is not None:
             for block in asst[1].get("thinking_blocks") or []:
                 if isinstance(block, dict) and isinstance(block.get("thinking"), str) and block["thinking"]:
@@ -645,7 +666,7 @@ class _Run:
             call_id=call_id if isinstance(call_id, str) else None,
             cwd=_known(before.get("working_dir")),
             seq=len(self.steps) + len(self.events),
-            line=i + 1,
+            line=item.get("_line", i + 1),
             args_error=error,
         )
         type_step(step)
