@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from rtlab.io import without_surrogates
-from rtlab.records import DeliverableFile, Step, Trajectory
+from rtlab.records import DeliverableFile, Event, Step, Trajectory
 
 
 @dataclass(frozen=True)
@@ -206,3 +206,24 @@ def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:
         return typed_read
 
     return wrap
+
+
+def submission_event(steps: list[Step], events: list[Event], step: Step, output: str | None, **data: Any) -> Event:
+    """The one rule of what a step is (docs/ARCHITECTURE.md): a call whose result the model never received (a
+    final submission that ended the run) is not an answered step. ``step`` leaves ``steps`` (the later ones
+    renumbered) and becomes an ``other`` event in its place on the timeline (its ``seq``), holding its
+    command, tool, call id and ``output`` (``data["submission"]``); the event is appended to ``events``."""
+    steps.remove(step)
+    for k, later in enumerate(steps):
+        later.index = k
+    ev = Event(
+        kind="other",
+        text=step.command,
+        role="assistant",
+        seq=step.seq,
+        timestamp=step.started_at,
+        line=step.line,
+        data={"submission": True, "tool": step.tool, "call_id": step.call_id, "output": output, **data},
+    )
+    events.append(ev)
+    return ev

@@ -17,7 +17,14 @@ from typing import Any
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, compact_json, deliverable_file, read_command
+from rtlab.ingest.readers._base import (
+    ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
+    read_command,
+    submission_event,
+)
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply
 from rtlab.io import head_bytes
 from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
@@ -291,6 +298,15 @@ class Timeline:
                 )
                 again()
         return step
+
+    def submission(self, step: Step, output: str, **data: Any) -> Event:
+        """A call whose result the model never received (a final submission) as the event it is
+        (:func:`~rtlab.ingest.readers._base.submission_event`), no longer awaiting a result."""
+        if step.call_id is not None and step in self._pending.get(step.call_id, []):
+            self._pending[step.call_id].remove(step)
+            if not self._pending[step.call_id]:
+                del self._pending[step.call_id]
+        return submission_event(self.steps, self.events, step, output, **data)
 
     def unknown(self, call_id: str) -> bool:
         """No call with ``call_id`` has come yet (its result, if this is one, came first)."""

@@ -27,8 +27,9 @@ What the format's source says (SWE-agent/mini-swe-agent):
 
 Each command is a step; its result is what the model was shown: the message's text (``shown``, with the
 template's ``<returncode>``, ``<output>``, warning and elision words as frames), the raw output (``output``)
-where 1.1 logs it. The submitting command's output became the submission and no message: it is answered by
-the ``exit`` (or last user) message and was shown as nothing (``""``). Clipping: the templates' head-and-tail
+where 1.1 logs it. The submitting command's output became the submission and no message: the model never saw
+it, so that command is an ``other`` event (``data["submission"]``, with the command and the output), not an
+answered step (docs/ARCHITECTURE.md, "What a step is"). Clipping: the templates' head-and-tail
 rule is :class:`rtlab.ingest._clipping.MiniSweAgentClip` (``mini-swe-agent``), applied by the harness; the
 log holds its result.
 """
@@ -46,7 +47,7 @@ from rtlab.ingest.readers._frames import mini_swe_agent_reply
 from rtlab.ingest.readers._openai_common import Timeline, content_text, iso_time, trajectory_id, usage_from
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_text, load_json
-from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, Event, Step, TokenUsage, Trajectory
 
 NAME = "mini-swe-agent"
 LOOKS_FOR = (
@@ -179,7 +180,8 @@ class _Run:
         self.config = _obj(info.get("config"))
         self.tl = Timeline(path, get_policy("none"))
         self.instruction: str | None = None
-        self.submit_step: int | None = None
+        self.submission: Event | None = None
+        """The submitting call, as the event it is (its output the model never saw)."""
         self.open_text: list[Step] = []  # text-based commands awaiting their result, in order
 
     @staticmethod
@@ -235,7 +237,8 @@ class _Run:
             step.ended_at = ended
 
     def _submitted(self, text: str, line: int) -> bool:
-        """The submission ends the turn whose command printed the marker: that command is answered by it."""
+        """The submission ends the turn whose command printed the marker: that command's output became the
+        submission, never a message, so the model did not see it: the command is an event, not a step."""
         waiting = [s for s in self.tl.steps if not s.answered]
         if not waiting:
             return False
@@ -248,14 +251,10 @@ class _Run:
                 f"messages[{line - 1}]: submitted with {len(waiting)} commands open; none answered"
             )
             return False
-        if step.call_id is not None:
-            self.tl.answer(step.call_id, text, line, f"messages[{line - 1}]")
-        else:
-            self.tl.finish(step, text)
         if step in self.open_text:
             self.open_text.remove(step)
-        step.shown = ""  # the output became the submission and no message: the model was shown nothing
-        self.submit_step = step.index
+        # the output became the submission and no message: the model never saw it, so the call is an event
+        self.submission = self.tl.submission(step, text)
         return True
 
     # --- the walk ---------------------------------------------------------------------------------------
@@ -457,8 +456,8 @@ class _Run:
                 meta[key] = self.config[key]
         if response_models:
             meta["response_models"] = response_models
-        if self.submit_step is not None:
-            meta["submit_step"] = self.submit_step
+        if self.submission is not None:
+            meta["submission_event"] = self.submission.seq
         unknown = sorted(
             set(info)
             - {

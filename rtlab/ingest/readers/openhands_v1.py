@@ -31,7 +31,9 @@ Steps: an ``ActionEvent`` paired with the ``ObservationEvent`` whose ``action_id
 unanswered call with the same ``tool_call_id``), a ``UserRejectObservation``, or an ``AgentErrorEvent`` with its
 ``tool_call_id`` (an error result). A call with none of these stays unanswered. ``Step.args`` is the typed action
 (its fields and ``kind``), or the call's parsed arguments when the SDK could not build one. The builtin
-``finish``, ``think`` and ``task_tracker`` calls are steps too (they get an observation). The deliverable's final
+``think`` and ``task_tracker`` calls are steps too (they get an observation); a ``finish`` that ended the
+conversation is an event (``data["submission"]``): its observation was never sent to the model (docs/ARCHITECTURE.md,
+"What a step is"), unlike one the user went on after. The deliverable's final
 message is the agent's last word: ``finish``'s message, or an agent ``MessageEvent`` after it (a conversation the
 user went on with).
 
@@ -69,6 +71,7 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    submission_event,
     typed,
 )
 from rtlab.ingest.readers._frames import SDK_CLIP_MARKER, SDK_ERROR_HEADERS, output_frames, read_tool_reply
@@ -634,6 +637,19 @@ class _Builder:
         if source == "agent" and text.strip():
             self.final_message = text
 
+    def _final_finish(self) -> None:
+        """A ``finish`` call that ended the conversation is an event, not a step: its observation was never
+        sent to the model (the SDK stops after it; only a conversation the user went on with sends it). It
+        becomes an ``other`` event in its place (``data["submission"]``, with its message and output)."""
+        if not self.steps:
+            return
+        last = self.steps[-1]
+        if last.args.get("kind") != "FinishAction" or not last.answered:
+            return
+        if any(e.seq > last.seq and e.role in ("assistant", "user") for e in self.events):
+            return  # the conversation went on: the model saw it
+        submission_event(self.steps, self.events, last, last.output)
+
     def trajectory(self, ident: str, source_path: str, **fields: Any) -> Trajectory:
         for call_id, (raw, kind, _) in self._early.items():
             self.warnings.append(
@@ -641,6 +657,7 @@ class _Builder:
                 "log has its id)"
             )
         self._early.clear()
+        self._final_finish()
         meta: dict[str, Any] = fields.pop("meta", {})
         unanswered = [s.call_id for s in self.steps if not s.answered]
         if unanswered:

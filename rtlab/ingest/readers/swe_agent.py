@@ -31,7 +31,9 @@ events' is their position in ``history``.
 Each ``trajectory[]`` item the model issued is one step; ``shown`` is the history message that carried its
 observation to the model (the observation inside the template, whose words are frames), ``output`` the
 observation as the trajectory holds it. A result that never became a history message (the last ``submit``
-of 0.7) was shown as nothing (``""``). Requeried outputs and the harness's own exit actions are events.
+of 0.7) was never shown: that call is an ``other`` event (``data["not_shown"]``, its output kept), not an
+answered step (docs/ARCHITECTURE.md, "What a step is"). Requeried outputs and the harness's own exit actions
+are events.
 """
 
 from __future__ import annotations
@@ -45,7 +47,14 @@ import yaml
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command, typed
+from rtlab.ingest.readers._base import (
+    ReadOptions,
+    call_command,
+    parse_arguments,
+    read_command,
+    submission_event,
+    typed,
+)
 from rtlab.ingest.readers._frames import (
     SWE_CLIP_NOTE,
     merged,
@@ -636,6 +645,7 @@ class _Run:
             )
         tool, args, error = parse_command(item["action"], tool_call, self.commands)
         output = item.get("observation")
+        unseen = False  # its output never became a history message: the model did not receive it
         if self.options.clip:
             shown = None if output is None else get_policy(self.options.clip).apply(output)
             clipped = shown != output
@@ -648,6 +658,7 @@ class _Run:
             else:
                 shown = "" if output is not None else None
                 self.meta["n_not_in_history"] = self.meta.get("n_not_in_history", 0) + 1
+                unseen = output is not None
             clipped = bool(shown and output and output not in shown and SWE_CLIP_NOTE in shown)
         before = self.before[i]
         call_id = tool_call.get("id") if tool_call is not None else None
@@ -672,6 +683,9 @@ class _Run:
         type_step(step)
         step.command = step_command(step)
         self.steps.append(step)
+        if unseen:  # the run ended on it (the last submit of 0.7): an event, not an answered step
+            submission_event(self.steps, self.events, step, output, not_shown=True)
+            return
         if obs is not None:
             self.step_of_observation[obs[0]] = step.index
         if requeried:
