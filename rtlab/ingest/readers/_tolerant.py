@@ -70,7 +70,7 @@ def warning_kind(reason: str) -> WarningKind:
 
 
 _LINE_PREFIX = re.compile(r"^line (\d+): ")
-_WHERE = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+))?(?: \[(?P<field>[^\]]*)\])?$")
+_WHERE = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+))?(?: \[(?P<field>.*)\])?$")
 """The head of a warning written as text: ``path``, ``path:line`` or ``path:line [field]``."""
 
 

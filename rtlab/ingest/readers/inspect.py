@@ -736,7 +736,7 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _calls_first(messages: list[Any], warnings: list[str], sample: str) -> list[tuple[int, Any]]:
+def _calls_first(messages: list[Any], warnings: list[str], path: Path, sample: str) -> list[tuple[int, Any]]:
     """``(position, message)`` in order, except that a tool message whose call is made by a later assistant
     message (a log written out of order) is moved to just after that message: results pair with calls by
     id, whatever their order (said in ``warnings``)."""
@@ -753,8 +753,8 @@ def _calls_first(messages: list[Any], warnings: list[str], sample: str) -> list[
         at = made.get(call_id) if isinstance(call_id, str) else None
         if at is not None and at > pos:
             warnings.append(
-                f"{sample}: messages[{pos}]: tool message for call {call_id!r} came before its call "
-                f"(messages[{at}]); paired by id"
+                f"{path}:{pos + 1}: {sample}: messages[{pos}]: tool message for call {call_id!r} came before its "
+                f"call (messages[{at}]); paired by id"
             )
             late.setdefault(at, []).append((pos, msg))
             continue
@@ -879,7 +879,7 @@ class _Sample:
             self.warnings.append(f"{self.where}: the sample has no messages")
             return
         messages = self.get(self.sample, "messages", list, "")
-        for pos, msg in _calls_first(messages, self.warnings, self.where):
+        for pos, msg in _calls_first(messages, self.warnings, self.path, self.where):
             line = pos + 1
             where = f"messages[{pos}]"
             with record(self.warnings, self.path, line, f"{self.where} {where}"):
@@ -902,7 +902,7 @@ class _Sample:
         elif role == "tool":
             self._tool(msg, where, line)
         else:
-            self.warnings.append(f"{where}: unknown role {role!r}; kept as an 'other' event")
+            self.warnings.append(f"{self.path}:{line}: {self.where}: {where}: unknown role {role!r}; kept as an 'other' event")
             self.event("other", content_text(msg.get("content")), line, role=role, **data)
 
     def _assistant(self, msg: dict[str, Any], where: str, line: int, data: dict[str, Any]) -> None:
@@ -951,7 +951,9 @@ class _Sample:
             line=line, args_error=args_error,
         )  # fmt: skip
         if call_id in self.open:
-            self.warnings.append(f"{where}: call id {call_id!r} is used by more than one open call")
+            self.warnings.append(
+                f"{self.path}:{line}: {self.where}: {where}: call id {call_id!r} is used by more than one open call"
+            )
         self.open.setdefault(call_id, []).append(step)
         self.steps.append(step)
         self.positions[step.index] = self.add(step, _time(at))
@@ -964,7 +966,7 @@ class _Sample:
             why = (
                 "has no tool_call_id" if not isinstance(call_id, str) else f"answers no open call {call_id!r}"
             )
-            self.warnings.append(f"{where}: tool message {why}; kept as an 'other' event")
+            self.warnings.append(f"{self.path}:{line}: {self.where}: {where}: tool message {why}; kept as an 'other' event")
             self.event("other", text, line, role="tool", tool_call_id=call_id)
             return
         step = queue.pop(0)

@@ -264,6 +264,7 @@ class _Run:
             self._walk_v2()
         else:
             self._walk_v1()
+        self.tl.close()
 
     def _user(self, text: str, line: int) -> None:
         self.tl.event("message", text, line, role="user")
@@ -305,8 +306,7 @@ class _Run:
                             self.open_text.append(step)
                 elif role == "tool":
                     call_id = field(msg, "tool_call_id", str, self.path, None, f"messages[{i}]")
-                    step = self.tl.answer(call_id, text, line, f"messages[{i}].tool_call_id")
-                    self._finish(step, text, line, raw=self._raw(extra), extra=extra)
+                    self._tool_result(call_id, text, line, f"messages[{i}].tool_call_id", extra)
                 elif role == "user" and "interrupt_type" in extra:
                     self.tl.event("error", text, line, role="user", interrupt_type=extra["interrupt_type"])
                 elif role == "user" and "raw_output" in extra and self.open_text:
@@ -317,6 +317,15 @@ class _Run:
                     self._exit(text, line, extra)
                 else:
                     raise ReaderError(self.path, f"unknown role {role!r}", field=f"messages[{i}].role")
+
+    def _tool_result(self, call_id: str, text: str, line: int, where: str, extra: dict[str, Any]) -> None:
+        """A ``tool`` message: the result of its call, which it waits for when it came first."""
+        if self.tl.unknown(call_id):
+            self.tl.hold(call_id, text, line, lambda: self._tool_result(call_id, text, line, where, extra))
+            return
+        step = self.tl.answer(call_id, text, line, where)
+        if step is not None:
+            self._finish(step, text, line, raw=self._raw(extra), extra=extra)
 
     def _raw(self, extra: dict[str, Any]) -> str | None:
         raw = extra.get("raw_output")

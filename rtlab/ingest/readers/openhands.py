@@ -455,10 +455,17 @@ class _Builder:
             ev["id"] for ev in self.events if ev.get("action") in RUNNABLE and ev.get("source") == "agent"
         }
         out: dict[int, int] = {}
+        position = {ev["id"]: i for i, ev in enumerate(self.events)}
         for i, ev in enumerate(self.events):
             cause = ev.get("cause") if "observation" in ev else None
             if cause is not None and cause in runnable and cause not in out:
                 out[cause] = i
+                if position[cause] > i:
+                    line, _ = _position(i, self.line)
+                    self.warnings.append(
+                        f"{self.path}:{line}: observation {ev['id']} came before its action (event {cause}, a "
+                        "log out of order); paired by its cause"
+                    )
         return out
 
     def next_seq(self) -> int:

@@ -425,7 +425,7 @@ class _Builder:
             self.event(raw, "other", "")
 
     def _where(self, raw: _Raw) -> str:
-        return f"{raw.file.name}:{raw.line}" if raw.where else raw.file.name
+        return f"{raw.file}:{raw.line}" if raw.where else str(raw.file)
 
     def _reasoning(self, raw: _Raw, holder: dict[str, Any]) -> None:
         """Reasoning the model sent with a call or message: ``reasoning_content``, thinking blocks, a Responses

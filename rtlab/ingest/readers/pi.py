@@ -625,6 +625,22 @@ def sniff(path: Path) -> bool:
     return bool(head) and _is_header(head[0])
 
 
+ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom_message",
+        "custom",
+        "label",
+        "session_info",
+    }
+)
+"""The session entry types of Pi's session format (``docs/session.md``, versions 1 to 3) after the header."""
+
+
 @dataclass
 class _Entry:
     line: int
@@ -660,6 +676,8 @@ def _entries(path: Path, lines: list[tuple[int, Any]], version: int, warnings: l
         except ReaderError as exc:
             warnings.append(skipped_because(exc, path, lineno, "entry"))
             continue
+        if data["type"] not in ENTRY_TYPES:
+            warnings.append(f"{path}:{lineno}: unknown entry type {data['type']!r}; kept as an 'other' event")
         seen.add(entry.id)
         entries.append(entry)
     return entries

@@ -576,6 +576,10 @@ class _Run:
                 self._event("other", self._text(pos, h), line, role=h["role"], demonstration=True)
             else:
                 text = self._text(pos, h)
+                if h["role"] not in ("user", "tool", "system", "assistant"):
+                    self.warnings.append(
+                        f"{self.path}:{line}: history[{pos}]: unknown role {h['role']!r}; kept as a message event"
+                    )
                 self._event("message", text, line, role=h["role"])
                 if not instruction_seen and h["role"] == "user":
                     self.instruction = text
