@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, ROOT, wild_folder
+from conftest import FIXTURES, ROOT, warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.errors import ReaderError, RtlabError
@@ -23,6 +23,7 @@ from rtlab.ingest.readers._base import ReadOptions
 from rtlab.records import Frame, TokenUsage, trajectory_from_dict, trajectory_to_dict
 
 OPTS = ReadOptions()
+STRICT = ReadOptions(strict=True)
 HERE = FIXTURES / "atif"
 
 
@@ -128,7 +129,7 @@ def test_tools_trajectory_fields(tools) -> None:
     }
     assert t.meta["agent_extra"] == {"permission_mode": "bypassPermissions"}
     assert t.meta["tool_definitions"] == ["Bash", "Read"]
-    assert t.meta["results_by_order"] == 1 and "warnings" not in t.meta
+    assert t.meta["results_by_order"] == 1 and not t.warnings
 
 
 def test_tools_usage_prefers_final_metrics_field_by_field(tools) -> None:
@@ -421,7 +422,7 @@ def test_stream_reads_header_steps_and_index(tmp_path: Path) -> None:
     cut = write(tmp_path, lines + '{"step_id": 5, "source": "ag', "copy.atif.jsonl")
     t2 = read_one(cut)
     assert t2.usage == TokenUsage(input_tokens=1100, output_tokens=50) and t2.n_steps == 2
-    assert any("not complete JSON" in w for w in t2.meta["warnings"])
+    assert any("not complete JSON" in w for w in warnings_of(t2))
 
 
 def test_array_and_one_per_line_layouts(tmp_path: Path) -> None:
@@ -475,8 +476,8 @@ def test_system_results_and_unlinked_results_become_events(tmp_path: Path) -> No
         ("other", "tool", "stray"),
     ]
     assert t.meta["results_answering_no_call"] == 1
-    assert any("kept as JSON" in w for w in t.meta["warnings"])
-    assert any("no tool calls" in w for w in t.meta["warnings"])
+    assert any("kept as JSON" in w for w in warnings_of(t))
+    assert any("no tool calls" in w for w in warnings_of(t))
 
 
 def test_result_for_an_earlier_steps_call_and_string_arguments(tmp_path: Path) -> None:
@@ -487,7 +488,7 @@ def test_result_for_an_earlier_steps_call_and_string_arguments(tmp_path: Path) -
     )
     t = read_one(write(tmp_path, doc))
     assert t.steps[0].command == "ls" and t.steps[0].output == "x\n"
-    assert any("answers call 'c1' of an earlier step" in w for w in t.meta["warnings"])
+    assert any("answers call 'c1' of an earlier step" in w for w in warnings_of(t))
     assert (
         t.steps[1].args == {"_raw": "{not json"}
         and t.steps[1].args_error
@@ -542,18 +543,18 @@ def test_clip_option_applies_to_results(tmp_path: Path) -> None:
 )
 def test_malformed_records_name_the_field(tmp_path: Path, doc: Any, message: str, field: str) -> None:
     with pytest.raises(ReaderError) as err:
-        atif.read(write(tmp_path, doc), OPTS)
+        atif.read(write(tmp_path, doc), STRICT)
     assert message in err.value.message and err.value.field == field
 
 
 def test_malformed_files(tmp_path: Path) -> None:
     with pytest.raises(ReaderError, match="file is empty"):
-        atif.read(write(tmp_path, "  \n"), OPTS)
+        atif.read(write(tmp_path, "  \n"), STRICT)
     with pytest.raises(ReaderError, match="invalid JSON") as err:
-        atif.read(write(tmp_path, '{"schema_version": "ATIF-v1.5",\n "steps": [\n'), OPTS)
+        atif.read(write(tmp_path, '{"schema_version": "ATIF-v1.5",\n "steps": [\n'), STRICT)
     assert err.value.line == 3
     with pytest.raises(ReaderError, match="empty list"):
-        atif.read(write(tmp_path, "[]"), OPTS)
+        atif.read(write(tmp_path, "[]"), STRICT)
     header = json.dumps(
         {"__header__": True, "schema_version": "ATIF-v1.4", "session_id": "s", "agent": {"name": "a"}}
     )
@@ -564,20 +565,20 @@ def test_malformed_files(tmp_path: Path) -> None:
                 header + "\n" + json.dumps({"step_id": 1, "source": "x", "message": ""}) + "\n",
                 "s.jsonl",
             ),
-            OPTS,
+            STRICT,
         )
     assert err.value.line == 2 and err.value.field == "source"
     (tmp_path / "bad.json").write_bytes(b'{"schema_version": "ATIF-v1.5", "x": "\xff"}')
     with pytest.raises(ReaderError, match="UTF-8"):
-        atif.read(tmp_path / "bad.json", OPTS)
+        atif.read(tmp_path / "bad.json", STRICT)
 
 
 def test_odd_but_readable_input_warns(tmp_path: Path) -> None:
     doc = traj(agent("a"), agent("b"), schema_version="ATIF-v2.0")
     doc["steps"][1]["step_id"] = 7
     t = read_one(write(tmp_path, doc))
-    assert any("newer than the versions rtlab knows" in w for w in t.meta["warnings"])
-    assert any("7, expected 2" in w for w in t.meta["warnings"])
+    assert any("newer than the versions rtlab knows" in w for w in warnings_of(t))
+    assert any("7, expected 2" in w for w in warnings_of(t))
 
 
 # --- the wild files --------------------------------------------------------------------------------------

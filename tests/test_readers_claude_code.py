@@ -198,8 +198,8 @@ def stream_run(tmp_path: Path, name: str = "agent_log_raw.txt") -> Path:
     )
 
 
-def read_stream(path: Path, clip: str | None = None):
-    return claude_code_stream.read(path, ReadOptions(clip=clip))
+def read_stream(path: Path, clip: str | None = None, strict: bool = False):
+    return claude_code_stream.read(path, ReadOptions(clip=clip, strict=strict))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -440,7 +440,7 @@ def test_stream_bad_json_and_empty_file(tmp_path: Path) -> None:
     assert any("cut off" in w for w in [str(w) for w in t.warnings])
     (tmp_path / "empty.txt").write_text("\n", encoding="utf-8")
     with pytest.raises(ReaderError, match="empty"):
-        read_stream(tmp_path / "empty.txt")
+        read_stream(tmp_path / "empty.txt", strict=True)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -559,8 +559,8 @@ def agent_file(where: Path, agent_id: str = "a1b2c3d") -> Path:
     return s.write(where / f"agent-{agent_id}.jsonl")
 
 
-def read_session(path: Path):
-    return claude_code_session.read(path, ReadOptions())
+def read_session(path: Path, strict: bool = False):
+    return claude_code_session.read(path, ReadOptions(strict=strict))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -579,7 +579,7 @@ def test_session_sniff_skips_records_off_the_chain(tmp_path: Path) -> None:
     only_titles = jsonl(tmp_path / "titles.jsonl", summary, summary)
     assert claude_code_session.sniff(only_titles)  # claimed; reading says there is nothing to read
     with pytest.raises(ReaderError, match="no user or assistant records"):
-        read_session(only_titles)
+        read_session(only_titles, strict=True)
     assert claude_code_session.sniff(jsonl(tmp_path / "saved.txt", *map(json.loads, lines)))  # any name
     assert not claude_code_session.sniff(
         jsonl(tmp_path / "pi.jsonl", {"type": "session", "id": "x", "version": 3})

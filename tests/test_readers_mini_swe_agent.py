@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -23,8 +23,8 @@ from rtlab.records import trajectory_from_dict, trajectory_to_dict
 RUN = Path("mini-swe-agent") / "calc__calc-7.traj.json"
 
 
-def read_one(path: Path, clip: str | None = None):
-    (t,) = mini_swe_agent.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False):
+    (t,) = mini_swe_agent.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -307,7 +307,7 @@ def test_v1_action_regex_by_version(tmp_path: Path) -> None:
 )
 def test_malformed_files_name_the_field(tmp_path: Path, doc: Any, where: str | None) -> None:
     with pytest.raises(ReaderError) as err:
-        read_one(write(tmp_path / "bad.traj.json", doc))
+        read_one(write(tmp_path / "bad.traj.json", doc), strict=True)
     assert err.value.field == where
 
 
@@ -425,7 +425,7 @@ def test_real_timeout_run(runs: dict[str, Any]) -> None:
     # the one model call timed out at the provider: no reply, no command; the exit is an error event
     assert (t.n_steps, len(t.steps), t.meta["exit_status"], t.meta["api_calls"]) == (0, 0, "Timeout", 1)
     assert t.events[-1].kind == "error" and t.events[-1].text.startswith("litellm.Timeout")
-    assert t.deliverable.final_message is None and "warnings" not in t.meta
+    assert t.deliverable.final_message is None and not t.warnings
 
 
 def test_real_astropy_run(runs: dict[str, Any]) -> None:
@@ -505,7 +505,7 @@ def test_openai_chat_warns_about_text_command_turns(wild: Path) -> None:
     (t,) = openai_chat.read(wild / "xelron-harbor-rfc__mini-swe-agent-trajectory.json", ReadOptions())
     assert t.n_steps == 0 and t.meta["text_command_turns"] == 3
     assert (
-        "fenced command block" in t.meta["warnings"][0] and "--format mini-swe-agent" in t.meta["warnings"][0]
+        "fenced command block" in warnings_of(t)[0] and "--format mini-swe-agent" in warnings_of(t)[0]
     )
 
 
@@ -516,7 +516,7 @@ def test_openai_chat_warning_only_for_command_turns(tmp_path: Path) -> None:
         {"role": "user", "content": "Thanks!"},
     ]
     (t,) = openai_chat.read(write(tmp_path / "c.json", chat), ReadOptions())
-    assert "warnings" not in t.meta
+    assert not t.warnings
     chat[1]["content"] = "Run this:\n```\nls -la\n```"
     (t,) = openai_chat.read(write(tmp_path / "c.json", chat), ReadOptions())
     assert t.meta["text_command_turns"] == 1

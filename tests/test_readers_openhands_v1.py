@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -22,6 +22,7 @@ from rtlab.ingest.readers._frames import output_frames
 from rtlab.records import Frame, trajectory_from_dict, trajectory_to_dict
 
 OPTS = ReadOptions()
+STRICT = ReadOptions(strict=True)
 CWD = "/workspace/project"
 SUFFIX_0 = "\n[The command completed with exit code 0.]"
 
@@ -359,7 +360,7 @@ def test_conversation_trajectory_fields(conversation) -> None:
     assert u.cost_usd == pytest.approx(0.30)
     assert t.meta["usage_ids"] == ["agent", "condenser"]
     assert t.meta["execution_status"] == "finished" and t.meta["n_events"] == 26
-    assert "warnings" not in t.meta
+    assert not t.warnings
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
 
 
@@ -481,7 +482,7 @@ def test_events_folder_and_parent_folder(tmp_path: Path) -> None:
     assert not openhands_v1.sniff(folder) and openhands_v1.sniff(folder / "events")
     (t,) = openhands_v1.read(folder / "events", OPTS)
     assert t.id == f"openhands-v1:{folder.name}" and t.model is None and t.usage is None
-    assert t.meta["warnings"] == [
+    assert warnings_of(t) == [
         "no base_state.json beside events/: model, usage and working folder unknown"
     ]
 
@@ -605,7 +606,7 @@ def test_eval_output_legacy_rendering(tmp_path: Path) -> None:
     assert kept == "a,b\n1,2\n"  # the bracketed-paste switches and the SDK's lines are frames
     # an empty history is kept, said, and counted as no steps
     assert b.n_steps == 0 and b.harness_version == "1.2.0" and b.instruction == "Task task-b"
-    assert b.meta["warnings"] == ["line 2: the history is empty"]
+    assert warnings_of(b) == ["line 2: the history is empty"]
 
 
 def test_eval_ids_stay_unique_when_an_instance_repeats(tmp_path: Path) -> None:
@@ -800,7 +801,7 @@ def test_sniff_rejects_other_files(tmp_path: Path, fixtures: Path) -> None:
 
 def _read_error(path: Path) -> ReaderError:
     with pytest.raises(ReaderError) as info:
-        openhands_v1.read(path, OPTS)
+        openhands_v1.read(path, STRICT)
     return info.value
 
 
@@ -831,7 +832,7 @@ def test_folder_layout_errors_and_warnings(tmp_path: Path) -> None:
         json.dumps({**_message("e03", "user", "later"), "id": _uuid("e03")})
     )
     (t,) = openhands_v1.read(folder, OPTS)
-    assert t.meta["warnings"] == [
+    assert warnings_of(t) == [
         "events/notes.txt: not an event file name; skipped",
         "1 event index(es) missing from events/ (first: 2)",
         f"event-00003-{'a' * 8}-0000-4000-8000-000000000000.json: event id '{_uuid('e03')}' differs from its "
@@ -858,7 +859,7 @@ def test_result_for_no_open_call_is_kept_and_said(tmp_path: Path) -> None:
     folder = _write_conversation(tmp_path, events)
     (t,) = openhands_v1.read(folder, OPTS)
     assert t.n_steps == 1 and [e.kind for e in t.events] == ["reasoning", "reasoning", "other"]
-    assert "answers no open call" in t.meta["warnings"][0]
+    assert "answers no open call" in warnings_of(t)[0]
 
 
 def test_results_pair_by_action_id_before_tool_call_id(tmp_path: Path) -> None:
@@ -921,7 +922,7 @@ def test_real_v1_detected_and_counted(wild: Path, name: str, capsys) -> None:
     for key, t in found.items():
         assert t.n_steps == _answered_calls(raw[key]) == V1_FILES[name][key], key
         assert len(t.steps) == sum(1 for e in raw[key] if e["kind"] == "ActionEvent")
-        assert all(s.action is not None for s in t.steps) and "warnings" not in t.meta
+        assert all(s.action is not None for s in t.steps) and not t.warnings
         assert trajectory_from_dict(trajectory_to_dict(t)) == t
     assert main(["replay", str(path)]) == 0
     assert "read-log entries" in capsys.readouterr().out

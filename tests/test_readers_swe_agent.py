@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -22,8 +22,8 @@ from rtlab.records import trajectory_from_dict, trajectory_to_dict
 RUN = Path("swe-agent") / "0_7_run" / "a1b2c3.traj"
 
 
-def read_one(path: Path, clip: str | None = None):
-    (t,) = swe_agent.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False):
+    (t,) = swe_agent.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -69,7 +69,7 @@ def test_fixture_trajectory_fields(run07) -> None:
     assert t.deliverable.final_message == t.meta["submission"]
     assert t.deliverable.final_message.startswith("diff --git a/calc/ops.py b/calc/ops.py")
     assert t.instruction.startswith("We're currently solving the following issue")
-    assert "warnings" not in t.meta
+    assert not t.warnings
 
 
 def test_fixture_steps_are_typed_from_the_window_shown(run07) -> None:
@@ -164,7 +164,7 @@ def test_without_args_yaml_the_model_is_unknown(fixtures: Path, tmp_path: Path) 
     assert read_one(copy).model is None
     (tmp_path / "args.yaml").write_text("agent: [unclosed\n", encoding="utf-8")
     t = read_one(copy)
-    assert t.model is None and "args.yaml beside the file could not be read" in t.meta["warnings"][0]
+    assert t.model is None and "args.yaml beside the file could not be read" in warnings_of(t)[0]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -326,7 +326,7 @@ def test_no_history_uses_the_observations(tmp_path: Path) -> None:
     doc = _modern()
     del doc["history"]
     t = read_one(write(tmp_path / "x.traj", doc))
-    assert t.meta["warnings"] == ["no history: shown is each step's observation as the trajectory holds it"]
+    assert warnings_of(t) == ["no history: shown is each step's observation as the trajectory holds it"]
     assert t.steps[0].shown == t.steps[0].output
 
 
@@ -336,7 +336,7 @@ def test_an_unlogged_history_entry_is_a_warning(tmp_path: Path) -> None:
         8, {"role": "assistant", "content": "x", "action": "pwd", "agent": "main", "message_type": "action"}
     )
     t = read_one(write(tmp_path / "x.traj", doc))
-    assert "history[8]: an assistant entry that no trajectory step logged" in t.meta["warnings"]
+    assert "history[8]: an assistant entry that no trajectory step logged" in warnings_of(t)
     assert t.n_steps == 3
 
 
@@ -403,7 +403,7 @@ def test_sniff_rejects_other_files(tmp_path: Path, fixtures: Path) -> None:
 )
 def test_malformed_files_name_the_field(tmp_path: Path, doc: Any, where: str | None) -> None:
     with pytest.raises(ReaderError) as err:
-        read_one(write(tmp_path / "bad.traj", doc))
+        read_one(write(tmp_path / "bad.traj", doc), strict=True)
     assert err.value.field == where and err.value.path == str(tmp_path / "bad.traj")
 
 
