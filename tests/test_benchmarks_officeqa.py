@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import warnings_of
 
 from rtlab.errors import ReaderError
 from rtlab.ingest.benchmarks import officeqa
@@ -68,7 +67,7 @@ def test_attach_warns_on_answer_mismatch_and_missing_assessment(fixtures: Path) 
     t = run(fixtures / "g2b" / "traces" / "demo__oqa-8_s0")
     assert officeqa.attach(t) is True
     assert t.task.answer == "1,200" and t.judgement is None
-    mismatch = [w for w in warnings_of(t) if w.startswith("officeqa:")]
+    mismatch = [w.reason for w in t.warnings if w.kind == "join" and w.reason.startswith("officeqa:")]
     assert mismatch == [
         "officeqa: answer of oqa-8 ('1,200') differs from UID9008 in officeqa_pro.csv ('1,300')"
     ]

@@ -140,11 +140,13 @@ def test_a_time_no_date_has_is_a_warning(tmp_path: Path, capsys) -> None:
     doc["created_at"] = 1e300  # OverflowError escaped `info --strict` before
     path = tmp_path / "resp.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    (t,) = ingest([path], strict=True).trajectories
+    (t,) = ingest([path]).trajectories
     assert t.started_at is None
     assert any("[created_at]: 1e+300 is not a Unix time" in w for w in warnings_of(t))
-    code, _, _ = run(capsys, "info", "--strict", str(path))
+    code, _, _ = run(capsys, "info", str(path))
     assert code == 0
+    code, _, err = run(capsys, "info", "--strict", str(path))  # a reading warning is an error (issue 24)
+    assert code == 2 and "[created_at]: 1e+300 is not a Unix time" in err
 
 
 # --- deep nesting -----------------------------------------------------------------------------------------

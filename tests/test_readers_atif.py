@@ -550,9 +550,9 @@ def test_malformed_records_name_the_field(tmp_path: Path, doc: Any, message: str
 def test_malformed_files(tmp_path: Path) -> None:
     with pytest.raises(ReaderError, match="file is empty"):
         atif.read(write(tmp_path, "  \n"), STRICT)
-    with pytest.raises(ReaderError, match="invalid JSON") as err:
+    # a document cut off is closed after its last whole element (issue 24): here nothing is left to read
+    with pytest.raises(ReaderError, match="agent object"):
         atif.read(write(tmp_path, '{"schema_version": "ATIF-v1.5",\n "steps": [\n'), STRICT)
-    assert err.value.line == 3
     with pytest.raises(ReaderError, match="empty list"):
         atif.read(write(tmp_path, "[]"), STRICT)
     header = json.dumps(
@@ -657,7 +657,7 @@ def test_wild_counts_match_the_raw_records(wild: Path, name: str) -> None:
     for t in ts:
         assert all(s.action is not None for s in t.steps)
         if t.n_steps == 0:
-            assert any("no tool calls" in w for w in t.meta.get("warnings", ())), t.id
+            assert any("no tool calls" in str(w) for w in t.warnings), t.id
 
 
 @pytest.mark.parametrize("name", sorted(WILD_COUNTS))
@@ -1082,7 +1082,9 @@ def test_cli_export_reports_a_bad_unit_and_goes_on(tmp_path: Path, capsys) -> No
     out = tmp_path / "out"
     assert main(["export", str(src), "-o", str(out)]) == 3
     err = capsys.readouterr().err
-    assert "skipped" in err and "b.json" in err and "wrote 1 ATIF files" in err and "1 failed" in err
+    # b.json's step of an unknown source is skipped with a warning (issue 24); its trajectory, left with no
+    # step, is the one export refuses
+    assert "skipped atif:s-1" in err and "wrote 1 ATIF files" in err and "1 failed" in err
     assert len(list(out.iterdir())) == 1
     assert main(["export", str(src), "-o", str(tmp_path / "strict"), "--strict"]) == 2
     assert not (tmp_path / "strict").exists() or not list((tmp_path / "strict").iterdir())

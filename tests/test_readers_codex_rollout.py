@@ -533,7 +533,7 @@ def test_unanswered_call_is_kept_and_a_cut_last_line_tolerated(tmp_path: Path) -
 def test_orphan_output_is_kept_as_an_event_and_warned_about(tmp_path: Path) -> None:
     t = read_one(write_rollout(tmp_path / "r.jsonl", META, output("ghost", "late output")))
     assert t.steps == [] and [(e.kind, e.text) for e in t.events] == [("other", "late output")]
-    assert "no open call" in warnings_of(t)[0]
+    assert "matches no tool call in the file" in warnings_of(t)[0]
 
 
 def test_unknown_record_type_is_kept_and_warned_about(tmp_path: Path) -> None:

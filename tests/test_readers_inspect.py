@@ -597,7 +597,8 @@ def test_a_sample_without_messages_says_so(tmp_path: Path) -> None:
     sample = _sample([])
     del sample["messages"]
     t = _read_one(_json_log(tmp_path, [sample]))
-    assert t.steps == [] and warnings_of(t) == ["samples[0]: the sample has no messages"]
+    assert t.steps == [] and [w.reason for w in t.warnings][0] == "samples[0]: the sample has no messages"
+    assert [w.kind for w in t.warnings] == ["other", "no-steps"]  # and the file says it holds no tool call
 
 
 def test_a_log_without_samples_is_an_error(tmp_path: Path) -> None:

@@ -259,7 +259,7 @@ def test_chat_unmatched_tool_call_id_names_line_and_field(tmp_path: Path) -> Non
     with pytest.raises(ReaderError) as err:
         chat(write_jsonl(tmp_path / "x.jsonl", rows), strict=True)
     assert (err.value.line, err.value.field) == (3, "tool_call_id")
-    assert "'zz'" in err.value.message and "no earlier tool call" in err.value.message
+    assert "'zz'" in err.value.message and "matches no tool call in the file" in err.value.message
     with pytest.raises(ReaderError) as err:  # in a JSON array: the message's position
         chat(write_json(tmp_path / "x.json", rows), strict=True)
     assert (err.value.line, err.value.field) == (3, "tool_call_id")
@@ -269,11 +269,15 @@ def test_chat_unmatched_tool_call_id_names_line_and_field(tmp_path: Path) -> Non
 
 
 def test_chat_result_before_call_and_second_result_raise(tmp_path: Path) -> None:
+    """A result before its call pairs by id, said (issue 24); a second result stays an event; --strict refuses."""
     early = [
         USER,
         {"role": "tool", "tool_call_id": "c1", "content": "x"},
         {"role": "assistant", "tool_calls": [call("c1", "bash")]},
     ]
+    (t,) = chat(write_jsonl(tmp_path / "a.jsonl", early))
+    assert t.n_steps == 1 and t.steps[0].output == "x" and not [e for e in t.events if e.role == "tool"]
+    assert [(w.line, w.field, w.kind) for w in t.warnings] == [(2, "tool_call_id", "orphan-result")]
     with pytest.raises(ReaderError) as err:
         chat(write_jsonl(tmp_path / "a.jsonl", early), strict=True)
     assert (err.value.line, err.value.field) == (2, "tool_call_id")

@@ -275,10 +275,11 @@ def test_unknown_action_and_dangling_cause_warn(tmp_path: Path) -> None:
     (t,) = openhands.read(_write(tmp_path, events), OPTS)
     assert t.n_steps == 0
     assert [e.kind for e in t.events] == ["message", "other", "other"]
-    assert warnings_of(t) == [
+    assert [w.reason for w in t.warnings][:2] == [
         "event 1: unknown action type 'teleport' kept as an event",
         "event 2: cause 99 names no event in the file",
     ]
+    assert [w.kind for w in t.warnings][2:] == ["no-steps"]  # and no tool call in the file (issue 24)
 
 
 def test_second_observation_for_one_action_is_an_event(tmp_path: Path) -> None:
@@ -624,7 +625,7 @@ def test_eval_output_empty_history_and_cut_last_line(tmp_path: Path) -> None:
     path.write_text(path.read_text()[:-40])  # the last line stops mid-write
     (t,) = openhands.read(path, OPTS)
     assert t.task_id == "empty" and t.n_steps == 0 and t.instruction == "Fix empty"
-    assert warnings_of(t)[0] == "line 1: the history is empty"
+    assert (t.warnings[0].line, t.warnings[0].reason) == (1, "the history is empty")
     assert "last line is not complete JSON" in warnings_of(t)[1]
 
 

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from rtlab.records._records import Step as Step
     from rtlab.records._records import Task as Task
     from rtlab.records._records import TokenUsage as TokenUsage
-    from rtlab.records._records import WarningKind as WarningKind
     from rtlab.records._records import Trajectory as Trajectory
+    from rtlab.records._records import WarningKind as WarningKind
     from rtlab.records._records import item_key as item_key
     from rtlab.records._records import status_start as status_start
     from rtlab.records._records import trajectory_from_dict as trajectory_from_dict

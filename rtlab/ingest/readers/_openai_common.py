@@ -252,8 +252,9 @@ class Timeline:
     an event appended now is stamped with it."""
     _pending: dict[str, list[Step]] = field(default_factory=dict)
     _seen: set[str] = field(default_factory=set)
-    _early: dict[str, tuple[int | None, Callable[[], None], Event]] = field(default_factory=dict)
-    """Results that came before any call with their id: ``(line, handle it again, the event standing for it)``."""
+    _early: dict[str, tuple[int | None, Callable[[], None], Event, str | None]] = field(default_factory=dict)
+    """Results that came before any call with their id: ``(line, handle it again, the event standing for it, the
+    field holding the id)``."""
     _seq: int = 0
 
     def _next_seq(self) -> int:
@@ -290,11 +291,11 @@ class Timeline:
             self._seen.add(call_id)
             early = self._early.pop(call_id, None)
             if early is not None:  # its result came first (a log written out of order): paired by id
-                at, again, stand_in = early
+                at, again, stand_in, name = early
                 self.events.remove(stand_in)
+                where = f"{self.path}:{at}" + (f" [{name}]" if name else "")
                 self.warnings.append(
-                    f"{self.path}:{at}: result for call id {call_id!r} came before its call (line {line}); "
-                    "paired by id"
+                    f"{where}: result for call id {call_id!r} came before its call (line {line}); paired by id"
                 )
                 again()
         return step
@@ -312,18 +313,23 @@ class Timeline:
         """No call with ``call_id`` has come yet (its result, if this is one, came first)."""
         return call_id not in self._seen
 
-    def hold(self, call_id: str, text: str, line: int | None, again: Callable[[], None]) -> None:
+    def hold(
+        self, call_id: str, text: str, line: int | None, again: Callable[[], None], name: str | None = None
+    ) -> None:
         """A result whose call has not come: kept as an ``other`` event until a call with ``call_id`` comes,
-        then handled ``again`` (it pairs then); still waiting when the log ends, it is said by :meth:`close`."""
+        then handled ``again`` (it pairs then); still waiting when the log ends, it is said by :meth:`close`
+        (``name``: the field holding the id)."""
         stand_in = self.event("other", text, line, role="tool", call_id=call_id, orphan_result=True)
         if call_id in self._early:  # a second result for the same unseen id: the first stays an event
             self._early[call_id][2].data["duplicate_result"] = True
-        self._early[call_id] = (line, again, stand_in)
+        self._early[call_id] = (line, again, stand_in, name)
 
     def close(self) -> None:
         """The log has ended: results whose call never came are said (they stay ``other`` events)."""
-        for call_id, (line, _, _) in self._early.items():
+        for call_id, (line, _, _, name) in self._early.items():
             where = f"{self.path}:{line}" if line is not None else str(self.path)
+            if name:
+                where += f" [{name}]"
             self.warnings.append(
                 f"{where}: result for call id {call_id!r} matches no tool call in the file; kept as an 'other' event"
             )
@@ -341,7 +347,7 @@ class Timeline:
         reader holds such a result first: :meth:`unknown`, :meth:`hold`)."""
         open_calls = self._pending.get(call_id)
         if not open_calls and call_id in self._seen:
-            where = f"{self.path}:{line}" if line is not None else str(self.path)
+            where = (f"{self.path}:{line}" if line is not None else str(self.path)) + (f" [{name}]" if name else "")
             self.warnings.append(
                 f"{where}: result for call id {call_id!r}: the id already has a result (a call id seen twice); "
                 "kept as an 'other' event"

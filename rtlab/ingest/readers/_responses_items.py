@@ -156,7 +156,9 @@ def answer(
     result that comes before its call waits for it (:meth:`Timeline.hold`)."""
     call_id = need(item, "call_id", str, st, line, where)
     if st.tl.unknown(call_id):
-        st.tl.hold(call_id, text, line, lambda: answer(st, item, line, where, text, **extra))
+        st.tl.hold(
+            call_id, text, line, lambda: answer(st, item, line, where, text, **extra), join_field(where, "call_id")
+        )
         return
     st.tl.answer(call_id, text, line, join_field(where, "call_id"), **extra)
 
@@ -189,7 +191,9 @@ def _local_shell_output(st: ItemState, item: dict[str, Any], line: int | None, w
     output = need(item, "output", str, st, line, where)
     code = _exit_code_of(output)
     if st.tl.unknown(call_id):
-        st.tl.hold(call_id, output, line, lambda: _local_shell_output(st, item, line, where))
+        st.tl.hold(
+            call_id, output, line, lambda: _local_shell_output(st, item, line, where), join_field(where, key)
+        )
         return
     st.tl.answer(
         call_id, output, line, join_field(where, key), exit_code=code, is_error=code not in (None, 0)

@@ -53,7 +53,7 @@ KINDS: tuple[tuple[re.Pattern[str], WarningKind], ...] = tuple(
         (r"\bbefore its call\b|\bno (earlier|open|matching) (tool )?call\b|\banswers no\b|\bmatches no\b"
          r"|\bno call\b|\borphan", "orphan-result"),
         (r"^no tool call found\b", "no-steps"),
-        (r"\bshare \d+ tool_use id", "duplicate-id"),
+        (r"\bshare \d+ tool_use id|\bduplicate\b.*\bid\b", "duplicate-id"),
         (r"\bexpected\b.*\bgot\b|\bmissing field\b|\bnot understood\b|\bnot an object\b|\bis not a\b",
          "bad-record"),
     )
@@ -70,12 +70,14 @@ def warning_kind(reason: str) -> WarningKind:
 
 
 _LINE_PREFIX = re.compile(r"^line (\d+): ")
-_WHERE = re.compile(r"^(?P<path>.+?)(?::(?P<line>\d+))?(?: \[(?P<field>.*)\])?$")
-"""The head of a warning written as text: ``path``, ``path:line`` or ``path:line [field]``."""
+_HEAD = re.compile(
+    r"^(?P<path>[^\n]+?)(?::(?P<line>\d+))?(?: \[(?P<field>(?:[^\[\]]|\[[^\[\]]*\])*)\])?: (?P<reason>.*)$", re.DOTALL
+)
+"""A warning written as ``path``, ``path:line`` or ``path:line [field]`` (a field may hold ``[i]``), then ``": "``."""
 
 
 def _is_path(head: str, source: str) -> bool:
-    """Whether the text before a warning's first ``": "`` names a file (rather than being part of the reason)."""
+    """Whether the text before a warning's ``": "`` names a file (rather than being part of the reason)."""
     if head.startswith(source):
         return True
     parent = str(Path(source).parent)
@@ -83,8 +85,9 @@ def _is_path(head: str, source: str) -> bool:
 
 
 def read_warning(text: str | ReadWarning, source: str, kind: WarningKind | None = None) -> ReadWarning:
-    """A warning written as text (``"{path}:{line}: {reason}"``, ``"{path}: {reason}"``, ``"line N: ..."`` or
-    just a reason) as a :class:`ReadWarning`; ``source`` (the file read) is its path when the text names none."""
+    """A warning written as text (``"{path}:{line}: {reason}"``, ``"{path}:{line} [{field}]: {reason}"``,
+    ``"{path}: {reason}"``, ``"line N: ..."`` or just a reason) as a :class:`ReadWarning`; ``source`` (the file
+    read) is its path when the text names none."""
     if isinstance(text, ReadWarning):
         return text
     path, line, reason, field = source, None, text, None
@@ -92,11 +95,10 @@ def read_warning(text: str | ReadWarning, source: str, kind: WarningKind | None 
     if m is not None:
         line, reason = int(m.group(1)), text[m.end() :]
     else:
-        head, sep, rest = text.partition(": ")
-        where = _WHERE.match(head) if sep and _is_path(head, source) else None
-        if where is not None:
-            path, reason, field = where.group("path"), rest, where.group("field")
-            line = int(where.group("line")) if where.group("line") else None
+        head = _HEAD.match(text)
+        if head is not None and _is_path(head.group("path"), source):
+            path, reason, field = head.group("path"), head.group("reason"), head.group("field")
+            line = int(head.group("line")) if head.group("line") else None
     return ReadWarning(path=path, line=line, reason=reason, kind=kind or warning_kind(reason), field=field)
 
 
@@ -123,13 +125,22 @@ class record:
     :data:`SKIPPED_ERRORS`) is said in ``warnings`` (``"record not understood (...); skipped"``, or the
     field error's own words) and the reader goes on with the next record."""
 
-    __slots__ = ("warnings", "path", "line", "what")
+    __slots__ = ("warnings", "path", "line", "what", "faults")
 
-    def __init__(self, warnings: list[str], path: Path | str, line: int | None, what: str = "record") -> None:
+    def __init__(
+        self,
+        warnings: list[str],
+        path: Path | str,
+        line: int | None,
+        what: str = "record",
+        faults: list[BaseException] | None = None,
+    ) -> None:
         self.warnings = warnings
         self.path = path
         self.line = line
         self.what = what
+        self.faults = faults
+        """Where the errors caught are kept, when given (a reader that read nothing raises the first)."""
 
     def __enter__(self) -> record:
         return self
@@ -140,6 +151,8 @@ class record:
         if exc is None or not isinstance(exc, SKIPPED_ERRORS):
             return False
         self.warnings.append(skipped_because(exc, self.path, self.line, self.what))
+        if self.faults is not None:
+            self.faults.append(exc)
         return True
 
 
@@ -178,12 +191,12 @@ def settle(trajectories: list[Trajectory], path: Path, fmt: str | None, options:
             if found:
                 t.meta["formats_with_steps"] = found
     if options.strict:
-        for t in trajectories:
-            for w in t.warnings:
-                if w.kind != "join":
-                    raise ReaderError(
-                        w.path, f"{w.reason} (--strict: a reading warning is an error)", line=w.line, field=w.field
-                    )
+        found = [w for t in trajectories for w in t.warnings if w.kind != "join"]
+        if found:  # the first fault in a record, else the file's (no step found)
+            w = min(found, key=lambda w: (w.kind == "no-steps", w.line is None, w.line or 0))
+            raise ReaderError(
+                w.path, f"{w.reason} (--strict: a reading warning is an error)", line=w.line, field=w.field
+            )
 
 
 def typed_warnings(t: Trajectory) -> None:

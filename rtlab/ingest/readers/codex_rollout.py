@@ -624,7 +624,9 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
     text, failed = _payload_text(st, item, line, where)
     step = st.tl.open_call(call_id)
     if step is None and st.tl.unknown(call_id):  # perhaps its call comes later: it waits for it
-        st.tl.hold(call_id, text, line, lambda: _tool_output(st, item, line, where))
+        st.tl.hold(
+            call_id, text, line, lambda: _tool_output(st, item, line, where), join_field(where, "call_id")
+        )
         return
     if step is None:
         ro.tl.warnings.append(

@@ -340,8 +340,9 @@ def _on_event(
 def _parse(path: Path, clip: ClipPolicy) -> tuple[_Run, list[str | None]]:
     run = _Run(path)
     stamps: list[str | None] = []
+    faults: list[BaseException] = []
     for line, obj in iter_json_lines(path, run.warnings):
-        with record(run.warnings, path, line, "event"):
+        with record(run.warnings, path, line, "event", faults):
             event = field(obj, "event", str, path, line)
             content = field(obj, "content", dict, path, line)
             ts = _optional_str(obj, "timestamp", path, line)
@@ -355,6 +356,8 @@ def _parse(path: Path, clip: ClipPolicy) -> tuple[_Run, list[str | None]]:
                 _on_output(run, content, ts, line, clip)
             else:
                 _on_event(run, event, agent, content, ts, line)
+    if not stamps and faults:  # events there, none understood: the first one's fault
+        raise faults[0]
     if not stamps:
         raise ReaderError(path, "file is empty (no events)")
     cut = sum(len(q) for q in run.pending.values())

@@ -163,6 +163,8 @@ class _Log:
     samples: list[tuple[str, dict[str, Any]]]
     summarized: list[tuple[Any, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    faults: list[ReaderError] = field(default_factory=list)
+    """Why samples were skipped (the first is raised when none could be read)."""
 
 
 def _parse_member(z: ZipArchive, name: str) -> Any:
@@ -203,6 +205,7 @@ def _load_eval(path: Path) -> _Log:
                     if not isinstance(sample, dict):
                         raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=name)
                 except ReaderError as exc:  # one sample not readable: said, the others read
+                    log.faults.append(exc)
                     log.warnings.append(skipped_because(exc, path, None, "sample"))
                     continue
                 log.samples.append((name, sample))
@@ -259,12 +262,16 @@ def _load(path: Path) -> _Log:
             f"log version {version} is not one rtlab knows {KNOWN_VERSIONS}; read as version 2"
         )
     stored = set()
+    kept = []
     for where, sample in log.samples:
         if "id" not in sample or "epoch" not in sample:
-            raise ReaderError(
-                path, "missing field", field=f"{where}: {'id' if 'id' not in sample else 'epoch'}"
-            )
+            missing_key = "id" if "id" not in sample else "epoch"
+            log.warnings.append(f"{path} [{where}: {missing_key}]: missing field; sample not understood, skipped")
+            continue
+        kept.append((where, sample))
         stored.add((str(sample["id"]), sample["epoch"]))
+    skipped = [w for w in log.warnings if "not understood" in w]
+    log.samples = kept
     missing = [(i, e) for i, e in log.summarized if (str(i), e) not in stored]
     if missing:
         log.warnings.append(
@@ -272,6 +279,10 @@ def _load(path: Path) -> _Log:
             + ", ".join(f"{i} epoch {e}" for i, e in missing[:10])
             + (" ..." if len(missing) > 10 else "")
         )
+    if not log.samples and log.faults:  # samples there, none readable: the first one's fault
+        raise log.faults[0]
+    if not log.samples and skipped:
+        raise ReaderError(path, f"no sample could be read ({skipped[0]})")
     if not log.samples:
         raise ReaderError(
             path,

@@ -236,7 +236,7 @@ class _Run:
         if ended is not None:
             step.ended_at = ended
 
-    def _submitted(self, text: str, line: int) -> bool:
+    def _submitted(self, text: str, line: int, ended: str | None = None) -> bool:
         """The submission ends the turn whose command printed the marker: that command's output became the
         submission, never a message, so the model did not see it: the command is an event, not a step."""
         waiting = [s for s in self.tl.steps if not s.answered]
@@ -254,7 +254,7 @@ class _Run:
         if step in self.open_text:
             self.open_text.remove(step)
         # the output became the submission and no message: the model never saw it, so the call is an event
-        self.submission = self.tl.submission(step, text)
+        self.submission = self.tl.submission(step, text, ended_at=ended)
         return True
 
     # --- the walk ---------------------------------------------------------------------------------------
@@ -321,7 +321,9 @@ class _Run:
     def _tool_result(self, call_id: str, text: str, line: int, where: str, extra: dict[str, Any]) -> None:
         """A ``tool`` message: the result of its call, which it waits for when it came first."""
         if self.tl.unknown(call_id):
-            self.tl.hold(call_id, text, line, lambda: self._tool_result(call_id, text, line, where, extra))
+            self.tl.hold(
+                call_id, text, line, lambda: self._tool_result(call_id, text, line, where, extra), where
+            )
             return
         step = self.tl.answer(call_id, text, line, where)
         if step is not None:
@@ -353,7 +355,7 @@ class _Run:
 
     def _exit(self, text: str, line: int, extra: dict[str, Any]) -> None:
         status = extra.get("exit_status")
-        if status == "Submitted" and self._submitted(text, line):
+        if status == "Submitted" and self._submitted(text, line, iso_time(extra.get("timestamp"))):
             self.tl.event("system", text, line, role="exit", exit_status=status)
             return
         data = {k: v for k, v in extra.items() if k in ("exit_status", "exception_str")}
@@ -485,6 +487,8 @@ class _Run:
         if warnings:
             meta["warnings"] = warnings
         stamps = [t for s in self.tl.steps for t in (s.started_at, s.ended_at) if t]
+        if self.submission is not None:
+            stamps += [t for t in (self.submission.timestamp, self.submission.data.get("ended_at")) if t]
         model = model_cfg.get("model_name")
         return Trajectory(
             id=trajectory_id(NAME, self.path),

@@ -334,7 +334,9 @@ def _message(agent: _Agent, role: str, msg: dict[str, Any], line: int | None, wh
         call_id = field(msg, "tool_call_id", str, path, line, where)
         text = _text(msg, path, line, where)
         if tl.unknown(call_id):  # its call has not come (yet): the result waits for it
-            tl.hold(call_id, text, line, lambda: _message(agent, role, msg, line, where))
+            tl.hold(
+                call_id, text, line, lambda: _message(agent, role, msg, line, where), join_field(where, "tool_call_id")
+            )
             return
         tl.answer(call_id, text, line, join_field(where, "tool_call_id"))
     elif role == "function":

@@ -661,16 +661,19 @@ def _entries(path: Path, lines: list[tuple[int, Any]], version: int, warnings: l
             else:
                 entry_id = field(data, "id", str, path, lineno)
                 parent = data.get("parentId")
-                if parent is not None and not isinstance(parent, str):
+                if "parentId" not in data:
+                    warnings.append(
+                        f"{path}:{lineno} [parentId]: missing field; repaired: the entry before it taken as its parent"
+                    )
+                    parent = entries[-1].id if entries else None
+                elif parent is not None and not isinstance(parent, str):
                     warnings.append(
                         f"{path}:{lineno} [parentId]: expected str or null, got {type(parent).__name__}; "
                         "repaired: the entry before it taken as its parent"
                     )
                     parent = entries[-1].id if entries else None
                 if entry_id in seen:
-                    warnings.append(
-                        f"{path}:{lineno} [id]: entry id {entry_id!r} appears again; the repeat is skipped"
-                    )
+                    warnings.append(f"{path}:{lineno} [id]: duplicate entry id {entry_id!r}; the repeat is skipped")
                     continue
                 entry = _Entry(lineno, data, entry_id, parent)
         except ReaderError as exc:
