@@ -123,6 +123,8 @@ class UnitTask:
     """The run's hash (its path and the content of its files), tagged on every row."""
     options: BuildOptions
     """The build's options."""
+    strict: bool = False
+    """Refuse the run when reading it gives a warning (``--strict``); it is then skipped as failed."""
 
 
 @dataclass
@@ -199,6 +201,7 @@ def build_unit(task: UnitTask) -> UnitRows:
             task.format,
             clip=task.options.clip,
             join=task.options.join,
+            strict=task.strict,
             detected=task.options.format is None,
         )
         replays = []
@@ -729,7 +732,7 @@ def _build(
         ):
             summary.skipped[unit] = skipped_before[unit]["error"]
         else:
-            todo.append(UnitTask(unit, fmt, h, options))
+            todo.append(UnitTask(unit, fmt, h, options, strict))
     found = {u for u, _ in units}
     manifest["skipped"] = {u: s for u, s in skipped_before.items() if u in found and u in summary.skipped}
     manifest["files_seen"] = hasher.seen
