@@ -112,9 +112,16 @@ def test_fixture_steps(run) -> None:
 def test_fixture_events(run) -> None:
     kinds = [(e.kind, e.role) for e in run.events]
     assert kinds == [
-        ("system", "system"), ("message", "user"), ("message", "assistant"), ("message", "assistant"),
-        ("error", "user"), ("message", "assistant"), ("message", "assistant"), ("message", "assistant"),
-        ("other", "assistant"), ("system", "exit"),
+        ("system", "system"),
+        ("message", "user"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("error", "user"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("other", "assistant"),
+        ("system", "exit"),
     ]  # fmt: skip  (the submission an event, issue 24)
     assert run.events[4].data == {"interrupt_type": "FormatError"}
     assert [x.seq for x in run.timeline()] == list(range(len(run.steps) + len(run.events)))
@@ -473,7 +480,10 @@ def test_real_sqlfluff_run_hand_checked(runs: dict[str, Any]) -> None:
     ]  # fmt: skip
     assert reads == expected
     (submit,) = [e for e in t.events if e.data.get("submission")]
-    assert submit.data["output"] == t.meta["submission"] and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in submit.text
+    assert (
+        submit.data["output"] == t.meta["submission"]
+        and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in submit.text
+    )
 
 
 def test_real_v1_file(runs: dict[str, Any]) -> None:
@@ -484,7 +494,9 @@ def test_real_v1_file(runs: dict[str, Any]) -> None:
         None,
     )
     assert [s.command for s in t.steps] == ['echo "Hello, world!" > hello.txt', "cat hello.txt"]
-    assert [e.text for e in t.events if e.data.get("submission")] == ["echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]
+    assert [e.text for e in t.events if e.data.get("submission")] == [
+        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+    ]
     assert [(e.step, e.path) for e in replay(t).tab.read_log] == [(1, "hello.txt")]
 
 
@@ -495,9 +507,7 @@ def test_real_v1_file(runs: dict[str, Any]) -> None:
 def test_openai_chat_warns_about_text_command_turns(wild: Path) -> None:
     (t,) = openai_chat.read(wild / "xelron-harbor-rfc__mini-swe-agent-trajectory.json", ReadOptions())
     assert t.n_steps == 0 and t.meta["text_command_turns"] == 3
-    assert (
-        "fenced command block" in warnings_of(t)[0] and "--format mini-swe-agent" in warnings_of(t)[0]
-    )
+    assert "fenced command block" in warnings_of(t)[0] and "--format mini-swe-agent" in warnings_of(t)[0]
 
 
 def test_openai_chat_warning_only_for_command_turns(tmp_path: Path) -> None:

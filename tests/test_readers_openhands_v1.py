@@ -906,7 +906,11 @@ def _answered_calls(events: list[dict[str, Any]]) -> int:
     (nothing after it: its observation never reached the model, issue 24)."""
     answered = {e["action_id"] for e in events if e["kind"] in ("ObservationEvent", "UserRejectObservation")}
     errors = {e["tool_call_id"] for e in events if e["kind"] == "AgentErrorEvent"}
-    calls = [e for e in events if e["kind"] == "ActionEvent" and (e["id"] in answered or e["tool_call_id"] in errors)]
+    calls = [
+        e
+        for e in events
+        if e["kind"] == "ActionEvent" and (e["id"] in answered or e["tool_call_id"] in errors)
+    ]
     last = calls[-1] if calls else None
     closing = (
         last is not None

@@ -327,7 +327,9 @@ def test_no_history_uses_the_observations(tmp_path: Path) -> None:
     doc = _modern()
     del doc["history"]
     t = read_one(write(tmp_path / "x.traj", doc))
-    assert [w.reason for w in t.warnings] == ["no history: shown is each step's observation as the trajectory holds it"]
+    assert [w.reason for w in t.warnings] == [
+        "no history: shown is each step's observation as the trajectory holds it"
+    ]
     assert t.steps[0].shown == t.steps[0].output
 
 

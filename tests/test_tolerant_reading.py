@@ -65,7 +65,12 @@ def test_json_lines_skip_and_repair_and_say_where(tmp_path: Path) -> None:
     warnings: list[str] = []
     assert [line for line, _ in iter_json_lines(path, warnings)] == [1, 3, 5]
     typed = [read_warning(w, str(path)) for w in warnings]
-    assert [(w.line, w.kind) for w in typed] == [(2, "not-json"), (3, "repaired"), (4, "invalid-json"), (6, "truncated")]
+    assert [(w.line, w.kind) for w in typed] == [
+        (2, "not-json"),
+        (3, "repaired"),
+        (4, "invalid-json"),
+        (6, "truncated"),
+    ]
     assert all(w.path == str(path) for w in typed)
     with pytest.raises(ReaderError, match=r"log\.jsonl:2: invalid JSON"):
         list(iter_json_lines(path))  # without a warnings list: the first fault raises, as before
@@ -76,10 +81,15 @@ def test_json_lines_skip_and_repair_and_say_where(tmp_path: Path) -> None:
 
 
 def test_a_json_document_is_repaired_where_that_keeps_every_intact_part(tmp_path: Path) -> None:
-    doc = {"info": {"n": 1}, "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]}
+    doc = {
+        "info": {"n": 1},
+        "messages": [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}],
+    }
     text = json.dumps(doc, indent=2)
     path = tmp_path / "doc.json"
-    path.write_text(text.replace('"role": "assistant",', '"role": "assistant",\nTraceback (most recent call last):'))
+    path.write_text(
+        text.replace('"role": "assistant",', '"role": "assistant",\nTraceback (most recent call last):')
+    )
     warnings: list[str] = []
     assert load_json(path, warnings) == doc and "not JSON ('Traceback" in warnings[0]
     path.write_text(text[: text.rindex('"y"')])  # cut inside the last message
@@ -91,10 +101,14 @@ def test_a_json_document_is_repaired_where_that_keeps_every_intact_part(tmp_path
 
 
 def test_text_warnings_become_typed_records() -> None:
-    w = read_warning("/r/a.jsonl:7 [message.content[0].id]: missing field; record not understood, skipped", "/r/a.jsonl")
+    w = read_warning(
+        "/r/a.jsonl:7 [message.content[0].id]: missing field; record not understood, skipped", "/r/a.jsonl"
+    )
     assert (w.path, w.line, w.field, w.kind) == ("/r/a.jsonl", 7, "message.content[0].id", "bad-record")
     assert str(w) == "/r/a.jsonl:7 [message.content[0].id]: missing field; record not understood, skipped"
-    assert read_warning("line 3: the history is empty", "/r/o.jsonl") == ReadWarning("/r/o.jsonl", 3, "the history is empty")
+    assert read_warning("line 3: the history is empty", "/r/o.jsonl") == ReadWarning(
+        "/r/o.jsonl", 3, "the history is empty"
+    )
     assert read_warning("samples[0]: no messages", "/r/x.eval").path == "/r/x.eval"  # not a path: the source
     kinds = {
         "unknown record type 'x'; skipped": "unknown-record",
@@ -108,9 +122,16 @@ def test_text_warnings_become_typed_records() -> None:
 
 
 def test_warnings_round_trip_and_a_version_2_file_is_upgraded(tmp_path: Path) -> None:
-    t = Trajectory("x:1", "pi", "/r/s.jsonl", warnings=[ReadWarning("/r/s.jsonl", 4, "not JSON ('x'); skipped", "not-json")])
+    t = Trajectory(
+        "x:1",
+        "pi",
+        "/r/s.jsonl",
+        warnings=[ReadWarning("/r/s.jsonl", 4, "not JSON ('x'); skipped", "not-json")],
+    )
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
-    old = trajectory_to_dict(Trajectory("x:2", "pi", "/r/s.jsonl", meta={"warnings": ["/r/s.jsonl:4: invalid JSON: y; skipped"]}))
+    old = trajectory_to_dict(
+        Trajectory("x:2", "pi", "/r/s.jsonl", meta={"warnings": ["/r/s.jsonl:4: invalid JSON: y; skipped"]})
+    )
     old["version"] = 2
     path = tmp_path / "old.jsonl"
     path.write_text(json.dumps(old) + "\n", encoding="utf-8")
@@ -140,7 +161,11 @@ def test_strict_refuses_any_warning_naming_file_and_line(tmp_path: Path) -> None
     assert code == 0 and "1 warnings (1 not-json)" in out and "1 reading warnings" in out
     code, out, _ = run("info", "--json", str(path))
     row = json.loads(out)
-    assert row["n_warnings"] == 1 and row["warnings"][0]["line"] == 3 and row["warnings"][0]["kind"] == "not-json"
+    assert (
+        row["n_warnings"] == 1
+        and row["warnings"][0]["line"] == 3
+        and row["warnings"][0]["kind"] == "not-json"
+    )
     code, _, err = run("info", "--strict", str(path))
     assert code == 2 and "chat.jsonl:3" in err
     code, _, err = run("replay", "--strict", "--json", str(path))
@@ -187,11 +212,17 @@ def test_mini_swe_agent_test_data_is_its_format(tmp_path: Path) -> None:
     ``mswea_bash_command`` fence; the submission is an event, not an answered step."""
     fence = "```mswea_bash_command"
     messages = [
-        {"role": "system", "content": f"Format:\n{fence}\nyour_command_here\n```\nTo finish: `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`"},
+        {
+            "role": "system",
+            "content": f"Format:\n{fence}\nyour_command_here\n```\nTo finish: `echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`",
+        },
         {"role": "user", "content": "Please solve this issue: fix it"},
         {"role": "assistant", "content": f"Look.\n\n{fence}\nls -la\n```"},
         {"role": "user", "content": "<returncode>0</returncode>\n<output>\na.py\n</output>"},
-        {"role": "assistant", "content": f"Submit.\n\n{fence}\ngit diff && echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```"},
+        {
+            "role": "assistant",
+            "content": f"Submit.\n\n{fence}\ngit diff && echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n```",
+        },
         {"role": "user", "content": "diff --git a/a.py b/a.py"},
     ]
     path = tmp_path / "github_issue.traj.json"
@@ -240,14 +271,18 @@ def _text(content: Any) -> str:
 def raw_codex_exec(path: Path) -> int:
     """Tool items (commands, MCP and agent calls, web searches, file changes) that completed."""
     tools = {"command_execution", "mcp_tool_call", "file_change", "web_search", "collab_tool_call"}
-    return len({e["item"]["id"] for e in _jl(path) if e["type"] == "item.completed" and e["item"]["type"] in tools})
+    return len(
+        {e["item"]["id"] for e in _jl(path) if e["type"] == "item.completed" and e["item"]["type"] in tools}
+    )
 
 
 def raw_codex_rollout(path: Path) -> int:
     """Function, custom and local shell calls answered by an output with their ``call_id``; web searches (their
     results come in the item itself)."""
     items = [v["payload"] for v in _values(path) if v.get("type") == "response_item"]
-    calls = [i["call_id"] for i in items if i["type"] in ("function_call", "custom_tool_call", "local_shell_call")]
+    calls = [
+        i["call_id"] for i in items if i["type"] in ("function_call", "custom_tool_call", "local_shell_call")
+    ]
     outputs = [i["call_id"] for i in items if i["type"].endswith("_call_output")]
     return _both(calls, outputs) + sum(1 for i in items if i["type"] == "web_search_call")
 
@@ -261,7 +296,11 @@ def raw_claude_code(path: Path) -> int:
         if isinstance(message, dict) and isinstance(message.get("message"), dict):
             message = message["message"]
         agent = rec.get("parent_tool_use_id") if "parent_tool_use_id" in rec else rec.get("agentId")
-        for block in message.get("content") if isinstance(message, dict) and isinstance(message.get("content"), list) else []:
+        for block in (
+            message.get("content")
+            if isinstance(message, dict) and isinstance(message.get("content"), list)
+            else []
+        ):
             if block.get("type") == "tool_use":
                 calls.append((agent, block["id"]))
             elif block.get("type") == "tool_result":
@@ -311,7 +350,9 @@ def raw_inspect(path: Path) -> int:
         from rtlab.ingest.readers._zip import ZipArchive
 
         with ZipArchive(path) as z:
-            samples = [json.loads(z.read(n)) for n in z.names if n.startswith("samples/") and n.endswith(".json")]
+            samples = [
+                json.loads(z.read(n)) for n in z.names if n.startswith("samples/") and n.endswith(".json")
+            ]
     else:
         samples = json.loads(path.read_text(encoding="utf-8")).get("samples") or []
     n = 0
@@ -333,8 +374,10 @@ def raw_mini_swe_agent(path: Path) -> int:
     return sum(
         1
         for a, b in zip(messages, messages[1:], strict=False)
-        if a["role"] == "assistant" and len(fence.findall(_text(a["content"]))) == 1
-        and b["role"] == "user" and _text(b["content"]).startswith(("<returncode>", "The last command <command>"))
+        if a["role"] == "assistant"
+        and len(fence.findall(_text(a["content"]))) == 1
+        and b["role"] == "user"
+        and _text(b["content"]).startswith(("<returncode>", "The last command <command>"))
     )
 
 
@@ -342,16 +385,26 @@ def raw_swe_agent(path: Path) -> int:
     """The actions the model issued (not the harness's exits), less the last one when the history ends on its
     assistant entry (its result never reached the model)."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    actions = [i for i in data["trajectory"] if i["action"].strip() and not i["action"].strip().startswith("exit")]
+    actions = [
+        i for i in data["trajectory"] if i["action"].strip() and not i["action"].strip().startswith("exit")
+    ]
     history = [h for h in data.get("history", []) if not h.get("is_demo")]
     return len(actions) - int(bool(history) and history[-1]["role"] == "assistant")
 
 
 def _openhands_v1(events: list[dict[str, Any]]) -> int:
     calls = [e for e in events if e.get("kind") == "ActionEvent"]
-    answered = {e.get("tool_call_id") for e in events if e.get("kind") in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")}
+    answered = {
+        e.get("tool_call_id")
+        for e in events
+        if e.get("kind") in ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
+    }
     n = sum(1 for c in calls if c["tool_call_id"] in answered)
-    if calls and (calls[-1].get("action") or {}).get("kind") == "FinishAction" and calls[-1]["tool_call_id"] in answered:
+    if (
+        calls
+        and (calls[-1].get("action") or {}).get("kind") == "FinishAction"
+        and calls[-1]["tool_call_id"] in answered
+    ):
         after = events[events.index(calls[-1]) + 1 :]
         n -= int(not any(e.get("kind") == "MessageEvent" for e in after))  # a closing finish: never shown
     return n
@@ -362,15 +415,33 @@ def raw_openhands(path: Path) -> int:
     ``finish``; V0: agent actions (not messages, finish, thoughts, state changes) an observation names as its
     ``cause``."""
     if path.is_dir():
-        return _openhands_v1([json.loads(f.read_text(encoding="utf-8")) for f in sorted((path / "events").glob("event-*.json"))])
+        return _openhands_v1(
+            [
+                json.loads(f.read_text(encoding="utf-8"))
+                for f in sorted((path / "events").glob("event-*.json"))
+            ]
+        )
     n = 0
-    quiet = {"message", "finish", "system", "think", "recall", "change_agent_state", "condensation", "delegate"}
+    quiet = {
+        "message",
+        "finish",
+        "system",
+        "think",
+        "recall",
+        "change_agent_state",
+        "condensation",
+        "delegate",
+    }
     for rec in _jl(path):
         history = rec.get("history") or []
         if any("kind" in e for e in history):
             n += _openhands_v1(history)
         else:
-            acts = {e["id"] for e in history if e.get("source") == "agent" and e.get("action") not in (None, *quiet)}
+            acts = {
+                e["id"]
+                for e in history
+                if e.get("source") == "agent" and e.get("action") not in (None, *quiet)
+            }
             n += len({e["cause"] for e in history if "observation" in e and e.get("cause") in acts})
     return n
 
@@ -444,7 +515,10 @@ def test_every_wild_log_reads_its_answered_steps_with_its_warnings_pinned(real: 
             folder = unit.parent.name
         assert sum(t.n_steps for t in result.trajectories) == RAW[folder](unit), unit
         kinds = Counter(w.kind for t in result.trajectories for w in t.warnings)
-        assert dict(kinds) == WARNINGS.get(unit.name, {}), (unit, [str(w) for t in result.trajectories for w in t.warnings])
+        assert dict(kinds) == WARNINGS.get(unit.name, {}), (
+            unit,
+            [str(w) for t in result.trajectories for w in t.warnings],
+        )
         for t in result.trajectories:
             assert all(Path(w.path).name == unit.name or unit.is_dir() for w in t.warnings), t.id
 
@@ -506,7 +580,9 @@ def _first(records: list[Any], test: Callable[[Any], bool]) -> int:
     return next(i for i, r in enumerate(records) if test(r))
 
 
-def _pair_by(call: Callable[[Any], str | None], result: Callable[[Any], str | None]) -> Callable[[list[Any]], tuple[int, int]]:
+def _pair_by(
+    call: Callable[[Any], str | None], result: Callable[[Any], str | None]
+) -> Callable[[list[Any]], tuple[int, int]]:
     """The first result and the call with its id, given how each names it."""
 
     def find(records: list[Any]) -> tuple[int, int]:
@@ -535,7 +611,9 @@ def _retyped(rec: dict[str, Any], path: list[str], value: Any) -> dict[str, Any]
     return out
 
 
-def _mistype_at(test: Callable[[Any], bool], path: list[str], value: Any = 12345) -> Callable[[list[Any]], tuple[int, Any]]:
+def _mistype_at(
+    test: Callable[[Any], bool], path: list[str], value: Any = 12345
+) -> Callable[[list[Any]], tuple[int, Any]]:
     def make(records: list[Any]) -> tuple[int, Any]:
         i = _first(records, test)
         return i, _retyped(records[i], path, value)
@@ -543,125 +621,264 @@ def _mistype_at(test: Callable[[Any], bool], path: list[str], value: Any = 12345
     return make
 
 
+def _pi_result(r: Any) -> str | None:
+    message = r.get("message", {})
+    return message.get("toolCallId") if message.get("role") == "toolResult" else None
+
+
+def _rollout(kind: str) -> Callable[[Any], str | None]:
+    def call_id(r: Any) -> str | None:
+        payload = r.get("payload", {})
+        return (
+            payload.get("call_id")
+            if r.get("type") == "response_item" and payload.get("type") == kind
+            else None
+        )
+
+    return call_id
+
+
+def _chat_tool(m: Any) -> str | None:
+    return m.get("tool_call_id") if m.get("role") == "tool" else None
+
+
+def _chat_call(m: Any) -> str | None:
+    return (m.get("tool_calls") or [{}])[0].get("id") if m.get("role") == "assistant" else None
+
+
 def _specs() -> list[Damageable]:
     wild = REAL / "wild"
-    pi_result = lambda r: r.get("message", {}).get("toolCallId") if r.get("message", {}).get("role") == "toolResult" else None  # noqa: E731
-    rollout_out = lambda r: r["payload"].get("call_id") if r.get("type") == "response_item" and r["payload"].get("type") == "function_call_output" else None  # noqa: E731
-    rollout_call = lambda r: r["payload"].get("call_id") if r.get("type") == "response_item" and r["payload"].get("type") == "function_call" else None  # noqa: E731
-    chat_tool = lambda m: m.get("tool_call_id") if m.get("role") == "tool" else None  # noqa: E731
-    chat_call = lambda m: (m.get("tool_calls") or [{}])[0].get("id") if m.get("role") == "assistant" else None  # noqa: E731
+    pi_result, chat_tool, chat_call = _pi_result, _chat_tool, _chat_call
+    rollout_out, rollout_call = _rollout("function_call_output"), _rollout("function_call")
     return [
         Damageable(
-            "codex", wild / "codex-exec" / "tielec__pr-436__analyze__agent_log.md", None, "lines", lambda r: r,
+            "codex",
+            wild / "codex-exec" / "tielec__pr-436__analyze__agent_log.md",
+            None,
+            "lines",
+            lambda r: r,
             {"type": "thread.forked", "thread_id": "x"},
-            _pair_by(lambda r: r["item"]["id"] if r.get("type") == "item.started" else None,
-                     lambda r: r["item"]["id"] if r.get("type") == "item.completed" and r["item"].get("type") == "command_execution" else None),
-            _mistype_at(lambda r: r.get("type") == "item.completed" and r["item"].get("type") == "command_execution", ["item", "aggregated_output"]),
-            1, 0,  # the first command's result lost; the last line is turn.completed (usage only)
+            _pair_by(
+                lambda r: r["item"]["id"] if r.get("type") == "item.started" else None,
+                lambda r: (
+                    r["item"]["id"]
+                    if r.get("type") == "item.completed" and r["item"].get("type") == "command_execution"
+                    else None
+                ),
+            ),
+            _mistype_at(
+                lambda r: r.get("type") == "item.completed" and r["item"].get("type") == "command_execution",
+                ["item", "aggregated_output"],
+            ),
+            1,
+            0,  # the first command's result lost; the last line is turn.completed (usage only)
         ),  # fmt: skip
         Damageable(
-            "codex-rollout", wild / "codex-rollout" / "acidicsoil__rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl",
-            None, "lines", lambda r: r, {"timestamp": "2025-11-17T15:30:28Z", "type": "world_state", "payload": {}},
+            "codex-rollout",
+            wild
+            / "codex-rollout"
+            / "acidicsoil__rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl",
+            None,
+            "lines",
+            lambda r: r,
+            {"timestamp": "2025-11-17T15:30:28Z", "type": "world_state", "payload": {}},
             _pair_by(rollout_call, rollout_out),
-            _mistype_at(lambda r: rollout_out(r) is not None, ["payload", "output"], {"exit": 0, "text": "x"}),
-            0, 0,  # an object output is read as its JSON text; the last record is a token count
+            _mistype_at(
+                lambda r: rollout_out(r) is not None, ["payload", "output"], {"exit": 0, "text": "x"}
+            ),
+            0,
+            0,  # an object output is read as its JSON text; the last record is a token count
         ),  # fmt: skip
         Damageable(
-            "claude-code-stream", wild / "claude-code-stream" / "tielec__issue-221__04_implementation__execute__agent_log_raw.txt",
-            None, "lines", lambda r: r, {"type": "control_request", "request": {}},
-            _pair_by(lambda r: _blocks(r, "tool_use", "id"), lambda r: _blocks(r, "tool_result", "tool_use_id")),
-            _mistype_at(lambda r: _blocks(r, "tool_result", "tool_use_id") is not None, ["message", "content"], 7),
-            1, 0,  # the result's line not understood: its call unanswered; the last line is the result message
+            "claude-code-stream",
+            wild / "claude-code-stream" / "tielec__issue-221__04_implementation__execute__agent_log_raw.txt",
+            None,
+            "lines",
+            lambda r: r,
+            {"type": "control_request", "request": {}},
+            _pair_by(
+                lambda r: _blocks(r, "tool_use", "id"), lambda r: _blocks(r, "tool_result", "tool_use_id")
+            ),
+            _mistype_at(
+                lambda r: _blocks(r, "tool_result", "tool_use_id") is not None, ["message", "content"], 7
+            ),
+            1,
+            0,  # the result's line not understood: its call unanswered; the last line is the result message
         ),  # fmt: skip
         Damageable(
-            "claude-code-session", wild / "claude-code-session" / "apanloco-random__session.jsonl", None, "lines",
-            lambda r: r, {"type": "worktree-snapshot", "sessionId": "s"},
+            "claude-code-session",
+            wild / "claude-code-session" / "apanloco-random__session.jsonl",
+            None,
+            "lines",
+            lambda r: r,
+            {"type": "worktree-snapshot", "sessionId": "s"},
             None,  # results hang off their call's record (parentUuid): the file's order does not link them
-            _mistype_at(lambda r: _blocks(r, "tool_result", "tool_use_id") is not None, ["message", "content"], 7),
-            1, 0,
+            _mistype_at(
+                lambda r: _blocks(r, "tool_result", "tool_use_id") is not None, ["message", "content"], 7
+            ),
+            1,
+            0,
         ),  # fmt: skip
         Damageable(
-            "pi", wild / "pi" / "civ6ch__session.jsonl", None, "lines", lambda r: r,
+            "pi",
+            wild / "pi" / "civ6ch__session.jsonl",
+            None,
+            "lines",
+            lambda r: r,
             {"type": "rewind", "id": "zz-unknown", "parentId": None},
             None,  # the branch is the parentId chain from the last entry: the file's order does not link them
             _mistype_at(lambda r: pi_result(r) is not None, ["message", "toolCallId"], 7),
-            1, 0,
+            1,
+            0,
         ),  # fmt: skip
         Damageable(
-            "openai-chat", wild / "chat-converted" / "amansolo9-task20__sessions__bugfix-1.json", None, "doc",
-            lambda d: d["messages"], {"role": "narrator", "content": [{"type": "text", "text": "?"}]},
+            "openai-chat",
+            wild / "chat-converted" / "amansolo9-task20__sessions__bugfix-1.json",
+            None,
+            "doc",
+            lambda d: d["messages"],
+            {"role": "narrator", "content": [{"type": "text", "text": "?"}]},
             _pair_by(chat_call, chat_tool),
             _mistype_at(lambda m: chat_tool(m) is not None, ["tool_call_id"], 7),
-            1, 0,  # the last message is the assistant's summary
+            1,
+            0,  # the last message is the assistant's summary
         ),  # fmt: skip
         Damageable(
-            "mini-swe-agent", wild / "mini-swe-agent" / "mini__deepseek_chat_dev__sqlfluff__sqlfluff-2419.traj.json",
-            None, "doc", lambda d: d["messages"], {"role": "narrator", "content": "?"},
-            _pair_by(lambda m: (m.get("extra", {}).get("actions") or [{}])[0].get("tool_call_id") if m["role"] == "assistant" else None,
-                     lambda m: m.get("tool_call_id") if m["role"] == "tool" else None),
+            "mini-swe-agent",
+            wild / "mini-swe-agent" / "mini__deepseek_chat_dev__sqlfluff__sqlfluff-2419.traj.json",
+            None,
+            "doc",
+            lambda d: d["messages"],
+            {"role": "narrator", "content": "?"},
+            _pair_by(
+                lambda m: (
+                    (m.get("extra", {}).get("actions") or [{}])[0].get("tool_call_id")
+                    if m["role"] == "assistant"
+                    else None
+                ),
+                lambda m: m.get("tool_call_id") if m["role"] == "tool" else None,
+            ),
             _mistype_at(lambda m: m["role"] == "tool", ["tool_call_id"], 7),
-            1, 0,  # the last message is the exit (the submission)
+            1,
+            0,  # the last message is the exit (the submission)
         ),  # fmt: skip
         Damageable(
-            "swe-agent", wild / "swe-agent" / "sweagent__demo__marshmallow-1867__function_calling_replace.traj", None,
-            "doc", lambda d: d["history"], {"role": "narrator", "content": "?", "agent": "main"},
+            "swe-agent",
+            wild / "swe-agent" / "sweagent__demo__marshmallow-1867__function_calling_replace.traj",
+            None,
+            "doc",
+            lambda d: d["history"],
+            {"role": "narrator", "content": "?", "agent": "main"},
             None,  # a step and its observation are one trajectory item
             _mistype_at(lambda h: h["role"] == "tool", ["role"], 7),
-            1, 1,  # an observation's history entry skipped, or cut off: its step's result is not on record as shown
+            1,
+            1,  # an observation's history entry skipped, or cut off: its step's result is not on record as shown
         ),  # fmt: skip
         Damageable(
-            "atif", wild / "atif" / "openagents__qa-runner__login-trace__trajectory.json", None, "doc",
-            lambda d: d["steps"], {"step_id": 99, "source": "narrator", "message": "?"},
+            "atif",
+            wild / "atif" / "openagents__qa-runner__login-trace__trajectory.json",
+            None,
+            "doc",
+            lambda d: d["steps"],
+            {"step_id": 99, "source": "narrator", "message": "?"},
             None,  # a call and its observation are one step
             _mistype_at(lambda s: bool(s.get("tool_calls")), ["tool_calls"], 7),
-            1, 1,
+            1,
+            1,
         ),  # fmt: skip
         Damageable(
-            "openhands", REAL / "theagentcompany" / "openhands-trajectories" / "traj_pm-send-hello-message-image.json",
-            None, "doc", lambda d: d, {"id": 999, "source": "agent", "mystery": True},
-            _pair_by(lambda e: e["id"] if e.get("action") == "run" else None,
-                     lambda e: e.get("cause") if e.get("observation") == "run" else None),
+            "openhands",
+            REAL / "theagentcompany" / "openhands-trajectories" / "traj_pm-send-hello-message-image.json",
+            None,
+            "doc",
+            lambda d: d,
+            {"id": 999, "source": "agent", "mystery": True},
+            _pair_by(
+                lambda e: e["id"] if e.get("action") == "run" else None,
+                lambda e: e.get("cause") if e.get("observation") == "run" else None,
+            ),
             _mistype_at(lambda e: e.get("observation") == "run", ["cause"], "3"),
-            1, 0,  # the last event is the finish
+            1,
+            0,  # the last event is the finish
         ),  # fmt: skip
         Damageable(
-            "openhands-v1", wild / "openhands" / "openhands-benchmarks__openagentsafety__gpt-4o__output.jsonl", None,
-            "eval", lambda r: r[0]["history"], {"kind": "MysteryEvent", "id": "m1", "source": "agent"},
-            _pair_by(lambda e: e.get("tool_call_id") if e.get("kind") == "ActionEvent" else None,
-                     lambda e: e.get("tool_call_id") if e.get("kind") == "ObservationEvent" else None),
+            "openhands-v1",
+            wild / "openhands" / "openhands-benchmarks__openagentsafety__gpt-4o__output.jsonl",
+            None,
+            "eval",
+            lambda r: r[0]["history"],
+            {"kind": "MysteryEvent", "id": "m1", "source": "agent"},
+            _pair_by(
+                lambda e: e.get("tool_call_id") if e.get("kind") == "ActionEvent" else None,
+                lambda e: e.get("tool_call_id") if e.get("kind") == "ObservationEvent" else None,
+            ),
             _mistype_at(lambda e: e.get("kind") == "ObservationEvent", ["observation"], 7),
-            1, 9, lambda i: 1,  # the second instance's line is the last record (its 9 steps); events of line 1
+            1,
+            9,
+            lambda i: 1,  # the second instance's line is the last record (its 9 steps); events of line 1
         ),  # fmt: skip
         Damageable(
-            "g2b", REAL / "officeqa" / "g2b-gpt-5.4-traces" / "v2_branch2__oqa-58_s0", "exec_r0.jsonl", "lines",
-            lambda r: r, {"step": 0, "timestamp": "2026-06-20T17:45:45+00:00", "event": "mystery", "agent": "system", "content": {}},
+            "g2b",
+            REAL / "officeqa" / "g2b-gpt-5.4-traces" / "v2_branch2__oqa-58_s0",
+            "exec_r0.jsonl",
+            "lines",
+            lambda r: r,
+            {
+                "step": 0,
+                "timestamp": "2026-06-20T17:45:45+00:00",
+                "event": "mystery",
+                "agent": "system",
+                "content": {},
+            },
             None,  # results follow their calls by order and tool name (no ids)
             _mistype_at(lambda r: r.get("event") == "tool_output", ["content", "output"], 7),
-            1, 0,
+            1,
+            0,
         ),  # fmt: skip
         Damageable(
-            "dci", FIXTURES / "dci" / "20260210-141503", "conversation_full.json", "doc",
-            lambda d: d["messages"], {"role": "narrator", "content": "?"},
-            _pair_by(lambda m: _blocks({"message": m}, "toolCall", "id") if m.get("role") == "assistant" else None,
-                     lambda m: m.get("toolCallId") if m.get("role") == "toolResult" else None),
+            "dci",
+            FIXTURES / "dci" / "20260210-141503",
+            "conversation_full.json",
+            "doc",
+            lambda d: d["messages"],
+            {"role": "narrator", "content": "?"},
+            _pair_by(
+                lambda m: _blocks({"message": m}, "toolCall", "id") if m.get("role") == "assistant" else None,
+                lambda m: m.get("toolCallId") if m.get("role") == "toolResult" else None,
+            ),
             _mistype_at(lambda m: m.get("role") == "toolResult", ["toolCallId"], 7),
-            1, 0,
+            1,
+            0,
         ),  # fmt: skip
         Damageable(
-            "openai-responses", FIXTURES / "openai" / "responses_items.jsonl", None, "lines", lambda r: r,
+            "openai-responses",
+            FIXTURES / "openai" / "responses_items.jsonl",
+            None,
+            "lines",
+            lambda r: r,
             {"type": "mystery_call", "id": "m1"},
-            _pair_by(lambda r: r.get("call_id") if r.get("type") == "function_call" else None,
-                     lambda r: r.get("call_id") if r.get("type") == "function_call_output" else None),
+            _pair_by(
+                lambda r: r.get("call_id") if r.get("type") == "function_call" else None,
+                lambda r: r.get("call_id") if r.get("type") == "function_call_output" else None,
+            ),
             _mistype_at(lambda r: r.get("type") == "function_call_output", ["call_id"], 7),
-            1, 0,
+            1,
+            0,
         ),  # fmt: skip
         Damageable(
-            "inspect", wild / "inspect" / "inspect_ai__log_message_deduplication.eval", None, "inspect",
-            lambda d: d["samples"][0]["messages"], {"role": "narrator", "content": "?"},
-            _pair_by(lambda m: (m.get("tool_calls") or [{}])[0].get("id") if m["role"] == "assistant" else None,
-                     lambda m: m.get("tool_call_id") if m["role"] == "tool" else None),
+            "inspect",
+            wild / "inspect" / "inspect_ai__log_message_deduplication.eval",
+            None,
+            "inspect",
+            lambda d: d["samples"][0]["messages"],
+            {"role": "narrator", "content": "?"},
+            _pair_by(
+                lambda m: (m.get("tool_calls") or [{}])[0].get("id") if m["role"] == "assistant" else None,
+                lambda m: m.get("tool_call_id") if m["role"] == "tool" else None,
+            ),
             _mistype_at(lambda m: m["role"] == "tool", ["tool_call_id"], 7),
-            1, 0,
+            1,
+            0,
         ),  # fmt: skip
     ]
 
@@ -674,7 +891,9 @@ def _copy(spec: Damageable, tmp_path: Path) -> tuple[Path, Path]:
         tmp_path.mkdir(parents=True, exist_ok=True)
         with ZipArchive(spec.source) as z:
             header = json.loads(z.read("header.json"))
-            samples = [json.loads(z.read(n)) for n in z.names if n.startswith("samples/") and n.endswith(".json")]
+            samples = [
+                json.loads(z.read(n)) for n in z.names if n.startswith("samples/") and n.endswith(".json")
+            ]
         unit = tmp_path / "log.json"
         unit.write_text(json.dumps({**header, "samples": samples}, indent=1), encoding="utf-8")
         return unit, unit
@@ -726,7 +945,9 @@ def _damage(spec: Damageable, log: Path, kind: str) -> tuple[int, set[int]]:
             return spec.cut_lost, {len(lines)}
         # a document: mark a record, then find its line in the pretty-printed text
         target = len(records) // 2 if kind == "stray_line" else len(records) - 1
-        records[target] = {"__mark__": 1, **records[target]} if isinstance(records[target], dict) else records[target]
+        records[target] = (
+            {"__mark__": 1, **records[target]} if isinstance(records[target], dict) else records[target]
+        )
         lines = json.dumps(data, indent=1, ensure_ascii=False).split("\n")
         mark = next(k for k, ln in enumerate(lines) if '"__mark__": 1' in ln)
         del lines[mark]
@@ -761,7 +982,11 @@ def _cases() -> list[Any]:
         for kind in DAMAGES:
             marks = []
             if kind == "result_before_call" and spec.pair is None:
-                marks = [pytest.mark.skip(reason=f"{spec.fmt}: results are not linked to calls by file order and id")]
+                marks = [
+                    pytest.mark.skip(
+                        reason=f"{spec.fmt}: results are not linked to calls by file order and id"
+                    )
+                ]
             out.append(pytest.param(spec, kind, id=f"{spec.fmt}-{kind}", marks=marks))
     return out
 
@@ -778,6 +1003,9 @@ def test_a_damaged_real_log_reads_every_intact_record(spec: Damageable, kind: st
     found = _steps(spec, damaged_unit)
     assert sum(t.n_steps for t in found) == intact - lost
     warnings = [w for t in found for w in t.warnings]
-    assert any(w.line in lines and Path(w.path).name == damaged_log.name for w in warnings), (lines, [str(w) for w in warnings])
+    assert any(w.line in lines and Path(w.path).name == damaged_log.name for w in warnings), (
+        lines,
+        [str(w) for w in warnings],
+    )
     with pytest.raises(ReaderError, match=re.escape(damaged_log.name)):
         _steps(spec, damaged_unit, strict=True)

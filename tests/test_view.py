@@ -189,10 +189,18 @@ def test_reading_warnings_are_in_the_payload_the_page_and_the_index(tmp_path: Pa
     from rtlab.records import ReadWarning
 
     t = hand_run()
-    t.warnings = [ReadWarning("/logs/run.jsonl", 81, "not JSON ('Error: spawn ps <b>ENOENT</b>'); skipped", "not-json")]
+    t.warnings = [
+        ReadWarning("/logs/run.jsonl", 81, "not JSON ('Error: spawn ps <b>ENOENT</b>'); skipped", "not-json")
+    ]
     payload = run_payload(t)
     assert payload["warnings"] == [
-        {"path": "/logs/run.jsonl", "line": 81, "field": None, "reason": t.warnings[0].reason, "kind": "not-json"}
+        {
+            "path": "/logs/run.jsonl",
+            "line": 81,
+            "field": None,
+            "reason": t.warnings[0].reason,
+            "kind": "not-json",
+        }
     ]
     page = run_page(payload)
     assert "<b>ENOENT" not in page and "reading warnings" in page  # data, not markup; the script shows it

@@ -183,7 +183,9 @@ def loads(text: str | bytes, path: Path, line: int | None = None, warnings: list
         value, changed = without_surrogates(value)
         if changed and warnings is not None:
             where = f"{path}:{line}" if line is not None else str(path)
-            warnings.append(f"{where}: {changed} strings held lone surrogate escapes; repaired: replaced by U+FFFD")
+            warnings.append(
+                f"{where}: {changed} strings held lone surrogate escapes; repaired: replaced by U+FFFD"
+            )
     return value
 
 
@@ -337,7 +339,9 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
         found = True
         yield lineno, value
     if not found and first_fault is not None:
-        raise ReaderError(path, f"no line is a JSON record (first: {first_fault.message})", line=first_fault.line)
+        raise ReaderError(
+            path, f"no line is a JSON record (first: {first_fault.message})", line=first_fault.line
+        )
 
 
 _NOT_SPACE = re.compile(r"\S")
@@ -414,7 +418,9 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
         yield line, value
         match = _NOT_SPACE.search(text, end)
     if not found and first_fault is not None:
-        raise ReaderError(path, f"no JSON value could be read (first: {first_fault.message})", line=first_fault.line)
+        raise ReaderError(
+            path, f"no JSON value could be read (first: {first_fault.message})", line=first_fault.line
+        )
 
 
 def load_json(path: Path, warnings: list[str] | None = None) -> Any:
@@ -454,7 +460,9 @@ def _repaired_document(text: str, path: Path, warnings: list[str], fault: Reader
             at = lines[exc.lineno - 1] if exc.lineno <= len(lines) else ""
             if not escaped and exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
                 text, escaped = repair_escapes(text), True
-                said.append(f"{path}:{exc.lineno}: invalid \\ escape (column {exc.colno}); repaired: read as a literal backslash")
+                said.append(
+                    f"{path}:{exc.lineno}: invalid \\ escape (column {exc.colno}); repaired: read as a literal backslash"
+                )
             elif at.strip() and not _JSON_LINE_START.match(at):
                 del lines[exc.lineno - 1]
                 text = "\n".join(lines)

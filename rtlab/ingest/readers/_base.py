@@ -208,7 +208,9 @@ def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:
     return wrap
 
 
-def submission_event(steps: list[Step], events: list[Event], step: Step, output: str | None, **data: Any) -> Event:
+def submission_event(
+    steps: list[Step], events: list[Event], step: Step, output: str | None, **data: Any
+) -> Event:
     """The one rule of what a step is (docs/ARCHITECTURE.md): a call whose result the model never received (a
     final submission that ended the run) is not an answered step. ``step`` leaves ``steps`` (the later ones
     renumbered) and becomes an ``other`` event in its place on the timeline (its ``seq``), holding its

@@ -347,7 +347,9 @@ class Timeline:
         reader holds such a result first: :meth:`unknown`, :meth:`hold`)."""
         open_calls = self._pending.get(call_id)
         if not open_calls and call_id in self._seen:
-            where = (f"{self.path}:{line}" if line is not None else str(self.path)) + (f" [{name}]" if name else "")
+            where = (f"{self.path}:{line}" if line is not None else str(self.path)) + (
+                f" [{name}]" if name else ""
+            )
             self.warnings.append(
                 f"{where}: result for call id {call_id!r}: the id already has a result (a call id seen twice); "
                 "kept as an 'other' event"

@@ -157,7 +157,11 @@ def answer(
     call_id = need(item, "call_id", str, st, line, where)
     if st.tl.unknown(call_id):
         st.tl.hold(
-            call_id, text, line, lambda: answer(st, item, line, where, text, **extra), join_field(where, "call_id")
+            call_id,
+            text,
+            line,
+            lambda: answer(st, item, line, where, text, **extra),
+            join_field(where, "call_id"),
         )
         return
     st.tl.answer(call_id, text, line, join_field(where, "call_id"), **extra)

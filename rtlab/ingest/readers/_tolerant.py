@@ -39,24 +39,31 @@ from rtlab.records import ReadWarning, Trajectory, WarningKind
 if TYPE_CHECKING:
     from rtlab.ingest.readers._base import ReadOptions
 
+_KIND_PATTERNS: tuple[tuple[str, WarningKind], ...] = (
+    (r"^not JSON\b", "not-json"),
+    (r"not complete JSON|cut off", "truncated"),
+    (r"\brepaired\b|lone surrogate", "repaired"),
+    (r"^invalid JSON\b|no line is|no JSON value", "invalid-json"),
+    (r"\bunknown (record|event|item|message|entry|action|observation|role|block|part)\b", "unknown-record"),
+    (r"\bunknown\b.*\btype\b|\btype\b.*\bnot known\b", "unknown-record"),
+    (
+        r"\bcall id\b.*\b(more than one|twice|again|already)\b|\bappears again\b|\bused by more than one\b",
+        "duplicate-id",
+    ),
+    (
+        r"\bbefore its call\b|\bno (earlier|open|matching) (tool )?call\b|\banswers no\b|\bmatches no\b"
+        r"|\bno call\b|\borphan",
+        "orphan-result",
+    ),
+    (r"^no tool call found\b", "no-steps"),
+    (r"\bshare \d+ tool_use id|\bduplicate\b.*\bid\b", "duplicate-id"),
+    (
+        r"\bexpected\b.*\bgot\b|\bmissing field\b|\bnot understood\b|\bnot an object\b|\bis not a\b",
+        "bad-record",
+    ),
+)
 KINDS: tuple[tuple[re.Pattern[str], WarningKind], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), kind)
-    for pattern, kind in (
-        (r"^not JSON\b", "not-json"),
-        (r"not complete JSON|cut off", "truncated"),
-        (r"\brepaired\b|lone surrogate", "repaired"),
-        (r"^invalid JSON\b|no line is|no JSON value", "invalid-json"),
-        (r"\bunknown (record|event|item|message|entry|action|observation|role|block|part)\b", "unknown-record"),
-        (r"\bunknown\b.*\btype\b|\btype\b.*\bnot known\b", "unknown-record"),
-        (r"\bcall id\b.*\b(more than one|twice|again|already)\b|\bappears again\b|\bused by more than one\b",
-         "duplicate-id"),
-        (r"\bbefore its call\b|\bno (earlier|open|matching) (tool )?call\b|\banswers no\b|\bmatches no\b"
-         r"|\bno call\b|\borphan", "orphan-result"),
-        (r"^no tool call found\b", "no-steps"),
-        (r"\bshare \d+ tool_use id|\bduplicate\b.*\bid\b", "duplicate-id"),
-        (r"\bexpected\b.*\bgot\b|\bmissing field\b|\bnot understood\b|\bnot an object\b|\bis not a\b",
-         "bad-record"),
-    )
+    (re.compile(pattern, re.IGNORECASE), kind) for pattern, kind in _KIND_PATTERNS
 )
 """The kind of a warning written as text, by the first pattern its reason matches (else ``other``)."""
 
@@ -71,7 +78,8 @@ def warning_kind(reason: str) -> WarningKind:
 
 _LINE_PREFIX = re.compile(r"^line (\d+): ")
 _HEAD = re.compile(
-    r"^(?P<path>[^\n]+?)(?::(?P<line>\d+))?(?: \[(?P<field>(?:[^\[\]]|\[[^\[\]]*\])*)\])?: (?P<reason>.*)$", re.DOTALL
+    r"^(?P<path>[^\n]+?)(?::(?P<line>\d+))?(?: \[(?P<field>(?:[^\[\]]|\[[^\[\]]*\])*)\])?: (?P<reason>.*)$",
+    re.DOTALL,
 )
 """A warning written as ``path``, ``path:line`` or ``path:line [field]`` (a field may hold ``[i]``), then ``": "``."""
 
@@ -182,18 +190,17 @@ def settle(trajectories: list[Trajectory], path: Path, fmt: str | None, options:
         found = formats_with_steps(path, fmt, options) if options.alternatives else {}
         fits = ", ".join(f"{name} ({n} steps)" for name, n in found.items())
         events = sum(len(t.events) for t in trajectories)
-        reason = (
-            f"no tool call found in it read as {fmt} ({events} other records read); "
-            + (f"formats whose readers find steps in it: {fits}" if fits else "no other reader finds steps in it")
+        reason = f"no tool call found in it read as {fmt} ({events} other records read); " + (
+            f"formats whose readers find steps in it: {fits}" if fits else "no other reader finds steps in it"
         )
         for t in trajectories:
             t.warnings.append(ReadWarning(str(path), None, reason, "no-steps"))
             if found:
                 t.meta["formats_with_steps"] = found
     if options.strict:
-        found = [w for t in trajectories for w in t.warnings if w.kind != "join"]
-        if found:  # the first fault in a record, else the file's (no step found)
-            w = min(found, key=lambda w: (w.kind == "no-steps", w.line is None, w.line or 0))
+        faults = [w for t in trajectories for w in t.warnings if w.kind != "join"]
+        if faults:  # the first fault in a record, else the file's (no step found)
+            w = min(faults, key=lambda w: (w.kind == "no-steps", w.line is None, w.line or 0))
             raise ReaderError(
                 w.path, f"{w.reason} (--strict: a reading warning is an error)", line=w.line, field=w.field
             )
@@ -244,5 +251,6 @@ def count(trajectories: Iterable[Trajectory]) -> int:
 def as_dicts(warnings: Iterable[ReadWarning]) -> list[dict[str, Any]]:
     """Warnings as plain objects (the store's column, the viewer's payload)."""
     return [
-        {"path": w.path, "line": w.line, "field": w.field, "reason": w.reason, "kind": w.kind} for w in warnings
+        {"path": w.path, "line": w.line, "field": w.field, "reason": w.reason, "kind": w.kind}
+        for w in warnings
     ]

@@ -347,7 +347,9 @@ def _lines(path: Path) -> list[_Document]:
     docs = []
     for line, value in values:
         if not isinstance(value, dict):
-            warnings.append(f"{path}:{line}: expected an ATIF trajectory object, got {type(value).__name__}; skipped")
+            warnings.append(
+                f"{path}:{line}: expected an ATIF trajectory object, got {type(value).__name__}; skipped"
+            )
             continue
         docs.append(_Document(value, "", line, layout="lines"))
     if docs:

@@ -180,6 +180,7 @@ class _Tree:
         self.warnings = warnings
         self.nodes: dict[str, _Node] = {}
         self.order: list[_Node] = []
+        self._parallel: tuple[dict[str, list[_Node]], dict[str, list[_Node]]] | None = None
         before: str | None = None  # the chain record before this one in the file
         for line, rec in records:
             uuid = rec.get("uuid")
@@ -239,6 +240,23 @@ class _Tree:
                 siblings.remove(loose)
             loose.parent = None
             stack = [loose]
+
+    def parallel(self) -> tuple[dict[str, list[_Node]], dict[str, list[_Node]]]:
+        """Assistant records by response (``message.id``), and records holding tool results by their parent:
+        what :func:`_recover_orphans` looks up (built once per file)."""
+        if self._parallel is None:
+            siblings: dict[str, list[_Node]] = {}
+            results: dict[str, list[_Node]] = {}
+            for n in self.order:
+                kind = n.rec.get("type")
+                if kind == "assistant":
+                    mid = _message_id(n)
+                    if mid is not None:
+                        siblings.setdefault(mid, []).append(n)
+                elif kind == "user" and n.parent is not None and _has_tool_result(n):
+                    results.setdefault(n.parent, []).append(n)
+            self._parallel = (siblings, results)
+        return self._parallel
 
     def leaves(self, nodes: list[_Node]) -> list[_Node]:
         """Nodes of ``nodes`` with no child among them, in file order."""
@@ -313,7 +331,7 @@ def _has_tool_result(node: _Node) -> bool:
     )
 
 
-def _recover_orphans(tree: _Tree, members: list[_Node], path: list[_Node]) -> tuple[list[_Node], int]:
+def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
     """``path`` with the records a walk up ``parentUuid`` leaves out although the model saw them, put back,
     and how many (Claude Code's own repair when it resumes a session, ``recoverOrphanedParallelToolResults``
     in 2.1's ``sessionStorage.ts``): parallel tool calls are logged as one assistant record each, sharing the
@@ -321,33 +339,33 @@ def _recover_orphans(tree: _Tree, members: list[_Node], path: list[_Node]) -> tu
     call's record, so every result but the last is off the walk; and in 2.1 logs that wrote ``progress``
     records on the chain, the chain went on from a call through its progress records while the results (and
     the turn that followed them, up to where the chain resumes) hang off the call. Siblings of a response and
-    the results of its calls are spliced in after the response's last record on the path, in file order; a
-    result's own continuation is kept while it comes before the path's next record in the file."""
+    the results of its calls (records of the path's own kind: main or side chain) are spliced in after the
+    response's last record on the path, in file order; a result's own continuation is kept while it comes
+    before the path's next message in the file."""
+    if not path:
+        return path, 0
+    side = path[0].sidechain
+    siblings, results = tree.parallel()
     on_path = {n.uuid for n in path}
-    member_ids = {n.uuid for n in members}
-    siblings: dict[str, list[_Node]] = {}
-    results: dict[str, list[_Node]] = {}
-    for n in members:
-        mid = _message_id(n)
-        if mid is not None:
-            siblings.setdefault(mid, []).append(n)
-        elif n.parent is not None and _has_tool_result(n):
-            results.setdefault(n.parent, []).append(n)
     anchors: dict[str, _Node] = {}
     for n in path:
         mid = _message_id(n)
         if mid is not None:
             anchors[mid] = n
-    position = {n.uuid: i for i, n in enumerate(path)}
+    position: dict[str, int] | None = None
     inserts: dict[str, list[_Node]] = {}
     recovered = 0
     for mid, anchor in anchors.items():
         group = siblings.get(mid, [anchor])
-        found = [n for n in group if n.uuid not in on_path]
+        found = [n for n in group if n.uuid not in on_path and n.sidechain == side]
         for member in group:
-            found += [r for r in results.get(member.uuid, ()) if r.uuid not in on_path]
+            for r in results.get(member.uuid, ()):
+                if r.uuid not in on_path and r.sidechain == side:
+                    found.append(r)
         if not found:
             continue
+        if position is None:
+            position = {n.uuid: i for i, n in enumerate(path)}
         after = position[anchor.uuid] + 1
         limit = next((n.line for n in path[after:] if n.rec.get("type") in ("user", "assistant")), None)
         extra: list[_Node] = []
@@ -358,7 +376,7 @@ def _recover_orphans(tree: _Tree, members: list[_Node], path: list[_Node]) -> tu
             stack = list(tree.children.get(r.uuid, ()))
             while stack:
                 child = stack.pop()
-                if child.uuid in on_path or child.uuid not in member_ids:
+                if child.uuid in on_path or child.sidechain != side:
                     continue
                 if limit is not None and child.line > limit:
                     continue
@@ -487,7 +505,7 @@ class _Session:
         if not main:
             return self._agent_file(tree)
         path_nodes, joins = _main_path(tree, main)
-        path_nodes, recovered = _recover_orphans(tree, main, path_nodes)
+        path_nodes, recovered = _recover_orphans(tree, path_nodes)
         if recovered:
             self.counts_recovered = recovered
         session = self._session_id(path_nodes)
@@ -509,7 +527,7 @@ class _Session:
             if s.tool in SUBAGENT_TOOLS and isinstance(s.args.get("prompt"), str):
                 prompts.setdefault(s.args["prompt"], []).append(s.call_id)
         for side in _side_chains(tree):
-            side, _ = _recover_orphans(tree, [n for n in tree.order if n.sidechain], side)
+            side, _ = _recover_orphans(tree, side)
             root = side[0]
             sub, _ = self._trajectory(f"{main_id}/sidechain-{root.uuid}", side)
             sub.parent_id = main_id
@@ -543,7 +561,7 @@ class _Session:
         chains = _side_chains(tree)
         out: list[Trajectory] = []
         for side in chains:
-            side, _ = _recover_orphans(tree, [n for n in tree.order if n.sidechain], side)
+            side, _ = _recover_orphans(tree, side)
             root = side[0]
             agent = root.rec.get("agentId")
             m = _AGENT_FILE.search(self.path.name)

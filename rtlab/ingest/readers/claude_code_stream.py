@@ -83,7 +83,11 @@ def unwrapped(rec: Any) -> Any:
         and "subtype" in rec["message"]
     ):
         inner = rec["message"]
-        return {**inner, "type": rec["type"], **({"timestamp": rec["timestamp"]} if "timestamp" in rec else {})}
+        return {
+            **inner,
+            "type": rec["type"],
+            **({"timestamp": rec["timestamp"]} if "timestamp" in rec else {}),
+        }
     return rec
 
 
@@ -335,5 +339,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
         with record(stream.warnings, path, line):
             stream.feed(line, rec)
     if not stream.init and not stream.counts.keys() & {"assistant", "user"}:
-        raise ReaderError(path, "no Claude Code stream-json message in it (no init, assistant or user message)")
+        raise ReaderError(
+            path, "no Claude Code stream-json message in it (no init, assistant or user message)"
+        )
     return stream.trajectories()

@@ -88,7 +88,9 @@ def _is_stream(head: list[Any]) -> bool:
     first = head[0]
     if _is_start(first):
         return True
-    return first.get("type") in _EVENTS and (isinstance(first.get("item"), dict) or first.get("type") == "turn.started")
+    return first.get("type") in _EVENTS and (
+        isinstance(first.get("item"), dict) or first.get("type") == "turn.started"
+    )
 
 
 def sniff(path: Path) -> bool:

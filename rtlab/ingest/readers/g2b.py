@@ -295,9 +295,7 @@ def _on_output(run: _Run, content: dict[str, Any], ts: str | None, line: int, cl
     output = field(content, "output", str, run.path, line, "content")
     step = run.earliest_pending(tool)
     if step is None:
-        run.warnings.append(
-            f"{run.path}:{line}: tool_output of {tool!r} with no pending call; kept as event"
-        )
+        run.warnings.append(f"{run.path}:{line}: tool_output of {tool!r} with no pending call; kept as event")
         data = {"event": "tool_output", "tool": tool}
         run.events.append(Event("other", output, "tool", run.next_seq(), ts, line, data))
         return

@@ -203,7 +203,9 @@ def _load_eval(path: Path) -> _Log:
                 try:
                     sample = _parse_member(z, name)
                     if not isinstance(sample, dict):
-                        raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=name)
+                        raise ReaderError(
+                            path, f"expected an object, got {type(sample).__name__}", field=name
+                        )
                 except ReaderError as exc:  # one sample not readable: said, the others read
                     log.faults.append(exc)
                     log.warnings.append(skipped_because(exc, path, None, "sample"))
@@ -266,7 +268,9 @@ def _load(path: Path) -> _Log:
     for where, sample in log.samples:
         if "id" not in sample or "epoch" not in sample:
             missing_key = "id" if "id" not in sample else "epoch"
-            log.warnings.append(f"{path} [{where}: {missing_key}]: missing field; sample not understood, skipped")
+            log.warnings.append(
+                f"{path} [{where}: {missing_key}]: missing field; sample not understood, skipped"
+            )
             continue
         kept.append((where, sample))
         stored.add((str(sample["id"]), sample["epoch"]))
@@ -913,7 +917,9 @@ class _Sample:
         elif role == "tool":
             self._tool(msg, where, line)
         else:
-            self.warnings.append(f"{self.path}:{line}: {self.where}: {where}: unknown role {role!r}; kept as an 'other' event")
+            self.warnings.append(
+                f"{self.path}:{line}: {self.where}: {where}: unknown role {role!r}; kept as an 'other' event"
+            )
             self.event("other", content_text(msg.get("content")), line, role=role, **data)
 
     def _assistant(self, msg: dict[str, Any], where: str, line: int, data: dict[str, Any]) -> None:
@@ -977,7 +983,9 @@ class _Sample:
             why = (
                 "has no tool_call_id" if not isinstance(call_id, str) else f"answers no open call {call_id!r}"
             )
-            self.warnings.append(f"{self.path}:{line}: {self.where}: {where}: tool message {why}; kept as an 'other' event")
+            self.warnings.append(
+                f"{self.path}:{line}: {self.where}: {where}: tool message {why}; kept as an 'other' event"
+            )
             self.event("other", text, line, role="tool", tool_call_id=call_id)
             return
         step = queue.pop(0)

@@ -292,7 +292,9 @@ class _Run:
                     started = iso_time(extra.get("timestamp"))
                     for act in self._actions(msg, extra, i):
                         command = act["command"]
-                        call_id = act.get("tool_call_id") if isinstance(act.get("tool_call_id"), str) else None
+                        call_id = (
+                            act.get("tool_call_id") if isinstance(act.get("tool_call_id"), str) else None
+                        )
                         step = self.tl.call(
                             "bash",
                             {"command": command},
@@ -368,7 +370,8 @@ class _Run:
             version = _version_tuple(self.info.get("mini_version"))
             regex = ACTION_REGEX_BEFORE_1_12 if version and version < (1, 12) else ACTION_REGEX
             if not version and any(
-                isinstance(m, dict) and "```mswea_bash_command" in str(m.get("content")) for m in self.messages[:3]
+                isinstance(m, dict) and "```mswea_bash_command" in str(m.get("content"))
+                for m in self.messages[:3]
             ):  # no config logged: the fence its prompt asks for
                 regex = ACTION_REGEX_TAGGED
         timeout = agent.get("timeout_template")

@@ -50,7 +50,9 @@ LOOKS_FOR = (
 )
 
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
-CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal", "tool_call", "tool_output"})
+CHAT_PART_TYPES = frozenset(
+    {"text", "image_url", "input_audio", "file", "refusal", "tool_call", "tool_output"}
+)
 """Content part types: the API's, and the ``tool_call`` / ``tool_output`` blocks of chat logs converted from
 harness sessions (``{messages, meta}``: a call as ``{type: tool_call, tool_call_id, name, arguments}`` beside or
 instead of ``tool_calls``, a result as ``{type: tool_output, text}``)."""
@@ -91,7 +93,9 @@ def _is_message(m: Any) -> bool:
 def _is_conversation(obj: Any) -> bool:
     if not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
         return False
-    if not obj["messages"]:  # an empty conversion ({messages: [], meta: {session_meta, ...}}): claimed, said so
+    if not obj[
+        "messages"
+    ]:  # an empty conversion ({messages: [], meta: {session_meta, ...}}): claimed, said so
         meta = obj.get("meta")
         return isinstance(meta, dict) and "session_meta" in meta
     return all_match(obj["messages"], _is_message)
@@ -156,7 +160,9 @@ def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     messages = []
     for line, value in values:
         if _holds_messages(value):
-            warnings.append(f"{path}:{line} [messages]: a conversation object among per-line messages; skipped")
+            warnings.append(
+                f"{path}:{line} [messages]: a conversation object among per-line messages; skipped"
+            )
         else:
             messages.append((line, "", value))
     return [_Conversation(messages, {}, "message-per-line")]
@@ -335,7 +341,11 @@ def _message(agent: _Agent, role: str, msg: dict[str, Any], line: int | None, wh
         text = _text(msg, path, line, where)
         if tl.unknown(call_id):  # its call has not come (yet): the result waits for it
             tl.hold(
-                call_id, text, line, lambda: _message(agent, role, msg, line, where), join_field(where, "tool_call_id")
+                call_id,
+                text,
+                line,
+                lambda: _message(agent, role, msg, line, where),
+                join_field(where, "tool_call_id"),
             )
             return
         tl.answer(call_id, text, line, join_field(where, "tool_call_id"))
@@ -348,7 +358,9 @@ def _message(agent: _Agent, role: str, msg: dict[str, Any], line: int | None, wh
         tl.event("other", _text(msg, path, line, where), line, role=role)
 
 
-def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings: list[str]) -> list[Trajectory]:
+def _build(
+    path: Path, conv: _Conversation, options: ReadOptions, file_warnings: list[str]
+) -> list[Trajectory]:
     """The trajectories of one conversation's messages: the main agent's, then one per sub-agent merged in."""
     policy = clip_policy(options)
     main = _Agent(Timeline(path, policy), [])
@@ -357,7 +369,9 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
     for line, where, msg in conv.messages:
         with record(tl.warnings, path, line, "message"):
             role, agent_id = _role(msg, path, line, where)
-            agent = main if agent_id is None else subs.setdefault(agent_id, _Agent(Timeline(path, policy), []))
+            agent = (
+                main if agent_id is None else subs.setdefault(agent_id, _Agent(Timeline(path, policy), []))
+            )
             _message(agent, role, msg, line, where)
     for agent in (main, *subs.values()):
         agent.tl.close()
@@ -384,8 +398,10 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
         meta["text_command_turns"] = len(text_turns)
     if warnings:
         meta["warnings"] = warnings
-    converted = top.get("meta") if isinstance(top.get("meta"), dict) else {}
-    session = converted.get("session_meta") if isinstance(converted.get("session_meta"), dict) else {}
+    converted: dict[str, Any] = top["meta"] if isinstance(top.get("meta"), dict) else {}
+    session: dict[str, Any] = (
+        converted["session_meta"] if isinstance(converted.get("session_meta"), dict) else {}
+    )
     if session:
         meta["session_meta"] = {k: session[k] for k in _SESSION_KEYS if isinstance(session.get(k), str)}
     cwd = session.get("cwd") if isinstance(session.get("cwd"), str) else None
@@ -432,7 +448,16 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
     return out
 
 
-_SESSION_KEYS = ("session_id", "id", "version", "cli_version", "cwd", "originator", "model_provider", "source")
+_SESSION_KEYS = (
+    "session_id",
+    "id",
+    "version",
+    "cli_version",
+    "cwd",
+    "originator",
+    "model_provider",
+    "source",
+)
 """What a converted log's ``meta.session_meta`` says of the session it came from, kept in ``meta``."""
 
 

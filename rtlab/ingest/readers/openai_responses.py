@@ -205,10 +205,12 @@ def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
             else:
                 warnings.append(f"{path}:{line}: not an {{input, output}} object among such objects; skipped")
         return found
-    items = []
+    items: list[tuple[int | None, str, Any]] = []
     for line, value in values:
         if _holds_items(value):
-            warnings.append(f"{path}:{line} [output]: an {{input, output}} object among per-line items; skipped")
+            warnings.append(
+                f"{path}:{line} [output]: an {{input, output}} object among per-line items; skipped"
+            )
         else:
             items.append((line, "", value))
     return [_Conversation(items, layout="item-per-line")]

@@ -673,7 +673,9 @@ def _entries(path: Path, lines: list[tuple[int, Any]], version: int, warnings: l
                     )
                     parent = entries[-1].id if entries else None
                 if entry_id in seen:
-                    warnings.append(f"{path}:{lineno} [id]: duplicate entry id {entry_id!r}; the repeat is skipped")
+                    warnings.append(
+                        f"{path}:{lineno} [id]: duplicate entry id {entry_id!r}; the repeat is skipped"
+                    )
                     continue
                 entry = _Entry(lineno, data, entry_id, parent)
         except ReaderError as exc:
