@@ -568,7 +568,10 @@ def test_malformed_files(tmp_path: Path) -> None:
             STRICT,
         )
     assert err.value.line == 2 and err.value.field == "source"
-    (tmp_path / "bad.json").write_bytes(b'{"schema_version": "ATIF-v1.5", "x": "\xff"}')
+    good = json.dumps(traj(agent("x"))).encode("utf-8")
+    (tmp_path / "bad.json").write_bytes(good[:-1] + b', "x": "\xff"}')
+    (t,) = atif.read(tmp_path / "bad.json", OPTS)  # the byte replaced, said (issue 24)
+    assert [w.kind for w in t.warnings][0] == "repaired" and "UTF-8" in t.warnings[0].reason
     with pytest.raises(ReaderError, match="UTF-8"):
         atif.read(tmp_path / "bad.json", STRICT)
 

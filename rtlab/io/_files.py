@@ -90,8 +90,11 @@ def cached_by_file(loader: Callable[[Path], T]) -> Callable[[str | Path], T]:
     return load
 
 
-def read_text(path: Path) -> str:
-    """A whole file as text; bytes that are not UTF-8 raise :class:`ReaderError` with their line."""
+def read_text(path: Path, warnings: list[str] | None = None) -> str:
+    """A whole file as text; bytes that are not UTF-8 raise :class:`ReaderError` with their line, or, with a
+    ``warnings`` list (tolerant reading), become U+FFFD, said there."""
+    if warnings is not None:
+        return _text(path, warnings)
     return decode_text(path.read_bytes(), path)
 
 
@@ -258,6 +261,10 @@ def _text(path: Path, warnings: list[str] | None) -> str:
     data = path.read_bytes()
     if warnings is None:
         return decode_text(data, path).removeprefix("\ufeff")
+    head = data[:8192]
+    if head.count(0) * 100 > len(head) or head.decode("utf-8", "replace").count("\ufffd") * 20 > len(head):
+        # NULs or bytes that are not UTF-8 throughout: a binary file (an archive), not a damaged log
+        raise ReaderError(path, "binary, not text (NUL bytes or bytes that are not UTF-8 in its first 8 KiB)")
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
@@ -311,6 +318,7 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
         last -= 1
     found = False
     first_fault: ReaderError | None = None
+    faults = records = 0  # lines not JSON; lines holding an object or a list
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -320,6 +328,13 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
             fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno)
             if warnings is None:
                 raise fault from None
+            faults += 1
+            if not records and faults >= _NOT_LINES:  # not a JSON-lines file (a document, a text): said at once
+                raise ReaderError(
+                    path,
+                    f"no line is a JSON record (the first {_NOT_LINES} are not: {fault.message})",
+                    line=first_fault.line if first_fault else lineno,
+                ) from None
             if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid \\uXXXX"):
                 try:
                     value = loads(repair_escapes(line), path, lineno, warnings)
@@ -337,6 +352,7 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
             warnings.append(f"{path}:{lineno}: {_skip_reason(line, exc, lineno == last)}")
             continue
         found = True
+        records += isinstance(value, dict | list)
         yield lineno, value
     if not found and first_fault is not None:
         raise ReaderError(
@@ -344,6 +360,8 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
         )
 
 
+_NOT_LINES = 64
+"""Lines that are not JSON, with no record before them, after which a file is not read as JSON lines at all."""
 _NOT_SPACE = re.compile(r"\S")
 _VALUE_START = re.compile(r"\n[ \t]*[{\[]")
 """Where a value may start again after a fault: a line opening an object or a list."""
@@ -437,7 +455,7 @@ def load_json(path: Path, warnings: list[str] | None = None) -> Any:
         return loads(text, path, warnings=warnings)
     except json.JSONDecodeError as exc:
         fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno)
-        if warnings is None:
+        if warnings is None or text.lstrip()[:1] not in ("{", "["):  # not a JSON document at all: no repair
             raise fault from None
         return _repaired_document(text, path, warnings, fault)
 

@@ -295,10 +295,10 @@ class _Document:
 
 def _documents(path: Path) -> list[_Document]:
     """The trajectory objects of a file in any of its layouts (see the module docstring)."""
-    text = read_text(path)
+    warnings: list[str] = []
+    text = read_text(path, warnings)
     if not text.strip():
         raise ReaderError(path, "file is empty")
-    warnings: list[str] = []
     try:
         doc = json.loads(text)
     except json.JSONDecodeError:
@@ -308,7 +308,7 @@ def _documents(path: Path) -> list[_Document]:
         except json.JSONDecodeError:
             doc = load_json(path, warnings)  # one document, read as far as it can be repaired
         else:
-            return _lines(path)
+            return _lines(path)  # JSON lines: their faults (bytes included) said by iter_json_lines
     if warnings and isinstance(doc, dict | list):
         found = _from_document(path, doc)
         found[0].warnings.extend(warnings)

@@ -51,7 +51,8 @@ from rtlab.records import Deliverable, EventKind, Trajectory
 NAME = "claude-code-session"
 LOOKS_FOR = (
     "a JSON-lines file (any extension) of Claude Code session records: user/assistant/system lines with uuid, "
-    "parentUuid and sessionId, possibly after summary, queue-operation or file-history-snapshot lines"
+    "parentUuid and sessionId, possibly after records of other types (summary, queue-operation, "
+    "file-history-snapshot, permission-mode, progress, ...)"
 )
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 """Record types that sit on the ``parentUuid`` chain."""
@@ -481,7 +482,7 @@ class _Session:
 
     def read(self) -> list[Trajectory]:
         path = self.path
-        if not read_text(path).strip():
+        if not read_text(path, []).strip():
             raise ReaderError(path, "file is empty")
         chain: list[tuple[int, dict[str, Any]]] = []
         for line, rec in iter_json_lines(path, self.warnings):

@@ -332,7 +332,7 @@ class _Stream:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """The main agent's trajectory, then one per sub-agent, in the order their first message came."""
     path = Path(path)
-    if not read_text(path).strip():
+    if not read_text(path, []).strip():
         raise ReaderError(path, "file is empty")
     stream = _Stream(path, options)
     for line, rec in iter_json_lines(path, stream.warnings):

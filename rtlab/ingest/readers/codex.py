@@ -428,7 +428,7 @@ def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[Deliver
 
 
 def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
-    if not read_text(stream).strip():
+    if not read_text(stream, []).strip():
         raise ReaderError(stream, "file is empty")
     yield from iter_json_lines(stream, warnings)
 

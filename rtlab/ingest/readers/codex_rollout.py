@@ -201,7 +201,7 @@ class _Record:
 def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     """Every record as ``_Record``, the file's layout (``json-lines`` / ``json-documents``) and the record
     layout (``envelope``, ``record-type``, ``bare``)."""
-    text = read_text(path)
+    text = read_text(path, [])  # its faults are said by iter_json_values below
     if not text.strip():
         raise ReaderError(path, "file is empty")
     values = list(iter_json_values(path, warnings))
