@@ -16,7 +16,10 @@ The path the model saw is the chain from the last non-sidechain leaf back to the
 a root that is a compaction summary continues, after the compaction, the chain that ended before it
 (``logicalParentUuid`` in 2.x, the last leaf written before the summary in 1.0.x, whose compactions start a
 new root). Other leaves are branches abandoned by an edit or a retry: they are left out and described in
-``meta["abandoned_branches"]``. Side chains are their own trajectories with ``parent_id``: 1.0.x writes them
+``meta["abandoned_branches"]``. Records the walk leaves out although the model saw them are put back as Claude
+Code itself does when it resumes (2.1's ``recoverOrphanedParallelToolResults``): the sibling records of a
+response's parallel calls and their results, which hang off each call's record, and the turn that a result
+began where 2.1 chained ``progress`` records from the call (:func:`_recover_orphans`). Side chains are their own trajectories with ``parent_id``: 1.0.x writes them
 inline (``isSidechain: true`` records under their own root, the ``Task`` prompt as first message, found again
 in the parent's ``Task`` call for ``parent_call_id``); 2.x writes each sub-agent to ``agent-<agentId>.jsonl``
 (every record ``isSidechain: true`` with ``agentId``) in the project folder (2.0) or in
@@ -77,6 +80,7 @@ OFF_CHAIN_TYPES = frozenset(
         "marble-origami-commit",
         "marble-origami-snapshot",
         "cost-state",
+        "speculation-accept",
     }
 )
 """Record types outside the chain (no ``uuid``), which may open a session file: titles, tags, the permission mode,
