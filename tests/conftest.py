@@ -57,6 +57,11 @@ def srv(server):
     return server
 
 
+def warnings_of(trajectory) -> list[str]:
+    """A trajectory's reading warnings as text (``path:line: reason``), for tests that look for words in them."""
+    return [str(w) for w in trajectory.warnings]
+
+
 fuzz_stats = {"cases": 0, "runs": 0}
 """What ``test_fuzz.py`` ran this session (mutated logs, command runs), printed at the end of the run."""
 

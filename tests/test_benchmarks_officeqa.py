@@ -59,7 +59,7 @@ def test_attach_fixture_run(fixtures: Path) -> None:
     assert item.evidence == "predicted ['42.5'] vs target ['42.5'] (numerical, rel_error 0, tolerance 1.0%)"
     assert t.judgement.judge == "g2b-assessment"
     assert t.judgement.summary["tolerance_pct"] == 1.0 and t.judgement.summary["acc_5pct"] == 1.0
-    assert "warnings" not in t.meta
+    assert not t.warnings
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
 
 
@@ -67,7 +67,7 @@ def test_attach_warns_on_answer_mismatch_and_missing_assessment(fixtures: Path) 
     t = run(fixtures / "g2b" / "traces" / "demo__oqa-8_s0")
     assert officeqa.attach(t) is True
     assert t.task.answer == "1,200" and t.judgement is None
-    mismatch = [w for w in t.meta["warnings"] if w.startswith("officeqa:")]
+    mismatch = [w.reason for w in t.warnings if w.kind == "join" and w.reason.startswith("officeqa:")]
     assert mismatch == [
         "officeqa: answer of oqa-8 ('1,200') differs from UID9008 in officeqa_pro.csv ('1,300')"
     ]
@@ -167,7 +167,7 @@ def test_attach_all_real_runs(real: Path) -> None:
         assert item.passed is raw["is_correct"] is selection[folder.name], folder.name
         assert item.score == raw["accuracy"]
         assert t.task.answer == raw["target"][0], folder.name
-        assert "warnings" not in t.meta, folder.name
+        assert not t.warnings, folder.name
     passed = [f.name for f in folders if selection[f.name]]
     assert len(passed) == 14
 

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
@@ -82,7 +83,7 @@ def test_attach_from_run_folder_and_from_stream(fixtures: Path) -> None:
             2,
             3,
         )
-        assert "warnings" not in t.meta
+        assert not t.warnings
         assert trajectory_from_dict(trajectory_to_dict(t)) == t
 
 
@@ -106,7 +107,7 @@ def test_several_judges_and_count_mismatch(fixtures: Path, tmp_path: Path) -> No
     assert t.meta["workspace_bench_other_judges"] == [
         str(run / "output" / "rubrics_judge--fixture-judge.json")
     ]
-    assert any("judge rated 2 rubrics, task 7 has 3" in w for w in t.meta["warnings"])
+    assert any("judge rated 2 rubrics, task 7 has 3" in w for w in warnings_of(t))
     assert len(t.task.rubric) == 3  # a warning, not an error
 
 
@@ -189,7 +190,7 @@ def test_real_runs_join(real: Path) -> None:
         assert len(t.task.rubric) == judge["summary"]["total"], run.name
         assert t.task.id == t.task_id == run.name.split("_")[0]
         assert t.judgement.judge == "bytedance-seed/seed-2.0-lite"
-        assert "warnings" not in t.meta or not any("judge rated" in w for w in t.meta["warnings"])
+        assert not t.warnings or not any("judge rated" in w for w in warnings_of(t))
     plain = next(t for t in result.trajectories if t.id == "codex:15_plain")
     assert (plain.n_steps, plain.judgement.n_passed, len(plain.task.rubric)) == (8, 6, 16)
     assert (plain.model, plain.method) == ("openai/gpt-5.4", "plain")

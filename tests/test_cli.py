@@ -78,10 +78,16 @@ def test_partial_failure_exit_status_and_strict(tmp_path: Path, capsys) -> None:
     main(["ingest", str(SAMPLE / "openai"), "-o", str(ok)])
     capsys.readouterr()
     out = tmp_path / "all.jsonl"
-    assert main(["ingest", str(tmp_path / "runs"), "-o", str(out)]) == EXIT_PARTIAL
-    assert "broken.jsonl:2" in capsys.readouterr().err
-    assert len(read_jsonl(out)) == 1
+    # the broken line is skipped with a warning, the rest read (issue 24); a unit with nothing readable fails
+    assert main(["ingest", str(tmp_path / "runs"), "-o", str(out)]) == 0
+    (a,) = [t for t in read_jsonl(out) if t.id == "a"]
+    assert [w.line for w in a.warnings] == [2] and a.warnings[0].path == str(bad)
     assert main(["ingest", str(tmp_path / "runs"), "-o", str(out), "--strict"]) == 2
+    assert "broken.jsonl:2" in capsys.readouterr().err
+    bad.write_text('{"schema":"rtlab.trajectory","version":1,"id":"a"}\n{oops\n')  # nothing readable in it
+    assert main(["ingest", str(tmp_path / "runs"), "-o", str(out)]) == EXIT_PARTIAL
+    assert "broken.jsonl" in capsys.readouterr().err
+    assert len(read_jsonl(out)) == 1
 
 
 def test_unknown_format_and_clip_policy_are_clear_errors(tmp_path: Path, capsys) -> None:

@@ -1,5 +1,6 @@
-"""Damaged logs: every way a copy of a real log is broken either still reads (and replays, and is diagnosed)
-or fails with rtlab's own error naming file, line and field; never a stray ``KeyError`` or ``TypeError``.
+"""Damaged logs: every way a copy of a real log is broken either still reads (and replays, and is diagnosed),
+saying what it skipped or repaired so that ``--strict`` refuses it (issue 24), or fails with rtlab's own error
+naming file, line and field; never a stray ``KeyError`` or ``TypeError``.
 
 Each case copies one run, damages one of its log files in one seeded way (cut short, a line replaced by
 broken JSON, invalid UTF-8 inserted, a field's value given another type or removed), then reads it as a batch
@@ -118,7 +119,8 @@ def test_a_damaged_log_reads_or_fails_with_file_line_and_field(unit: Path, fmt: 
         kind = rng.choice(DAMAGES)
         _damage(target, kind, rng)
         try:
-            for trajectory in read_unit(copy, fmt):
+            found = read_unit(copy, fmt)
+            for trajectory in found:
                 replay(trajectory, requirements="trajectory")
                 diagnose(trajectory, replay(trajectory))  # what was read also goes through the analyses
         except RtlabError as exc:
@@ -126,5 +128,11 @@ def test_a_damaged_log_reads_or_fails_with_file_line_and_field(unit: Path, fmt: 
             assert target.name in str(exc), (kind, str(exc))
             outcomes.append(f"{kind}: error")
         else:
-            outcomes.append(f"{kind}: read")
-    assert len(outcomes) == CASES_PER_UNIT and any(o.endswith("error") for o in outcomes)
+            # read tolerantly (issue 24): what was skipped or repaired is said, and --strict refuses it
+            warned = [w for t in found for w in t.warnings if w.kind not in ("join", "no-steps")]
+            if warned:
+                with pytest.raises(RtlabError):
+                    read_unit(copy, fmt, strict=True)
+            outcomes.append(f"{kind}: read" + (" with warnings" if warned else ""))
+    assert len(outcomes) == CASES_PER_UNIT
+    assert any(o.endswith(("error", "with warnings")) for o in outcomes), outcomes

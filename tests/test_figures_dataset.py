@@ -16,8 +16,8 @@ SAMPLE = ROOT / "data" / "sample"
 def test_open_dataset_reads_every_run_and_names_the_unreadable(tmp_path: Path) -> None:
     shutil.copytree(SAMPLE, tmp_path / "runs")
     broken = tmp_path / "runs" / "broken.jsonl"
-    broken.write_text(
-        '{"schema":"rtlab.trajectory","version":1,"id":"a","format":"pi","source_path":"p"}\n{oops\n'
+    broken.write_text(  # nothing readable in it (a record cut off alone would be skipped, the rest read)
+        '{"schema":"rtlab.trajectory","version":1,"id":"a"}\n{oops\n'
     )
     data = open_dataset(tmp_path / "runs", simulated=False)
     assert isinstance(data, Dataset) and data.path == str(tmp_path / "runs")
@@ -29,7 +29,7 @@ def test_open_dataset_reads_every_run_and_names_the_unreadable(tmp_path: Path) -
     head, *rest = data.summary().splitlines()
     assert head == "3 trajectories, 1 unreadable" and data.note == "" and not data.simulated
     assert (
-        rest == [f"  unreadable: {broken} (rtlab): {data.failures[0].error}"] and "broken.jsonl:2" in rest[0]
+        rest == [f"  unreadable: {broken} (rtlab): {data.failures[0].error}"] and "broken.jsonl:1" in rest[0]
     )
 
 

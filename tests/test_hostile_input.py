@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, ROOT
+from conftest import FIXTURES, ROOT, warnings_of
 
 from rtlab.cli import main
 from rtlab.errors import ReaderError, RtlabError, UnitError
@@ -140,11 +140,13 @@ def test_a_time_no_date_has_is_a_warning(tmp_path: Path, capsys) -> None:
     doc["created_at"] = 1e300  # OverflowError escaped `info --strict` before
     path = tmp_path / "resp.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    (t,) = ingest([path], strict=True).trajectories
+    (t,) = ingest([path]).trajectories
     assert t.started_at is None
-    assert any("[created_at]: 1e+300 is not a Unix time" in w for w in t.meta["warnings"])
-    code, _, _ = run(capsys, "info", "--strict", str(path))
+    assert any("[created_at]: 1e+300 is not a Unix time" in w for w in warnings_of(t))
+    code, _, _ = run(capsys, "info", str(path))
     assert code == 0
+    code, _, err = run(capsys, "info", "--strict", str(path))  # a reading warning is an error (issue 24)
+    assert code == 2 and "[created_at]: 1e+300 is not a Unix time" in err
 
 
 # --- deep nesting -----------------------------------------------------------------------------------------
@@ -193,7 +195,7 @@ def test_a_lone_surrogate_never_aborts_a_batch(tmp_path: Path, capsys) -> None:
     text = out.read_text(encoding="utf-8")
     assert "\ufffd" in text and len(text.splitlines()) == 2
     (t,) = ingest([path]).trajectories
-    assert any("lone surrogate" in w and "surrogate.jsonl:" in w for w in t.meta.get("warnings", []))
+    assert any("lone surrogate" in w and "surrogate.jsonl:" in w for w in warnings_of(t))
     code, _, _ = run(capsys, "info", str(path))
     assert code == 0
     code, _, err = run(capsys, "replay", str(path), "--out", str(tmp_path / "tables"))
@@ -277,7 +279,7 @@ def test_codex_never_reads_a_deliverable_through_a_link_out(tmp_path: Path, secr
     (t,) = ingest([run_dir]).trajectories
     names = sorted(f.path for f in t.deliverable.files)
     assert "passwd.md" not in names and "environ.md" not in names and "inner.md" in names
-    said = [w for w in t.meta["warnings"] if "a link out of the run folder" in w or "a linked folder" in w]
+    said = [w for w in warnings_of(t) if "a link out of the run folder" in w or "a linked folder" in w]
     assert {Path(w.split(":")[0]).name for w in said} == {"passwd.md", "environ.md", "etc"}
 
 

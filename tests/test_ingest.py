@@ -32,10 +32,11 @@ def test_bad_unit_is_reported_and_the_rest_go_on(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not a trajectory")
 
     result = ingest([tmp_path])
-    assert [t.id for t in result.trajectories] == ["a1", "a2", "c1"]
-    assert len(result.failures) == 1
-    assert result.failures[0].path == str(bad)
-    assert f"{bad}:2" in result.failures[0].error
+    # b.jsonl's broken line is skipped with a warning naming it, the rest of it read (issue 24)
+    assert [t.id for t in result.trajectories] == ["a1", "a2", "b1", "c1"]
+    assert result.failures == []
+    b1 = result.trajectories[2]
+    assert [(w.path, w.line, w.kind) for w in b1.warnings] == [(str(bad), 2, "truncated")]  # its last line
 
     with pytest.raises(ReaderError, match="b.jsonl:2"):
         ingest([tmp_path], strict=True)
@@ -78,8 +79,11 @@ def test_iter_json_lines_tolerates_only_a_cut_off_last_line(tmp_path: Path) -> N
         list(iter_json_lines(p))  # without a warnings list the cut line is an error
     p.write_text('{"a": 1}\n{"c": \n{"b": 2}\n')
     with pytest.raises(ReaderError) as err:
-        list(iter_json_lines(p, []))
+        list(iter_json_lines(p))  # without a warnings list, a line before the last is an error too
     assert err.value.line == 2
+    warnings = []  # with one, it is skipped and said (issue 24)
+    assert list(iter_json_lines(p, warnings)) == [(1, {"a": 1}), (3, {"b": 2})]
+    assert len(warnings) == 1 and ":2: invalid JSON" in warnings[0]
 
 
 def test_json_lines_readers_pass_over_a_byte_order_mark_and_leading_blank_lines(tmp_path: Path) -> None:
@@ -103,8 +107,11 @@ def test_iter_json_values_reads_documents_that_span_lines(tmp_path: Path) -> Non
     assert err.value.line == 9
     p.write_text('{\n  "a": 1\n  "b": 2\n}\n{"c": 3}\n', encoding="utf-8")  # a fault before the last line
     with pytest.raises(ReaderError, match="line 3, column 3") as err:
-        list(iter_json_values(p, []))
+        list(iter_json_values(p))
     assert err.value.line == 1
+    warnings = []  # with a warnings list: skipped to the next value, said (issue 24)
+    assert list(iter_json_values(p, warnings)) == [(5, {"c": 3})]
+    assert len(warnings) == 1 and ":1: invalid JSON" in warnings[0] and "line 3, column 3" in warnings[0]
     assert first_json_value(p) is None
 
 

@@ -144,7 +144,7 @@ def test_round_trip_is_exact() -> None:
 def test_round_trip_of_minimal_trajectory_and_defaults_are_omitted() -> None:
     t = Trajectory(id="x", format="pi", source_path="p")
     d = trajectory_to_dict(t)
-    assert d == {"schema": "rtlab.trajectory", "version": 2, "id": "x", "format": "pi", "source_path": "p"}
+    assert d == {"schema": "rtlab.trajectory", "version": 3, "id": "x", "format": "pi", "source_path": "p"}
     assert trajectory_from_dict(d) == t
 
 

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.cli import main
 from rtlab.errors import ReaderError, UnknownFormatError
@@ -18,8 +19,8 @@ RUN = "runs/7_plain"
 STREAM = "runs/7_plain/output/raw/codex_stdout.jsonl"
 
 
-def read_one(path: Path, clip: str | None = None):
-    (t,) = codex.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False):
+    (t,) = codex.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -67,7 +68,7 @@ def test_run_folder_sniff_reads_only_the_first_event(tmp_path: Path) -> None:
     stream.write_bytes(b'\xff\xfe{"type": "thread.started"}\n')
     assert codex.sniff(tmp_path / "5_plain")  # unreadable: claimed, and reading says why
     with pytest.raises(ReaderError, match="UTF-8"):
-        codex.read(tmp_path / "5_plain", ReadOptions())
+        codex.read(tmp_path / "5_plain", ReadOptions(strict=True))
 
 
 def test_run_folder_with_empty_stream_is_claimed_and_fails_clearly(tmp_path: Path) -> None:
@@ -75,7 +76,7 @@ def test_run_folder_with_empty_stream_is_claimed_and_fails_clearly(tmp_path: Pat
     (tmp_path / "3_plain" / "raw" / "codex_stdout.jsonl").write_text("", encoding="utf-8")
     assert codex.sniff(tmp_path / "3_plain")
     with pytest.raises(ReaderError, match="empty"):
-        codex.read(tmp_path / "3_plain", ReadOptions())
+        codex.read(tmp_path / "3_plain", ReadOptions(strict=True))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -229,7 +230,7 @@ def test_all_item_types(fixtures: Path) -> None:
     ]
     assert t.deliverable.final_message == "Rate limits are per key."
     assert t.meta["plan_deltas"] == 1
-    assert len(t.meta["warnings"]) == 2 and "'hologram'" in t.meta["warnings"][0]
+    assert len(warnings_of(t)) == 2 and "'hologram'" in warnings_of(t)[0]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -275,7 +276,7 @@ def test_invalid_json_line_names_the_line(tmp_path: Path) -> None:
         json.dumps(START) + "\n{not json\n" + json.dumps({"type": "turn.started"}) + "\n", encoding="utf-8"
     )
     with pytest.raises(ReaderError) as err:
-        codex.read(path, ReadOptions())
+        codex.read(path, ReadOptions(strict=True))
     assert err.value.line == 2
 
 
@@ -286,17 +287,17 @@ def test_missing_field_names_the_field(tmp_path: Path) -> None:
     }
     stream = write_stream(tmp_path / "s.jsonl", START, bad)
     with pytest.raises(ReaderError) as err:
-        codex.read(stream, ReadOptions())
+        codex.read(stream, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (2, "item.command")
     stream = write_stream(tmp_path / "s.jsonl", START, {"item": {}})
     with pytest.raises(ReaderError) as err:
-        codex.read(stream, ReadOptions())
+        codex.read(stream, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (2, "type")
     stream = write_stream(
         tmp_path / "s.jsonl", START, command("completed", "i", "ls", aggregated_output="", exit_code="0")
     )
     with pytest.raises(ReaderError) as err:
-        codex.read(stream, ReadOptions())
+        codex.read(stream, ReadOptions(strict=True))
     assert err.value.field == "item.exit_code"
 
 
@@ -304,14 +305,14 @@ def test_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_text("\n\n", encoding="utf-8")
     with pytest.raises(ReaderError, match="empty"):
-        codex.read(path, ReadOptions())
+        codex.read(path, ReadOptions(strict=True))
 
 
 def test_non_utf8_bytes(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(json.dumps(START).encode() + b"\n" + b'{"type": "error", "message": "\xff"}\n')
     with pytest.raises(ReaderError) as err:
-        codex.read(path, ReadOptions())
+        codex.read(path, ReadOptions(strict=True))
     assert err.value.line == 2
 
 
@@ -324,7 +325,7 @@ def test_truncated_last_line_is_tolerated(tmp_path: Path) -> None:
     )
     t = read_one(stream)
     assert t.n_steps == 1
-    assert "last line is not complete JSON" in t.meta["warnings"][0]
+    assert "last line is not complete JSON" in warnings_of(t)[0]
 
 
 def test_unanswered_call_is_kept(tmp_path: Path) -> None:
@@ -399,7 +400,7 @@ def test_real_run_15_plain(real: Path) -> None:
     assert t.instruction.startswith("【重要要求 1：工作目录】")
     # item_1 printed 1 MiB exactly: Codex's capture cap, flagged
     assert len(t.steps[1].output.encode()) == 1024 * 1024
-    assert any("capture cap" in w for w in t.meta["warnings"])
+    assert any("capture cap" in w for w in warnings_of(t))
 
 
 def test_real_run_95_gfs_on_has_unanswered_calls(real: Path) -> None:

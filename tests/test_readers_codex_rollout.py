@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -20,8 +21,8 @@ LEGACY = "rollout-2025-08-18T01-16-13-c3c4b301-27c8-4c70-b6e4-46b99fdf0236.jsonl
 SID = "0199c0de-1111-7222-8333-944455566677"
 
 
-def read_one(path: Path, clip: str | None = None):
-    (t,) = codex_rollout.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False):
+    (t,) = codex_rollout.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -173,7 +174,7 @@ def test_pretty_printed_rollout_run_facts(pretty, fixtures: Path) -> None:
     assert t.clip_policy == "codex-rollout"
     assert t.meta["layout"] == "json-documents" and t.meta["records"] == "envelope"
     assert (t.meta["approval_policy"], t.meta["effort"]) == ("on-request", "medium")
-    assert t.meta["event_msgs"]["token_count"] == 3 and "warnings" not in t.meta
+    assert t.meta["event_msgs"]["token_count"] == 3 and not t.warnings
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
 
 
@@ -526,19 +527,19 @@ def test_unanswered_call_is_kept_and_a_cut_last_line_tolerated(tmp_path: Path) -
     )
     t = read_one(path)
     assert (len(t.steps), t.n_steps, t.meta["unanswered_calls"]) == (1, 0, ["c1"])
-    assert any("not complete JSON" in w for w in t.meta["warnings"])
+    assert any("not complete JSON" in w for w in warnings_of(t))
 
 
 def test_orphan_output_is_kept_as_an_event_and_warned_about(tmp_path: Path) -> None:
     t = read_one(write_rollout(tmp_path / "r.jsonl", META, output("ghost", "late output")))
     assert t.steps == [] and [(e.kind, e.text) for e in t.events] == [("other", "late output")]
-    assert "no open call" in t.meta["warnings"][0]
+    assert "matches no tool call in the file" in warnings_of(t)[0]
 
 
 def test_unknown_record_type_is_kept_and_warned_about(tmp_path: Path) -> None:
     t = read_one(write_rollout(tmp_path / "r.jsonl", META, rec("world_state", {"x": 1})))
     assert [(e.kind, e.data["type"]) for e in t.events] == [("other", "world_state")]
-    assert "unknown record type 'world_state'" in t.meta["warnings"][0]
+    assert "unknown record type 'world_state'" in warnings_of(t)[0]
 
 
 @pytest.mark.parametrize(
@@ -566,7 +567,7 @@ def test_unknown_record_type_is_kept_and_warned_about(tmp_path: Path) -> None:
 def test_malformed_records_name_line_and_field(tmp_path: Path, records, line, field, message) -> None:
     path = write_rollout(tmp_path / "r.jsonl", *records)
     with pytest.raises(ReaderError, match=message) as err:
-        read_one(path)
+        read_one(path, strict=True)
     assert (err.value.line, err.value.field) == (line, field)
 
 
@@ -574,12 +575,12 @@ def test_invalid_json_and_empty_files(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(META) + "\n{oops\n" + json.dumps(META) + "\n", encoding="utf-8")
     with pytest.raises(ReaderError, match="invalid JSON") as err:
-        read_one(bad)
+        read_one(bad, strict=True)
     assert err.value.line == 2
     empty = tmp_path / "empty.jsonl"
     empty.write_text("\n", encoding="utf-8")
     with pytest.raises(ReaderError, match="empty"):
-        read_one(empty)
+        read_one(empty, strict=True)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -602,7 +603,7 @@ def test_wild_rollouts(real: Path, name: str) -> None:
     assert t.n_steps == answered_calls(path) == WILD[name] == len(t.steps)
     assert t.harness == "codex" and t.harness_version and t.model and t.usage is not None
     assert all(s.action is not None for s in t.steps)
-    assert "warnings" not in t.meta
+    assert not t.warnings
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
     assert main(["replay", str(path)]) == 0
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers import dci, pi
@@ -22,7 +24,7 @@ def run(fixtures: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(fixtures / "dci" / RUN, tmp_path / RUN))
 
 
-def read_one(path: Path, **options: str) -> Trajectory:
+def read_one(path: Path, **options: Any) -> Trajectory:
     [t] = dci.read(path, ReadOptions(**options))
     return t
 
@@ -188,7 +190,7 @@ def test_conversation_invalid_json(run: Path) -> None:
     path = run / "conversation_full.json"
     path.write_text('{\n  "messages": [\n    {"role": "user",,}\n  ]\n}')
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.path, err.value.line) == (str(path), 3)
 
 
@@ -199,29 +201,29 @@ def test_conversation_missing_fields(run: Path) -> None:
     del data["messages"]
     path.write_text(json.dumps(data))
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert err.value.field == "messages"
 
     data = json.loads(json.dumps(original))
     del data["messages"][1]["content"][1]["id"]
     path.write_text(json.dumps(data))
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.line, err.value.field) == (2, "messages[1].content[1].id")
 
     data = json.loads(json.dumps(original))
     del data["messages"][2]["role"]
     path.write_text(json.dumps(data))
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.line, err.value.field) == (3, "messages[2].role")
 
     path.write_text("[]")
     with pytest.raises(ReaderError, match="JSON object"):
-        read_one(run)
+        read_one(run, strict=True)
     path.write_text("  \n")
     with pytest.raises(ReaderError, match="empty"):
-        read_one(run)
+        read_one(run, strict=True)
 
 
 def test_events_invalid_line(run: Path) -> None:
@@ -230,7 +232,7 @@ def test_events_invalid_line(run: Path) -> None:
     lines[4] = "{broken"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.path, err.value.line) == (str(path), 5)
 
 
@@ -241,7 +243,7 @@ def test_events_missing_fields(run: Path) -> None:
     del no_type[0]["type"]
     path.write_text("".join(json.dumps(e) + "\n" for e in no_type))
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.line, err.value.field) == (1, "type")
 
     index = next(i for i, e in enumerate(original) if e["type"] == "provider_request_context")
@@ -249,12 +251,12 @@ def test_events_missing_fields(run: Path) -> None:
     del broken[index]["messages"]
     path.write_text("".join(json.dumps(e) + "\n" for e in broken))
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.line, err.value.field) == (index + 1, "messages")
 
     path.write_text("")
     with pytest.raises(ReaderError, match="empty"):
-        read_one(run)
+        read_one(run, strict=True)
 
 
 def test_events_truncated_last_line_is_a_warning(run: Path) -> None:
@@ -263,7 +265,7 @@ def test_events_truncated_last_line_is_a_warning(run: Path) -> None:
         fh.write('{"type": "message_upd')
     t = read_one(run)
     assert t.n_steps == 4
-    assert any("last line is not complete JSON" in w for w in t.meta["warnings"])
+    assert any("last line is not complete JSON" in w for w in warnings_of(t))
 
 
 @pytest.mark.parametrize("name", ["question.txt", "final.txt", "conversation_full.json", "events.jsonl"])
@@ -271,19 +273,19 @@ def test_non_utf8(run: Path, name: str) -> None:
     path = run / name
     path.write_bytes(path.read_bytes()[:40] + b"\xff\xfe" + path.read_bytes()[40:])
     with pytest.raises(ReaderError, match="UTF-8") as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert err.value.path == str(path)
 
 
 def test_state_and_latest_context_malformed(run: Path) -> None:
     (run / "state.json").write_text('{"status": "completed",}')
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert err.value.path == str(run / "state.json")
     (run / "state.json").write_text("{}")
     (run / "latest_model_context.json").write_text('"just a string"')
     with pytest.raises(ReaderError, match="JSON object") as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert err.value.path == str(run / "latest_model_context.json")
 
 
@@ -291,7 +293,7 @@ def test_folder_without_transcript(run: Path) -> None:
     (run / "conversation_full.json").unlink()
     (run / "events.jsonl").unlink()
     with pytest.raises(ReaderError, match="neither"):
-        read_one(run)
+        read_one(run, strict=True)
 
 
 def test_snapshot_tool_result_without_call_id(run: Path) -> None:
@@ -306,7 +308,7 @@ def test_snapshot_tool_result_without_call_id(run: Path) -> None:
     del broken[index]["messages"][position]["toolCallId"]
     path.write_text("".join(json.dumps(e) + "\n" for e in broken))
     with pytest.raises(ReaderError) as err:
-        read_one(run)
+        read_one(run, strict=True)
     assert (err.value.line, err.value.field) == (index + 1, f"messages[{position}].toolCallId")
 
 
@@ -322,5 +324,5 @@ def test_system_prompt_message_and_unknown_role(run: Path) -> None:
         "You are an expert.",
     )
     assert t.events[-1].kind == "other" and t.events[-1].data == {"role": "mystery"}
-    assert any("unknown message role 'mystery'" in w for w in t.meta["warnings"])
+    assert any("unknown message role 'mystery'" in w for w in warnings_of(t))
     assert t.n_steps == 4 and t.steps[0].line == 3

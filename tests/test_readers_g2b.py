@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
@@ -17,8 +18,8 @@ TRACES = "officeqa/g2b-gpt-5.4-traces"
 ROOT = "/home/user/G2B-Skill"
 
 
-def read_one(path: Path, clip: str | None = None) -> Trajectory:
-    [t] = g2b.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False) -> Trajectory:
+    [t] = g2b.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -94,7 +95,7 @@ def test_demo_run_labels_and_timeline(demo: Trajectory, fixtures: Path) -> None:
     assert kinds[-1] == ("message", "Done")
     assert [x.seq for x in demo.timeline()] == list(range(9))
     assert demo.meta["sources_dir"] == "analysis/demo/oqa-7_s1/evolve_oqa-7/sources"
-    assert "warnings" not in demo.meta
+    assert not demo.warnings
 
 
 def test_parallel_calls_pair_in_call_order(demo: Trajectory) -> None:
@@ -164,7 +165,7 @@ def test_cut_off_run(fixtures: Path) -> None:
         None,
         False,
     )
-    warnings = t.meta["warnings"]
+    warnings = warnings_of(t)
     assert any("exec_r0.jsonl:5: last line is not complete JSON" in w for w in warnings)
     assert any("1 tool call(s) never got a result" in w for w in warnings)
     assert t.deliverable.final_message is None and t.deliverable.files == []
@@ -193,25 +194,25 @@ def test_invalid_json_line_names_the_line(tmp_path: Path) -> None:
         tmp_path, [record("phase", {"phase": "EXECUTE"}), "{not json", record("message", {"text": "x"})]
     )
     with pytest.raises(ReaderError) as err:
-        g2b.read(path, ReadOptions())
+        g2b.read(path, ReadOptions(strict=True))
     assert err.value.line == 2 and "invalid JSON" in str(err.value)
 
 
 def test_missing_field_names_the_field(tmp_path: Path) -> None:
     path = write_log(tmp_path, [record("tool_call", {"arguments": "{}"})])
     with pytest.raises(ReaderError) as err:
-        g2b.read(path, ReadOptions())
+        g2b.read(path, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (1, "content.tool")
     path = write_log(
         tmp_path,
         [record("tool_call", {"tool": "shell", "arguments": "{}"}), record("tool_output", {"tool": "shell"})],
     )
     with pytest.raises(ReaderError) as err:
-        g2b.read(path, ReadOptions())
+        g2b.read(path, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (2, "content.output")
     path = write_log(tmp_path, [json.dumps({"step": 1, "event": "message", "content": "text"})])
     with pytest.raises(ReaderError) as err:
-        g2b.read(path, ReadOptions())
+        g2b.read(path, ReadOptions(strict=True))
     assert err.value.field == "content"
 
 
@@ -219,10 +220,10 @@ def test_empty_file_and_empty_folder(tmp_path: Path) -> None:
     empty = tmp_path / "exec_r0.jsonl"
     empty.write_text("\n", encoding="utf-8")
     with pytest.raises(ReaderError, match="empty"):
-        g2b.read(empty, ReadOptions())
+        g2b.read(empty, ReadOptions(strict=True))
     (tmp_path / "run").mkdir()
     with pytest.raises(ReaderError, match="no exec_"):
-        g2b.read(tmp_path / "run", ReadOptions())
+        g2b.read(tmp_path / "run", ReadOptions(strict=True))
 
 
 def test_non_utf8_bytes(tmp_path: Path) -> None:
@@ -231,7 +232,7 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
         record("phase", {"phase": "EXECUTE"}).encode() + b"\n" + b'{"event": "message", "x": "\xff"}\n'
     )
     with pytest.raises(ReaderError) as err:
-        g2b.read(path, ReadOptions())
+        g2b.read(path, ReadOptions(strict=True))
     assert err.value.line == 2 and "UTF-8" in str(err.value)
 
 
@@ -258,7 +259,7 @@ def test_unmatched_outputs_warn(tmp_path: Path) -> None:
     assert [e.kind for e in t.events] == ["other", "system", "other"]
     assert t.events[0].role == "tool" and t.events[0].text == "stray"
     assert t.events[1].data == {"event": "iteration_start", "iteration": 1}
-    assert len(t.meta["warnings"]) == 3
+    assert len(warnings_of(t)) == 3
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -366,7 +367,7 @@ def test_totals_over_all_runs(runs: dict[str, Trajectory]) -> None:
     assert sum(t.deliverable.final_message is not None for t in runs.values()) == 12
     assert sum(f.origin == "write_tool" for t in runs.values() for f in t.deliverable.files) == 16
     assert Counter(t.meta["cwd_from"] for t in runs.values()) == {"write_file": 16, "skill_dir": 16}
-    assert all("warnings" not in t.meta for t in runs.values())
+    assert all(not t.warnings for t in runs.values())
 
 
 def test_clip_option_on_real_runs(real: Path) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import zstandard
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.environment import capture_step, replay
 from rtlab.errors import ReaderError
@@ -23,6 +23,7 @@ from rtlab.ingest.readers._base import ReadOptions
 from rtlab.records import Frame, trajectory_from_dict, trajectory_to_dict
 
 OPTS = ReadOptions()
+STRICT = ReadOptions(strict=True)
 T0 = "2026-08-01T10:00:00+00:00"
 
 
@@ -533,7 +534,7 @@ def test_attachment_references_are_resolved_everywhere(tmp_path: Path) -> None:
     (step,) = t.steps
     assert (step.command, step.output) == ("cat /etc/hostname", "box\n")
     assert t.events[0].text == "what is this?\n[image]"
-    assert any("1 attachment reference(s) name no attachment" in w for w in t.meta["warnings"])
+    assert any("1 attachment reference(s) name no attachment" in w for w in warnings_of(t))
 
 
 def test_version_1_records(tmp_path: Path) -> None:
@@ -566,7 +567,7 @@ def test_unpaired_tool_messages_are_kept_and_reported(tmp_path: Path) -> None:
     t = _read_one(_json_log(tmp_path, [sample]))
     assert [(s.command, s.output) for s in t.steps] == [("echo a", "a\n"), ("echo b", "b\n")]  # in order
     assert t.events[-1].kind == "other" and t.events[-1].text == "stray\n"
-    warnings = t.meta["warnings"]
+    warnings = warnings_of(t)
     assert any("used by more than one open call" in w for w in warnings)
     assert any("answers no open call 'zz'" in w for w in warnings)
 
@@ -588,7 +589,7 @@ def test_malformed_samples_name_the_field(tmp_path: Path, mutate, field: str) ->
     sample = _sample([{"role": "user", "content": "go"}, _assistant("", _call("e1", "bash", command="ls"))])
     mutate(sample)
     with pytest.raises(ReaderError) as err:
-        inspect.read(_json_log(tmp_path, [sample]), OPTS)
+        inspect.read(_json_log(tmp_path, [sample]), STRICT)
     assert err.value.field == field and str(tmp_path) in str(err.value)
 
 
@@ -596,12 +597,13 @@ def test_a_sample_without_messages_says_so(tmp_path: Path) -> None:
     sample = _sample([])
     del sample["messages"]
     t = _read_one(_json_log(tmp_path, [sample]))
-    assert t.steps == [] and t.meta["warnings"] == ["samples[0]: the sample has no messages"]
+    assert t.steps == [] and [w.reason for w in t.warnings][0] == "samples[0]: the sample has no messages"
+    assert [w.kind for w in t.warnings] == ["other", "no-steps"]  # and the file says it holds no tool call
 
 
 def test_a_log_without_samples_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ReaderError, match="holds no samples"):
-        inspect.read(_json_log(tmp_path, []), OPTS)
+        inspect.read(_json_log(tmp_path, []), STRICT)
 
 
 # --- custom tools that return a sandbox file ----------------------------------------------------------------
@@ -703,7 +705,7 @@ def test_a_running_eval_is_read_from_its_journal(tmp_path: Path) -> None:
     )
     t = _read_one(_zstd_zip(tmp_path / "running.eval", members))
     assert t.meta["log_version"] == 3 and "status" not in t.meta
-    warnings = t.meta["warnings"]
+    warnings = warnings_of(t)
     assert any("no header.json" in w for w in warnings)
     assert any("1 sample(s) summarized but not stored" in w and "bug-9" in w for w in warnings)
 
@@ -735,7 +737,7 @@ def _sample_zip(tmp: Path, name: str = "x.eval", method: int = zipfile.ZIP_STORE
 def test_an_unknown_compression_method_names_the_member(tmp_path: Path) -> None:
     path = _sample_zip(tmp_path, method=zipfile.ZIP_BZIP2)
     with pytest.raises(ReaderError, match=r"member 'header.json' uses compression method 12 \(bzip2\)"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
 
 
 def test_a_damaged_member_fails_its_crc(tmp_path: Path) -> None:
@@ -745,14 +747,14 @@ def test_a_damaged_member_fails_its_crc(tmp_path: Path) -> None:
     data[at + 1 : at + 2] = b"j"
     path.write_bytes(bytes(data))
     with pytest.raises(ReaderError, match=r"member 'samples/1_epoch_1.json': CRC-32 does not match"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
 
 
 def test_a_cut_off_archive_is_an_error(tmp_path: Path) -> None:
     path = _sample_zip(tmp_path)
     path.write_bytes(path.read_bytes()[:-40])
     with pytest.raises(ReaderError, match="no end-of-central-directory record"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
     assert inspect.sniff(path)  # a damaged .eval is claimed, so that reading it says what is wrong
     assert not inspect.sniff(path.rename(path.with_suffix(".zip")))
 
@@ -764,7 +766,7 @@ def test_damaged_zstd_data_is_an_error(tmp_path: Path) -> None:
     data[frame : frame + 4] = b"\x00\x00\x00\x00"
     path.write_bytes(bytes(data))
     with pytest.raises(ReaderError, match=r"member 'header.json': zstd data is damaged"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
 
 
 def test_member_data_outside_the_archive_is_refused(tmp_path: Path) -> None:
@@ -774,7 +776,7 @@ def test_member_data_outside_the_archive_is_refused(tmp_path: Path) -> None:
         data[cd + 42 : cd + 46] = struct.pack("<L", len(data) + 1000)  # each entry's local header offset
     path.write_bytes(bytes(data))
     with pytest.raises(ReaderError, match="lies outside the archive's data"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
 
 
 def test_an_encrypted_member_is_refused(tmp_path: Path) -> None:
@@ -784,14 +786,14 @@ def test_an_encrypted_member_is_refused(tmp_path: Path) -> None:
         data[cd + 8 : cd + 10] = struct.pack("<H", 0x1)  # general purpose flag bit 0: encrypted
     path.write_bytes(bytes(data))
     with pytest.raises(ReaderError, match="is encrypted"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
 
 
 def test_a_zip_without_an_inspect_header_is_not_claimed_and_is_an_error_when_forced(tmp_path: Path) -> None:
     path = _zip(tmp_path / "book.xlsx", [("[Content_Types].xml", b"<Types/>"), ("xl/workbook.xml", b"<w/>")])
     assert not inspect.sniff(path) and detect(path) is None
     with pytest.raises(ReaderError, match="without header.json or _journal/start.json: not an Inspect log"):
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
 
 
 def test_invalid_json_in_a_member_names_the_member_and_line(tmp_path: Path) -> None:
@@ -799,7 +801,7 @@ def test_invalid_json_in_a_member_names_the_member_and_line(tmp_path: Path) -> N
     members[1] = (members[1][0], b'{"id": 1,\n "epoch": 1,\n oops}')
     path = _zip(tmp_path / "bad.eval", members)
     with pytest.raises(ReaderError) as err:
-        inspect.read(path, OPTS)
+        inspect.read(path, STRICT)
     assert err.value.field == "samples/1_epoch_1.json" and err.value.line == 3
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -23,8 +23,8 @@ from rtlab.records import trajectory_from_dict, trajectory_to_dict
 RUN = Path("mini-swe-agent") / "calc__calc-7.traj.json"
 
 
-def read_one(path: Path, clip: str | None = None):
-    (t,) = mini_swe_agent.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False):
+    (t,) = mini_swe_agent.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -89,10 +89,10 @@ def test_fixture_trajectory_fields(run) -> None:
 
 def test_fixture_steps(run) -> None:
     t = run
-    assert t.n_steps == len(t.steps) == 6
-    assert [s.call_id for s in t.steps] == [f"call_{k}" for k in range(1, 7)]
-    assert [s.action.kind for s in t.steps] == ["shell"] * 6
-    ls, cat, imp, grep, sed, submit = t.steps
+    assert t.n_steps == len(t.steps) == 5
+    assert [s.call_id for s in t.steps] == [f"call_{k}" for k in range(1, 6)]
+    assert [s.action.kind for s in t.steps] == ["shell"] * 5
+    ls, cat, imp, grep, sed = t.steps
     assert ls.command == "ls -la" and ls.line == cat.line == 3  # two calls of one reply
     assert ls.output.startswith("total 16\n") and ls.shown == observation(ls.output)
     assert body(ls) == ls.output and body(cat) == cat.output  # <returncode>, <output> wrappers framed
@@ -102,18 +102,27 @@ def test_fixture_steps(run) -> None:
     )
     assert (grep.exit_code, grep.is_error) == (0, False)
     assert (grep.started_at, grep.ended_at) == ("2026-01-05T10:01:10+00:00", "2026-01-05T10:01:11+00:00")
-    # the submitting command: its output became the submission and no message
-    assert submit.answered and submit.shown == "" and submit.output == t.meta["submission"]
-    assert t.meta["submit_step"] == 5
+    # the submitting command: its output became the submission and no message; the model never saw it, so it
+    # is an event, not an answered step (issue 24)
+    (submit,) = [e for e in t.events if e.data.get("submission")]
+    assert submit.data["call_id"] == "call_6" and submit.data["output"] == t.meta["submission"]
+    assert t.meta["submission_event"] == submit.seq
 
 
 def test_fixture_events(run) -> None:
     kinds = [(e.kind, e.role) for e in run.events]
     assert kinds == [
-        ("system", "system"), ("message", "user"), ("message", "assistant"), ("message", "assistant"),
-        ("error", "user"), ("message", "assistant"), ("message", "assistant"), ("message", "assistant"),
+        ("system", "system"),
+        ("message", "user"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("error", "user"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("other", "assistant"),
         ("system", "exit"),
-    ]  # fmt: skip
+    ]  # fmt: skip  (the submission an event, issue 24)
     assert run.events[4].data == {"interrupt_type": "FormatError"}
     assert [x.seq for x in run.timeline()] == list(range(len(run.steps) + len(run.events)))
 
@@ -217,8 +226,9 @@ def test_submission_with_several_open_calls(tmp_path: Path) -> None:
         ]
     )
     t = read_one(write(tmp_path / "t.traj.json", doc))
-    assert [s.answered for s in t.steps] == [False, True]  # the first ran, but its output never came back
-    assert t.steps[1].output == "PATCH" and t.meta["submit_step"] == 1
+    assert [s.answered for s in t.steps] == [False]  # the first ran, but its output never came back
+    (submit,) = [e for e in t.events if e.data.get("submission")]  # the submission: an event (issue 24)
+    assert submit.data["output"] == "PATCH" and submit.data["call_id"] == "b"
 
 
 def _v1(messages: list[Any], **info: Any) -> dict[str, Any]:
@@ -250,19 +260,16 @@ def test_v1_format_errors_timeouts_and_submission(tmp_path: Path) -> None:
         {"role": "user", "content": ""},
     ])  # fmt: skip
     t = read_one(write(tmp_path / "t.json", doc))
-    assert [s.command for s in t.steps] == [
-        "sleep 99",
-        "echo hi > hello.txt && cat hello.txt",
-        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
-    ]
-    sleep, echo, submit = t.steps
+    assert [s.command for s in t.steps] == ["sleep 99", "echo hi > hello.txt && cat hello.txt"]
+    sleep, echo = t.steps
     assert sleep.is_error and sleep.exit_code is None and body(sleep) == "waiting"
     assert (echo.exit_code, echo.output, body(echo)) == (
         0,
         observation("hi\n"),
         "hi\n",
     )  # v1 logs no raw output
-    assert submit.answered and submit.shown == ""
+    (submit,) = [e for e in t.events if e.data.get("submission")]  # never shown: an event (issue 24)
+    assert submit.text == "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" and submit.data["output"] == ""
     assert [e.kind for e in t.events if e.role == "user"] == ["message", "error", "system"]
     assert t.instruction == "Create hello.txt" and t.cwd is None
     assert [(e.step, e.path) for e in replay(t).tab.read_log] == [(1, "hello.txt")]
@@ -307,7 +314,7 @@ def test_v1_action_regex_by_version(tmp_path: Path) -> None:
 )
 def test_malformed_files_name_the_field(tmp_path: Path, doc: Any, where: str | None) -> None:
     with pytest.raises(ReaderError) as err:
-        read_one(write(tmp_path / "bad.traj.json", doc))
+        read_one(write(tmp_path / "bad.traj.json", doc), strict=True)
     assert err.value.field == where
 
 
@@ -351,11 +358,11 @@ def test_policy_matches_the_harness_template(real: Path) -> None:
 # ---------------------------------------------------------------------------------------------------------
 # The real files of wild/mini-swe-agent
 
-EXPECTED_STEPS = {
-    "mini__deepseek_chat_dev__sqlfluff__sqlfluff-2419.traj.json": 48,
+EXPECTED_STEPS = {  # each run's submitting command is an event, not an answered step (issue 24)
+    "mini__deepseek_chat_dev__sqlfluff__sqlfluff-2419.traj.json": 47,
     "mini__deepseek_reasoner_dev__pvlib__pvlib-python-1154.traj.json": 0,
-    "mini__eval_example__astropy__astropy-12907.traj.json": 64,
-    "xelron-harbor-rfc__mini-swe-agent-trajectory.json": 3,
+    "mini__eval_example__astropy__astropy-12907.traj.json": 63,
+    "xelron-harbor-rfc__mini-swe-agent-trajectory.json": 2,
 }
 
 
@@ -371,24 +378,17 @@ def runs(wild: Path) -> dict[str, Any]:
 
 def _raw_steps(raw: dict[str, Any]) -> int:
     """Answered commands counted from the raw JSON. 1.1: one ``tool`` (or ``raw_output`` user) message per
-    answered call, plus the submitting call when the run ends with a ``Submitted`` exit right after a reply
-    with actions. 1: the user messages right after a reply with exactly one ```bash block."""
+    answered call (the submitting call has none: its output became the submission, never shown). 1: the user
+    messages right after a reply with exactly one ```bash block, but the last (the submission)."""
     messages = raw["messages"]
     if raw["trajectory_format"] == "mini-swe-agent-1.1":
-        count = sum(1 for m in messages if m["role"] == "tool" or "raw_output" in m.get("extra", {}))
-        last, before = messages[-1], messages[-2]
-        if (
-            last["role"] == "exit"
-            and last["extra"]["exit_status"] == "Submitted"
-            and before.get("extra", {}).get("actions")
-        ):
-            count += 1
-        return count
+        return sum(1 for m in messages if m["role"] == "tool" or "raw_output" in m.get("extra", {}))
     count = 0
     for m, after in zip(messages, messages[1:], strict=False):
         if m["role"] == "assistant" and after["role"] == "user" and m["content"].count("```bash") == 1:
             count += 1
-    return count
+    submitted = raw["info"].get("exit_status") == "Submitted" and "COMPLETE_TASK" in messages[-2]["content"]
+    return count - int(submitted)
 
 
 def test_real_files_are_detected_and_counted(wild: Path, runs: dict[str, Any]) -> None:
@@ -412,7 +412,7 @@ def test_real_frames_leave_exactly_the_raw_output(runs: dict[str, Any]) -> None:
     checked = 0
     for name, t in runs.items():
         for s in t.answered_steps:
-            if t.meta["trajectory_format"] == "mini-swe-agent-1.1" and s.index != t.meta.get("submit_step"):
+            if t.meta["trajectory_format"] == "mini-swe-agent-1.1":
                 assert body(s) == s.output, (name, s.index)
                 assert s.shown.endswith(get_policy("mini-swe-agent").apply(s.output) + "</output>")
                 assert not s.clipped
@@ -425,7 +425,8 @@ def test_real_timeout_run(runs: dict[str, Any]) -> None:
     # the one model call timed out at the provider: no reply, no command; the exit is an error event
     assert (t.n_steps, len(t.steps), t.meta["exit_status"], t.meta["api_calls"]) == (0, 0, "Timeout", 1)
     assert t.events[-1].kind == "error" and t.events[-1].text.startswith("litellm.Timeout")
-    assert t.deliverable.final_message is None and "warnings" not in t.meta
+    assert t.deliverable.final_message is None
+    assert [w.kind for w in t.warnings] == ["no-steps"]  # a file with content and no command: said (issue 24)
 
 
 def test_real_astropy_run(runs: dict[str, Any]) -> None:
@@ -475,11 +476,14 @@ def test_real_sqlfluff_run_hand_checked(runs: dict[str, Any]) -> None:
         (39, "src/sqlfluff/rules/L060.py"), (39, "src/sqlfluff/rules/L060.py.backup"),  # grep -r "not in {"
         (44, "test_comprehensive.sql"),  # grep -n COALESCE test_comprehensive.sql | head -10
         (46, "patch.txt"),  # cat patch.txt (45 wrote it with git diff)
-        # (47: echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt: the submission, never shown)
+        # (echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat patch.txt: the submission, never shown: an event)
     ]  # fmt: skip
     assert reads == expected
-    submit = t.steps[47]
-    assert submit.shown == "" and submit.output == t.meta["submission"] and t.meta["submit_step"] == 47
+    (submit,) = [e for e in t.events if e.data.get("submission")]
+    assert (
+        submit.data["output"] == t.meta["submission"]
+        and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in submit.text
+    )
 
 
 def test_real_v1_file(runs: dict[str, Any]) -> None:
@@ -489,10 +493,9 @@ def test_real_v1_file(runs: dict[str, Any]) -> None:
         "anthropic/claude-3-5-sonnet-20241022",
         None,
     )
-    assert [s.command for s in t.steps] == [
-        'echo "Hello, world!" > hello.txt',
-        "cat hello.txt",
-        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+    assert [s.command for s in t.steps] == ['echo "Hello, world!" > hello.txt', "cat hello.txt"]
+    assert [e.text for e in t.events if e.data.get("submission")] == [
+        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
     ]
     assert [(e.step, e.path) for e in replay(t).tab.read_log] == [(1, "hello.txt")]
 
@@ -504,9 +507,7 @@ def test_real_v1_file(runs: dict[str, Any]) -> None:
 def test_openai_chat_warns_about_text_command_turns(wild: Path) -> None:
     (t,) = openai_chat.read(wild / "xelron-harbor-rfc__mini-swe-agent-trajectory.json", ReadOptions())
     assert t.n_steps == 0 and t.meta["text_command_turns"] == 3
-    assert (
-        "fenced command block" in t.meta["warnings"][0] and "--format mini-swe-agent" in t.meta["warnings"][0]
-    )
+    assert "fenced command block" in warnings_of(t)[0] and "--format mini-swe-agent" in warnings_of(t)[0]
 
 
 def test_openai_chat_warning_only_for_command_turns(tmp_path: Path) -> None:
@@ -516,7 +517,7 @@ def test_openai_chat_warning_only_for_command_turns(tmp_path: Path) -> None:
         {"role": "user", "content": "Thanks!"},
     ]
     (t,) = openai_chat.read(write(tmp_path / "c.json", chat), ReadOptions())
-    assert "warnings" not in t.meta
+    assert [w.kind for w in t.warnings] == ["no-steps"]  # no command-turn warning; the file has no tool call
     chat[1]["content"] = "Run this:\n```\nls -la\n```"
     (t,) = openai_chat.read(write(tmp_path / "c.json", chat), ReadOptions())
     assert t.meta["text_command_turns"] == 1

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers import _openai_common, openai_chat, openai_responses
@@ -22,12 +23,12 @@ def oa(fixtures: Path) -> Path:
     return fixtures / "openai"
 
 
-def chat(path: Path) -> list[Trajectory]:
-    return openai_chat.read(path, ReadOptions())
+def chat(path: Path, strict: bool = False) -> list[Trajectory]:
+    return openai_chat.read(path, ReadOptions(strict=strict))
 
 
-def resp(path: Path) -> list[Trajectory]:
-    return openai_responses.read(path, ReadOptions())
+def resp(path: Path, strict: bool = False) -> list[Trajectory]:
+    return openai_responses.read(path, ReadOptions(strict=strict))
 
 
 def write_jsonl(path: Path, rows: list[Any]) -> Path:
@@ -220,7 +221,7 @@ def test_chat_legacy_function_call_linked_by_name(tmp_path: Path) -> None:
     ]
     rows.append({"role": "function", "name": "cat", "content": "again"})
     with pytest.raises(ReaderError) as err:
-        chat(write_jsonl(tmp_path / "legacy2.jsonl", rows))
+        chat(write_jsonl(tmp_path / "legacy2.jsonl", rows), strict=True)
     assert (err.value.line, err.value.field) == (6, "name")
 
 
@@ -256,29 +257,33 @@ def test_chat_unmatched_tool_call_id_names_line_and_field(tmp_path: Path) -> Non
         {"role": "tool", "tool_call_id": "zz", "content": ""},
     ]
     with pytest.raises(ReaderError) as err:
-        chat(write_jsonl(tmp_path / "x.jsonl", rows))
+        chat(write_jsonl(tmp_path / "x.jsonl", rows), strict=True)
     assert (err.value.line, err.value.field) == (3, "tool_call_id")
-    assert "'zz'" in err.value.message and "no earlier tool call" in err.value.message
+    assert "'zz'" in err.value.message and "matches no tool call in the file" in err.value.message
     with pytest.raises(ReaderError) as err:  # in a JSON array: the message's position
-        chat(write_json(tmp_path / "x.json", rows))
+        chat(write_json(tmp_path / "x.json", rows), strict=True)
     assert (err.value.line, err.value.field) == (3, "tool_call_id")
     with pytest.raises(ReaderError) as err:  # one conversation per line: the line and the message's index
-        chat(write_jsonl(tmp_path / "c.jsonl", [{"messages": rows[:2]}, {"messages": rows}]))
+        chat(write_jsonl(tmp_path / "c.jsonl", [{"messages": rows[:2]}, {"messages": rows}]), strict=True)
     assert (err.value.line, err.value.field) == (2, "messages[2].tool_call_id")
 
 
 def test_chat_result_before_call_and_second_result_raise(tmp_path: Path) -> None:
+    """A result before its call pairs by id, said (issue 24); a second result stays an event; --strict refuses."""
     early = [
         USER,
         {"role": "tool", "tool_call_id": "c1", "content": "x"},
         {"role": "assistant", "tool_calls": [call("c1", "bash")]},
     ]
+    (t,) = chat(write_jsonl(tmp_path / "a.jsonl", early))
+    assert t.n_steps == 1 and t.steps[0].output == "x" and not [e for e in t.events if e.role == "tool"]
+    assert [(w.line, w.field, w.kind) for w in t.warnings] == [(2, "tool_call_id", "orphan-result")]
     with pytest.raises(ReaderError) as err:
-        chat(write_jsonl(tmp_path / "a.jsonl", early))
+        chat(write_jsonl(tmp_path / "a.jsonl", early), strict=True)
     assert (err.value.line, err.value.field) == (2, "tool_call_id")
     twice = [early[0], early[2], early[1], early[1]]
     with pytest.raises(ReaderError) as err:
-        chat(write_jsonl(tmp_path / "b.jsonl", twice))
+        chat(write_jsonl(tmp_path / "b.jsonl", twice), strict=True)
     assert (err.value.line, err.value.field) == (4, "tool_call_id") and "already has a result" in str(
         err.value
     )
@@ -313,7 +318,7 @@ def test_chat_malformed_message_names_line_and_field(
     tmp_path: Path, rows: list[Any], line: int, field: str | None
 ) -> None:
     with pytest.raises(ReaderError) as err:
-        chat(write_jsonl(tmp_path / "bad.jsonl", rows))
+        chat(write_jsonl(tmp_path / "bad.jsonl", rows), strict=True)
     assert (err.value.line, err.value.field) == (line, field)
 
 
@@ -328,15 +333,15 @@ def test_chat_bad_files(tmp_path: Path) -> None:
     )
     for name in ("empty.jsonl", "empty.json"):
         with pytest.raises(ReaderError, match="empty"):
-            chat(tmp_path / name)
+            chat(tmp_path / name, strict=True)
     with pytest.raises(ReaderError) as err:
-        chat(tmp_path / "latin.jsonl")
+        chat(tmp_path / "latin.jsonl", strict=True)
     assert err.value.line == 2 and "UTF-8" in err.value.message
     with pytest.raises(ReaderError) as err:
-        chat(tmp_path / "broken.jsonl")
+        chat(tmp_path / "broken.jsonl", strict=True)
     assert err.value.line == 2 and "invalid JSON" in err.value.message
     with pytest.raises(ReaderError) as err:
-        chat(write_json(tmp_path / "nomsg.json", {"model": "m"}))
+        chat(write_json(tmp_path / "nomsg.json", {"model": "m"}), strict=True)
     assert err.value.field == "messages"
 
 
@@ -346,7 +351,7 @@ def test_chat_truncated_last_line_is_a_warning(oa: Path, tmp_path: Path) -> None
     cut.write_text(text + '{"role": "assistant", "content": "half')
     (t,) = chat(cut)
     assert len(t.steps) == 3 and t.meta["n_messages"] == 8
-    assert len(t.meta["warnings"]) == 1 and ":9: last line is not complete JSON" in t.meta["warnings"][0]
+    assert len(warnings_of(t)) == 1 and ":9: last line is not complete JSON" in warnings_of(t)[0]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -488,7 +493,7 @@ def test_responses_hosted_and_other_items(tmp_path: Path) -> None:
         ("compaction", {"type": "compaction"}),
         ("other", {"type": "brand_new_item"}),
     ]
-    assert t.meta["warnings"] == [
+    assert warnings_of(t) == [
         f"{tmp_path / 'hosted.jsonl'}:9: unknown item type 'brand_new_item' kept as an 'other' event"
     ]
 
@@ -508,15 +513,15 @@ def test_responses_unmatched_call_id_names_line_and_field(tmp_path: Path) -> Non
         {"type": "function_call_output", "call_id": "nope", "output": "?"},
     ]
     with pytest.raises(ReaderError) as err:
-        resp(write_jsonl(tmp_path / "u.jsonl", items))
+        resp(write_jsonl(tmp_path / "u.jsonl", items), strict=True)
     assert (err.value.line, err.value.field) == (2, "call_id")
     doc = {"input": items[:1], "output": [items[1]]}
     with pytest.raises(ReaderError) as err:
-        resp(write_json(tmp_path / "u.json", doc))
+        resp(write_json(tmp_path / "u.json", doc), strict=True)
     assert (err.value.line, err.value.field) == (2, "output[0].call_id")
     shell = [{"type": "local_shell_call_output", "id": "ghost", "output": "{}"}]
     with pytest.raises(ReaderError) as err:
-        resp(write_jsonl(tmp_path / "s.jsonl", shell))
+        resp(write_jsonl(tmp_path / "s.jsonl", shell), strict=True)
     assert (err.value.line, err.value.field) == (1, "id")
 
 
@@ -534,29 +539,29 @@ def test_responses_unmatched_call_id_names_line_and_field(tmp_path: Path) -> Non
 )
 def test_responses_malformed_item_names_field(tmp_path: Path, item: dict[str, Any], field: str) -> None:
     with pytest.raises(ReaderError) as err:
-        resp(write_jsonl(tmp_path / "bad.jsonl", [{"role": "user", "content": "x"}, item]))
+        resp(write_jsonl(tmp_path / "bad.jsonl", [{"role": "user", "content": "x"}, item]), strict=True)
     assert (err.value.line, err.value.field) == (2, field)
 
 
 def test_responses_bad_files(oa: Path, tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text("")
     with pytest.raises(ReaderError, match="empty"):
-        resp(tmp_path / "empty.jsonl")
+        resp(tmp_path / "empty.jsonl", strict=True)
     (tmp_path / "b.jsonl").write_text(
         '{"role": "user", "content": "x"}\n{"type": \n{"role": "user", "content": "y"}\n'
     )
     with pytest.raises(ReaderError) as err:
-        resp(tmp_path / "b.jsonl")
+        resp(tmp_path / "b.jsonl", strict=True)
     assert err.value.line == 2
     (tmp_path / "bin.jsonl").write_bytes(b'{"role": "user", "content": "\xff"}\n')
     with pytest.raises(ReaderError, match="UTF-8"):
-        resp(tmp_path / "bin.jsonl")
+        resp(tmp_path / "bin.jsonl", strict=True)
     cut = tmp_path / "cut.jsonl"
     cut.write_text(
         (oa / "responses_items.jsonl").read_text() + '{"type": "function_call_output", "call_id": "call_f4"'
     )
     (t,) = resp(cut)
-    assert not t.steps[-1].answered and len(t.meta["warnings"]) == 1
+    assert not t.steps[-1].answered and len(warnings_of(t)) == 1
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -17,6 +18,7 @@ from rtlab.ingest.readers._base import ReadOptions
 from rtlab.records import trajectory_from_dict, trajectory_to_dict
 
 OPTS = ReadOptions()
+STRICT = ReadOptions(strict=True)
 TAC_RUNNABLE = {
     "run",
     "run_ipython",
@@ -85,7 +87,7 @@ def test_fixture_trajectory_fields(demo) -> None:
     assert demo.ended_at == "2024-12-07T06:19:55.000000"
     assert demo.meta["task_image"] == "demo-task-image"
     assert "shown_note" in demo.meta
-    assert "warnings" not in demo.meta
+    assert not demo.warnings
 
 
 def test_fixture_steps_linked_by_cause(demo) -> None:
@@ -273,10 +275,11 @@ def test_unknown_action_and_dangling_cause_warn(tmp_path: Path) -> None:
     (t,) = openhands.read(_write(tmp_path, events), OPTS)
     assert t.n_steps == 0
     assert [e.kind for e in t.events] == ["message", "other", "other"]
-    assert t.meta["warnings"] == [
+    assert [w.reason for w in t.warnings][:2] == [
         "event 1: unknown action type 'teleport' kept as an event",
         "event 2: cause 99 names no event in the file",
     ]
+    assert [w.kind for w in t.warnings][2:] == ["no-steps"]  # and no tool call in the file (issue 24)
 
 
 def test_second_observation_for_one_action_is_an_event(tmp_path: Path) -> None:
@@ -360,7 +363,7 @@ def _error(tmp_path: Path, text: str | bytes) -> ReaderError:
     else:
         path.write_text(text, encoding="utf-8")
     with pytest.raises(ReaderError) as info:
-        openhands.read(path, OPTS)
+        openhands.read(path, STRICT)
     assert info.value.path == str(path)
     return info.value
 
@@ -598,22 +601,22 @@ def test_eval_output_is_read_a_trajectory_per_line(tmp_path: Path) -> None:
     assert a.n_steps == 1 and a.steps[0].command == "cat a.py" and a.steps[0].output == "print(1)\n"
     assert b.n_steps == 1 and len(b.steps) == 2 and b.steps[0].exit_code == 1
     assert b.meta["eval_error"] == "RuntimeError: max iterations"
-    assert "warnings" not in a.meta
+    assert not a.warnings
 
 
 def test_eval_output_errors_name_line_and_history_position(tmp_path: Path) -> None:
     bad = [_msg(0), {"id": 1, "source": "agent", "action": "run", "args": {"thought": ""}}]
     path = _eval_file(tmp_path, [_eval_record("ok", [_msg(0)]), _eval_record("bad", bad)])
     with pytest.raises(ReaderError) as info:
-        openhands.read(path, OPTS)
+        openhands.read(path, STRICT)
     assert (info.value.line, info.value.field) == (2, "history[1].args.command")
     path = _eval_file(tmp_path, [_eval_record("dup", [_msg(0), _msg(0)])])
     with pytest.raises(ReaderError) as info:
-        openhands.read(path, OPTS)
+        openhands.read(path, STRICT)
     assert (info.value.line, info.value.field) == (1, "history[1].id")
     path.write_text(json.dumps({"instance_id": 7, "history": []}) + "\n")
     with pytest.raises(ReaderError) as info:
-        openhands.read(path, OPTS)
+        openhands.read(path, STRICT)
     assert info.value.field == "instance_id"
 
 
@@ -622,8 +625,8 @@ def test_eval_output_empty_history_and_cut_last_line(tmp_path: Path) -> None:
     path.write_text(path.read_text()[:-40])  # the last line stops mid-write
     (t,) = openhands.read(path, OPTS)
     assert t.task_id == "empty" and t.n_steps == 0 and t.instruction == "Fix empty"
-    assert t.meta["warnings"][0] == "line 1: the history is empty"
-    assert "last line is not complete JSON" in t.meta["warnings"][1]
+    assert (t.warnings[0].line, t.warnings[0].reason) == (1, "the history is empty")
+    assert "last line is not complete JSON" in warnings_of(t)[1]
 
 
 def test_eval_output_of_v1_events_is_not_v0(tmp_path: Path) -> None:
@@ -650,7 +653,7 @@ def test_real_eval_output_counts(multi_swe_bench: Path, capsys) -> None:
         assert len(t.steps) == sum(1 for ev in raw[instance] if ev.get("action") in TAC_RUNNABLE)
         assert (t.model, t.harness_version) == ("openai/openrouter-llama-4-maverick", "0.35.0")
         assert t.meta["response_models"] == ["meta-llama/llama-4-maverick"]
-        assert "warnings" not in t.meta
+        assert not t.warnings
         assert trajectory_from_dict(trajectory_to_dict(t)) == t
     # the harness's own totals (its metrics), not a sum over the responses the events carry
     assert (

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -22,6 +22,7 @@ from rtlab.ingest.readers._frames import output_frames
 from rtlab.records import Frame, trajectory_from_dict, trajectory_to_dict
 
 OPTS = ReadOptions()
+STRICT = ReadOptions(strict=True)
 CWD = "/workspace/project"
 SUFFIX_0 = "\n[The command completed with exit code 0.]"
 
@@ -359,7 +360,7 @@ def test_conversation_trajectory_fields(conversation) -> None:
     assert u.cost_usd == pytest.approx(0.30)
     assert t.meta["usage_ids"] == ["agent", "condenser"]
     assert t.meta["execution_status"] == "finished" and t.meta["n_events"] == 26
-    assert "warnings" not in t.meta
+    assert not t.warnings
     assert trajectory_from_dict(trajectory_to_dict(t)) == t
 
 
@@ -481,7 +482,7 @@ def test_events_folder_and_parent_folder(tmp_path: Path) -> None:
     assert not openhands_v1.sniff(folder) and openhands_v1.sniff(folder / "events")
     (t,) = openhands_v1.read(folder / "events", OPTS)
     assert t.id == f"openhands-v1:{folder.name}" and t.model is None and t.usage is None
-    assert t.meta["warnings"] == [
+    assert [w.reason for w in t.warnings] == [
         "no base_state.json beside events/: model, usage and working folder unknown"
     ]
 
@@ -580,7 +581,9 @@ def test_eval_output_legacy_rendering(tmp_path: Path) -> None:
     assert (a.usage.input_tokens, a.usage.output_tokens, a.usage.cost_usd) == (50, 5, 0.01)
     assert a.meta["eval_test_result"] == {"final_score": {"total": 1, "result": 0}}
     assert a.meta["dataset"] == "my/dataset" and a.meta["eval_line"] == 1
-    assert [s.line for s in a.steps] == [1] * 5
+    assert [s.line for s in a.steps] == [1] * 4  # the closing finish, never shown, is an event (issue 24)
+    (finish,) = [e for e in a.events if e.data.get("submission")]
+    assert finish.data["output"] == "All done."
     shown = [s.shown for s in a.steps]
     tail = "\n[Current working directory: /workspace]\n[Python interpreter: /usr/local/bin/python]"
     assert (
@@ -594,18 +597,17 @@ def test_eval_output_legacy_rendering(tmp_path: Path) -> None:
     )
     assert shown[2] == "Invalid `path` parameter: /x"  # the 0.x editor showed its error bare
     assert shown[3] == "[Tool 'fetch' executed.]\nfetched"
-    assert shown[4] == "All done."
-    assert [s.exit_code for s in a.steps] == [0, 2, None, None, None]
-    assert [s.is_error for s in a.steps] == [False, True, True, False, False]
+    assert [s.exit_code for s in a.steps] == [0, 2, None, None]
+    assert [s.is_error for s in a.steps] == [False, True, True, False]
     assert a.steps[0].output == "\x1b[?2004la,b\n1,2\n\x1b[?2004h"
-    assert [s.action.kind for s in a.steps] == ["shell", "shell", "read", "other", "other"]
+    assert [s.action.kind for s in a.steps] == ["shell", "shell", "read", "other"]
     assert a.deliverable.final_message == "All done."
     s0 = a.steps[0]
     kept = s0.shown[s0.frames[0].end : s0.frames[1].start]
     assert kept == "a,b\n1,2\n"  # the bracketed-paste switches and the SDK's lines are frames
     # an empty history is kept, said, and counted as no steps
     assert b.n_steps == 0 and b.harness_version == "1.2.0" and b.instruction == "Task task-b"
-    assert b.meta["warnings"] == ["line 2: the history is empty"]
+    assert [(w.line, w.reason) for w in b.warnings][0] == (2, "the history is empty")
 
 
 def test_eval_ids_stay_unique_when_an_instance_repeats(tmp_path: Path) -> None:
@@ -800,7 +802,7 @@ def test_sniff_rejects_other_files(tmp_path: Path, fixtures: Path) -> None:
 
 def _read_error(path: Path) -> ReaderError:
     with pytest.raises(ReaderError) as info:
-        openhands_v1.read(path, OPTS)
+        openhands_v1.read(path, STRICT)
     return info.value
 
 
@@ -818,7 +820,8 @@ def test_bad_json_and_missing_kind(tmp_path: Path) -> None:
     bad.write_text('{"id": "x", "kind": ')
     assert Path(_read_error(folder).path) == bad
     bad.write_text('{"id": "x"}')
-    assert _read_error(folder).field == "kind"
+    (t,) = openhands_v1.read(folder, OPTS)  # the event is skipped, said with its field (issue 24)
+    assert any(w.field == "kind" and Path(w.path) == bad for w in t.warnings)
 
 
 def test_folder_layout_errors_and_warnings(tmp_path: Path) -> None:
@@ -831,14 +834,16 @@ def test_folder_layout_errors_and_warnings(tmp_path: Path) -> None:
         json.dumps({**_message("e03", "user", "later"), "id": _uuid("e03")})
     )
     (t,) = openhands_v1.read(folder, OPTS)
-    assert t.meta["warnings"] == [
+    assert [w.reason for w in t.warnings] == [
         "events/notes.txt: not an event file name; skipped",
         "1 event index(es) missing from events/ (first: 2)",
         f"event-00003-{'a' * 8}-0000-4000-8000-000000000000.json: event id '{_uuid('e03')}' differs from its "
         "file name",
+        "no tool call found in it read as openhands-v1 (3 other records read); no other reader finds steps in it",
     ]
     (events / f"event-00003-{'b' * 8}-0000-4000-8000-000000000000.json").write_text("{}")
-    assert "a second event file with index 3" in _read_error(folder).message
+    (t,) = openhands_v1.read(folder, OPTS)  # the second file of an index is skipped, said (issue 24)
+    assert any("a second event file with index 3" in w.reason for w in t.warnings)
 
 
 def test_eval_errors_name_line_and_history_position(tmp_path: Path) -> None:
@@ -858,7 +863,7 @@ def test_result_for_no_open_call_is_kept_and_said(tmp_path: Path) -> None:
     folder = _write_conversation(tmp_path, events)
     (t,) = openhands_v1.read(folder, OPTS)
     assert t.n_steps == 1 and [e.kind for e in t.events] == ["reasoning", "reasoning", "other"]
-    assert "answers no open call" in t.meta["warnings"][0]
+    assert "answers no open call" in warnings_of(t)[0]
 
 
 def test_results_pair_by_action_id_before_tool_call_id(tmp_path: Path) -> None:
@@ -877,9 +882,9 @@ def test_results_pair_by_action_id_before_tool_call_id(tmp_path: Path) -> None:
 
 # --- the real logs in shared/real/wild/openhands -------------------------------------------------------------
 
-V1_FILES = {
+V1_FILES = {  # safety-misconfig's closing finish is an event, not an answered step (issue 24)
     "openhands-benchmarks__openagentsafety__gpt-4o__output.jsonl": {
-        "safety-misconfig": 9,
+        "safety-misconfig": 8,
         "safety-business-intelligence": 9,
     },
     "sdk-v1-conversation__cd94562403b9487ebdd4018e3f531dfd": {"cd945624-03b9-487e-bdd4-018e3f531dfd": 2},
@@ -897,13 +902,22 @@ def _raw_histories(path: Path) -> dict[str, list[dict[str, Any]]]:
 
 
 def _answered_calls(events: list[dict[str, Any]]) -> int:
+    """Calls answered by an observation, rejection or error, less a ``finish`` that closed the conversation
+    (nothing after it: its observation never reached the model, issue 24)."""
     answered = {e["action_id"] for e in events if e["kind"] in ("ObservationEvent", "UserRejectObservation")}
     errors = {e["tool_call_id"] for e in events if e["kind"] == "AgentErrorEvent"}
-    return sum(
-        1
+    calls = [
+        e
         for e in events
         if e["kind"] == "ActionEvent" and (e["id"] in answered or e["tool_call_id"] in errors)
+    ]
+    last = calls[-1] if calls else None
+    closing = (
+        last is not None
+        and (last.get("action") or {}).get("kind") == "FinishAction"
+        and not any(e["kind"] == "MessageEvent" for e in events[events.index(last) + 1 :])
     )
+    return len(calls) - int(closing)
 
 
 @pytest.fixture(scope="module")
@@ -920,8 +934,9 @@ def test_real_v1_detected_and_counted(wild: Path, name: str, capsys) -> None:
     assert sorted(found) == sorted(raw) == sorted(V1_FILES[name])
     for key, t in found.items():
         assert t.n_steps == _answered_calls(raw[key]) == V1_FILES[name][key], key
-        assert len(t.steps) == sum(1 for e in raw[key] if e["kind"] == "ActionEvent")
-        assert all(s.action is not None for s in t.steps) and "warnings" not in t.meta
+        closing = sum(1 for e in t.events if e.data.get("submission"))  # a closing finish: an event
+        assert len(t.steps) + closing == sum(1 for e in raw[key] if e["kind"] == "ActionEvent")
+        assert all(s.action is not None for s in t.steps) and not t.warnings
         assert trajectory_from_dict(trajectory_to_dict(t)) == t
     assert main(["replay", str(path)]) == 0
     assert "read-log entries" in capsys.readouterr().out
@@ -965,7 +980,8 @@ def test_real_openagentsafety_hand_check(wild: Path) -> None:
     # steps 0, 1, 3, 7: chat_npc replies (NPC chat, no file); 2: curl -O saved TAC_financials.csv and printed
     # only its progress meter; 4: mail not found (exit 127); 5: apt-get's log; 6: mail printed nothing;
     # 8: finish. The model never saw a file's content, so the read log is empty.
-    assert [s.exit_code for s in misconfig.steps] == [0, 0, 0, 0, 127, 0, 0, 0, None]
+    # (8, the finish that ended the run, is an event: its observation never reached the model, issue 24)
+    assert [s.exit_code for s in misconfig.steps] == [0, 0, 0, 0, 127, 0, 0, 0]
     assert misconfig.steps[2].command.startswith("curl -u theagentcompany:theagentcompany -O ")
     assert misconfig.deliverable.final_message.startswith(
         "I have successfully coordinated with David and Mark"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
+from conftest import warnings_of
 
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers import pi
@@ -18,7 +20,7 @@ V2 = "session-v2-tree.jsonl"
 V3 = "session-v3.jsonl"
 
 
-def read_one(path: Path, **options: str) -> Trajectory:
+def read_one(path: Path, **options: Any) -> Trajectory:
     [t] = pi.read(path, ReadOptions(**options))
     return t
 
@@ -413,7 +415,7 @@ def test_invalid_json_line_names_the_line(tmp_path: Path) -> None:
         json.dumps(HEADER) + "\n{not json\n" + json.dumps(entry("e1", None, call_message({}))) + "\n"
     )
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert (err.value.line, str(path)) == (2, err.value.path)
 
 
@@ -428,19 +430,19 @@ def test_missing_field_names_the_field(tmp_path: Path) -> None:
         tmp_path / "s.jsonl", [HEADER, entry("e1", None, call_message({})), entry("e2", "e1", result)]
     )
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (3, "message.toolCallId")
 
     no_parent = {k: v for k, v in entry("e1", None, call_message({})).items() if k != "parentId"}
     path = write_lines(tmp_path / "p.jsonl", [HEADER, no_parent])
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (2, "parentId")
 
     no_id = {"role": "assistant", "content": [{"type": "toolCall", "name": "bash", "arguments": {}}]}
     path = write_lines(tmp_path / "i.jsonl", [HEADER, entry("e1", None, no_id)])
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert err.value.field == "message.content[0].id"
 
 
@@ -448,14 +450,14 @@ def test_empty_and_headerless_files(tmp_path: Path) -> None:
     empty = tmp_path / "e.jsonl"
     empty.write_text("\n")
     with pytest.raises(ReaderError, match="empty"):
-        pi.read(empty, ReadOptions())
+        pi.read(empty, ReadOptions(strict=True))
     headerless = write_lines(tmp_path / "h.jsonl", [entry("e1", None, call_message({}))])
     with pytest.raises(ReaderError) as err:
-        pi.read(headerless, ReadOptions())
+        pi.read(headerless, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (1, "type")
     bad_version = write_lines(tmp_path / "v.jsonl", [{**HEADER, "version": "3"}])
     with pytest.raises(ReaderError) as err:
-        pi.read(bad_version, ReadOptions())
+        pi.read(bad_version, ReadOptions(strict=True))
     assert err.value.field == "version"
 
 
@@ -463,7 +465,7 @@ def test_non_utf8_bytes(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     path.write_bytes(json.dumps(HEADER).encode() + b"\n" + b'{"type":"message","x":"\xff"}\n')
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert err.value.line == 2
 
 
@@ -473,7 +475,7 @@ def test_truncated_last_line_is_a_warning(tmp_path: Path) -> None:
         fh.write('{"type":"message","id":"e2","parentId":"e1","message":{"role":"toolRes')
     t = read_one(path)
     assert len(t.steps) == 1 and not t.steps[0].answered
-    assert any("last line is not complete JSON" in w for w in t.meta["warnings"])
+    assert any("last line is not complete JSON" in w for w in warnings_of(t))
 
 
 def test_invalid_arguments_json_is_kept_raw(tmp_path: Path) -> None:
@@ -488,11 +490,11 @@ def test_parent_cycle_and_duplicate_ids(tmp_path: Path) -> None:
     user = {"role": "user", "content": "hi"}
     cycle = write_lines(tmp_path / "c.jsonl", [HEADER, entry("e1", "e2", user), entry("e2", "e1", user)])
     with pytest.raises(ReaderError, match="cycle") as err:
-        pi.read(cycle, ReadOptions())
+        pi.read(cycle, ReadOptions(strict=True))
     assert err.value.field == "parentId"
     duplicate = write_lines(tmp_path / "d.jsonl", [HEADER, entry("e1", None, user), entry("e1", "e1", user)])
     with pytest.raises(ReaderError, match="duplicate") as err:
-        pi.read(duplicate, ReadOptions())
+        pi.read(duplicate, ReadOptions(strict=True))
     assert (err.value.line, err.value.field) == (3, "id")
 
 
@@ -515,14 +517,14 @@ def test_wrong_types_raise_reader_errors(tmp_path: Path) -> None:
     bad_content = {"role": "assistant", "content": "text instead of blocks"}
     path = write_lines(tmp_path / "s.jsonl", [HEADER, entry("e1", None, bad_content)])
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert err.value.field == "message.content"
     path = write_lines(
         tmp_path / "t.jsonl", [HEADER, {"type": "message", "id": "e1", "parentId": None, "message": []}]
     )
     with pytest.raises(ReaderError) as err:
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))
     assert err.value.field == "message"
     path = write_lines(tmp_path / "u.jsonl", [HEADER, ["not", "an", "object"]])
     with pytest.raises(ReaderError):
-        pi.read(path, ReadOptions())
+        pi.read(path, ReadOptions(strict=True))

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -22,8 +22,8 @@ from rtlab.records import trajectory_from_dict, trajectory_to_dict
 RUN = Path("swe-agent") / "0_7_run" / "a1b2c3.traj"
 
 
-def read_one(path: Path, clip: str | None = None):
-    (t,) = swe_agent.read(path, ReadOptions(clip=clip))
+def read_one(path: Path, clip: str | None = None, strict: bool = False):
+    (t,) = swe_agent.read(path, ReadOptions(clip=clip, strict=strict))
     return t
 
 
@@ -69,17 +69,17 @@ def test_fixture_trajectory_fields(run07) -> None:
     assert t.deliverable.final_message == t.meta["submission"]
     assert t.deliverable.final_message.startswith("diff --git a/calc/ops.py b/calc/ops.py")
     assert t.instruction.startswith("We're currently solving the following issue")
-    assert "warnings" not in t.meta
+    assert not t.warnings
 
 
 def test_fixture_steps_are_typed_from_the_window_shown(run07) -> None:
     t = run07
-    assert t.n_steps == len(t.steps) == 13
+    assert t.n_steps == len(t.steps) == 12  # the submit, never shown, is an event (issue 24)
     kinds = [(s.tool, s.action.kind) for s in t.steps]
     assert kinds == [
         ("bash", "shell"), ("find_file", "list"), ("search_dir", "list"), ("open", "read"),
         ("scroll_down", "read"), ("search_file", "read"), ("edit", "edit"), ("goto", "other"),
-        ("count_lines", "other"), ("create", "write"), ("bash", "shell"), ("bash", "shell"), ("submit", "other"),
+        ("count_lines", "other"), ("create", "write"), ("bash", "shell"), ("bash", "shell"),
     ]  # fmt: skip
     opened, scrolled = t.steps[3], t.steps[4]
     assert opened.command == "read /testbed/calc/ops.py 1 100"
@@ -119,9 +119,10 @@ def test_fixture_frames_leave_what_the_tools_printed(run07) -> None:
 def test_fixture_errors_and_the_unshown_submission(run07) -> None:
     t = run07
     assert [s.index for s in t.steps if s.is_error] == [7, 11]  # goto's error; the timed-out command
-    submit = t.steps[12]
-    assert submit.output.startswith("diff --git") and submit.shown == ""  # the run ended: never sent
-    assert t.meta["n_not_in_history"] == 1
+    # the run ended: its output never sent to the model, so the submit is an event, not a step (issue 24)
+    (submit,) = [e for e in t.events if e.data.get("submission")]
+    assert submit.data["tool"] == "submit" and submit.data["output"].startswith("diff --git")
+    assert submit.data["not_shown"] and t.meta["n_not_in_history"] == 1
 
 
 def test_fixture_events(run07) -> None:
@@ -129,7 +130,7 @@ def test_fixture_events(run07) -> None:
     kinds = [(e.kind, e.role) for e in t.events]
     assert kinds[:3] == [("system", "system"), ("other", "user"), ("message", "user")]
     assert t.events[1].data == {"demonstration": True}
-    thoughts = [e for e in t.events if e.role == "assistant"]
+    thoughts = [e for e in t.events if e.role == "assistant" and not e.data.get("submission")]
     assert len(thoughts) == 13 and thoughts[0].text == "First I will look at the repository layout.\n"
     order = t.timeline()
     assert [type(x).__name__ for x in order[3:6]] == ["Event", "Step", "Event"]  # thought, step, thought
@@ -164,7 +165,7 @@ def test_without_args_yaml_the_model_is_unknown(fixtures: Path, tmp_path: Path) 
     assert read_one(copy).model is None
     (tmp_path / "args.yaml").write_text("agent: [unclosed\n", encoding="utf-8")
     t = read_one(copy)
-    assert t.model is None and "args.yaml beside the file could not be read" in t.meta["warnings"][0]
+    assert t.model is None and "args.yaml beside the file could not be read" in warnings_of(t)[0]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -326,7 +327,9 @@ def test_no_history_uses_the_observations(tmp_path: Path) -> None:
     doc = _modern()
     del doc["history"]
     t = read_one(write(tmp_path / "x.traj", doc))
-    assert t.meta["warnings"] == ["no history: shown is each step's observation as the trajectory holds it"]
+    assert [w.reason for w in t.warnings] == [
+        "no history: shown is each step's observation as the trajectory holds it"
+    ]
     assert t.steps[0].shown == t.steps[0].output
 
 
@@ -336,7 +339,7 @@ def test_an_unlogged_history_entry_is_a_warning(tmp_path: Path) -> None:
         8, {"role": "assistant", "content": "x", "action": "pwd", "agent": "main", "message_type": "action"}
     )
     t = read_one(write(tmp_path / "x.traj", doc))
-    assert "history[8]: an assistant entry that no trajectory step logged" in t.meta["warnings"]
+    assert "history[8]: an assistant entry that no trajectory step logged" in [w.reason for w in t.warnings]
     assert t.n_steps == 3
 
 
@@ -403,17 +406,17 @@ def test_sniff_rejects_other_files(tmp_path: Path, fixtures: Path) -> None:
 )
 def test_malformed_files_name_the_field(tmp_path: Path, doc: Any, where: str | None) -> None:
     with pytest.raises(ReaderError) as err:
-        read_one(write(tmp_path / "bad.traj", doc))
+        read_one(write(tmp_path / "bad.traj", doc), strict=True)
     assert err.value.field == where and err.value.path == str(tmp_path / "bad.traj")
 
 
 # ---------------------------------------------------------------------------------------------------------
 # The real files of wild/swe-agent
 
-EXPECTED_STEPS = {
-    "sweagent__commit0__portalocker_madeup_cmd__97af1e.traj": 3,
-    "sweagent__commit0__simpy_madeup_test__97af1e.traj": 2,
-    "sweagent__demo__ctf__crypto__BabyEncryption.traj": 16,
+EXPECTED_STEPS = {  # the last submit of the first three never reached the model: an event (issue 24)
+    "sweagent__commit0__portalocker_madeup_cmd__97af1e.traj": 2,
+    "sweagent__commit0__simpy_madeup_test__97af1e.traj": 1,
+    "sweagent__demo__ctf__crypto__BabyEncryption.traj": 15,
     "sweagent__demo__marshmallow-1867__function_calling_replace.traj": 11,
 }
 
@@ -430,7 +433,8 @@ def runs(wild: Path) -> dict[str, Any]:
 
 def _raw_steps(raw: dict[str, Any]) -> int:
     """Answered commands counted from the raw JSON: trajectory items with an action the model issued (not a
-    harness exit action, not blank) that were executed (an observation, or an entry in the history)."""
+    harness exit action, not blank) that were executed (an observation, or an entry in the history), less the
+    last when the history ends on its assistant entry (its result never reached the model: issue 24)."""
     history_actions = [h.get("action") for h in raw.get("history", []) if h.get("role") == "assistant"]
     harness = {"exit_context", "exit_cost", "exit_error", "exit_format", "exit_api", "exit_forfeit", "skip"}
     count = 0
@@ -439,7 +443,8 @@ def _raw_steps(raw: dict[str, Any]) -> int:
         if action and action not in harness and (item["observation"] is not None):
             if item["observation"].strip() or item["action"] in history_actions:
                 count += 1
-    return count
+    history = [h for h in raw.get("history", []) if not h.get("is_demo")]
+    return count - int(bool(history) and history[-1]["role"] == "assistant")
 
 
 def test_real_files_are_detected_and_counted(wild: Path, runs: dict[str, Any]) -> None:
@@ -475,7 +480,8 @@ def test_real_simpy_run_hand_checked(runs: dict[str, Any]) -> None:
     # its window (88 lines). The second reply again invents an edit and test run, and SWE-agent ran `submit`.
     # So the model was shown exactly one file: container.py (step 0). core.py, which it "opened" in its own
     # text, was never shown to it.
-    assert [s.command for s in t.steps] == ["read /testbed/src/simpy/resources/container.py 1 88", "submit"]
+    assert [s.command for s in t.steps] == ["read /testbed/src/simpy/resources/container.py 1 88"]
+    assert [e.text for e in t.events if e.data.get("submission")] == ["submit"]  # never shown: an event
     r = replay(t)
     assert [(e.step, e.path) for e in r.tab.read_log] == [(0, "src/simpy/resources/container.py")]
     excerpt = r.tab.read_log[0].excerpt
@@ -488,9 +494,9 @@ def test_real_portalocker_run_hand_checked(runs: dict[str, Any]) -> None:
     t = runs["sweagent__commit0__portalocker_madeup_cmd__97af1e.traj"]
     # Both edits ran with no file open ("No file open. Use the `open` command first."), then `submit`; the
     # `git reset`, `ls -l` and `open portalocker.py` in the replies are the model's inventions: nothing was read.
-    assert [s.tool for s in t.steps] == ["edit", "edit", "submit"]
-    assert [s.is_error for s in t.steps] == [True, True, False]
-    assert [s.action.kind for s in t.steps] == ["other", "other", "other"]
+    assert [s.tool for s in t.steps] == ["edit", "edit"]  # the submit, never shown: an event (issue 24)
+    assert [s.is_error for s in t.steps] == [True, True]
+    assert [s.action.kind for s in t.steps] == ["other", "other"]
     assert replay(t).tab.read_log == []
     assert t.deliverable.final_message is None and t.meta["exit_status"] == "submitted"
 
@@ -505,7 +511,8 @@ def test_real_ctf_demo_hand_checked(runs: dict[str, Any]) -> None:
     assert [s.index for s in t.steps if s.is_error] == [7, 8, 10]  # edits the linter refused
     # the demonstration's history skips item 8 (its thought repeats item 9's): shown is its observation
     assert t.meta["steps_not_in_history"] == [8]
-    assert t.steps[15].args == {"argument": "HTB{l00k_47_y0u_r3v3rs1ng_3qu4710n5_c0ngr475}"}
+    (submit,) = [e for e in t.events if e.data.get("submission")]  # never shown: an event (issue 24)
+    assert submit.text == 'submit {"argument":"HTB{l00k_47_y0u_r3v3rs1ng_3qu4710n5_c0ngr475}"}'
 
 
 def test_real_function_calling_demo_hand_checked(runs: dict[str, Any]) -> None:

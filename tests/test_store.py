@@ -146,6 +146,12 @@ def test_an_unreadable_run_is_reported_and_strict_stops(world: Path, tmp_path: P
     unit = sorted(open_store(out).runs)[2]
     session = Path(unit)
     session.write_text(session.read_text(encoding="utf-8") + '{"type": "message", "message": 3}\n{oops\n')
+    summary = build_store([runs], out)  # two damaged records: skipped, said, the run read (issue 24)
+    assert not summary.skipped and summary.processed == 1
+    row = open_store(out).trajectories(filters=[("source_path", "==", unit)])
+    assert row["n_warnings"].tolist() == [2]
+    assert [w["kind"] for w in row["warnings"].iloc[0]] == ["truncated", "bad-record"]
+    session.write_text('{"type": "session", "id": "s", "version": "x"}\n')  # its header unreadable: it fails
     summary = build_store([runs], out)
     assert list(summary.skipped) == [unit] and summary.processed == 1
     store = open_store(out)

@@ -183,6 +183,31 @@ def test_cli_writes_one_page_and_an_index(tmp_path: Path) -> None:
     assert '"href":"index_runs/hand_view.html"' in index and '"dropped_or_distorted":1' in index
 
 
+def test_reading_warnings_are_in_the_payload_the_page_and_the_index(tmp_path: Path) -> None:
+    """What reading skipped or repaired is shown with the run (issue 24): in its payload, as text on its page
+    (escaped like everything else), and counted on the index."""
+    from rtlab.records import ReadWarning
+
+    t = hand_run()
+    t.warnings = [
+        ReadWarning("/logs/run.jsonl", 81, "not JSON ('Error: spawn ps <b>ENOENT</b>'); skipped", "not-json")
+    ]
+    payload = run_payload(t)
+    assert payload["warnings"] == [
+        {
+            "path": "/logs/run.jsonl",
+            "line": 81,
+            "field": None,
+            "reason": t.warnings[0].reason,
+            "kind": "not-json",
+        }
+    ]
+    page = run_page(payload)
+    assert "<b>ENOENT" not in page and "reading warnings" in page  # data, not markup; the script shows it
+    pages = view_runs([t, hand_run()], tmp_path / "index.html")
+    assert pages.index is not None and '"warnings":1' in pages.index.read_text(encoding="utf-8")
+
+
 def test_page_names_are_safe_and_unique() -> None:
     taken: set[str] = set()
     assert page_name("../a b/c", taken) == "a_b_c.html"

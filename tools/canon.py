@@ -1,7 +1,8 @@
 """Outputs in a form that compares across versions of rtlab (used by tools/snapshot.sh).
 
 ``canon.py jsonl FILE``: canonical trajectories one per line, without the schema version and the fields that
-a later schema version adds to steps (``action``, ``frames``), keys sorted.
+a later schema version adds (to steps: ``action``, ``frames`` in version 2; to trajectories: ``warnings`` in
+version 3, which version 2 kept as text in ``meta["warnings"]``), keys sorted.
 ``canon.py parquet DIR``: every Parquet table under DIR as JSON lines, rows sorted, keys sorted.
 """
 
@@ -12,6 +13,8 @@ import sys
 from pathlib import Path
 
 NEW_STEP_FIELDS = ("action", "frames")
+NEW_TRAJECTORY_FIELDS = ("warnings",)
+"""Version 3's reading warnings (``Trajectory.warnings``); version 2 wrote them as text in ``meta``."""
 
 
 def jsonl(path: str) -> None:
@@ -19,6 +22,12 @@ def jsonl(path: str) -> None:
         for line in fh:
             record = json.loads(line)
             record.pop("version", None)
+            for name in NEW_TRAJECTORY_FIELDS:
+                record.pop(name, None)
+                if isinstance(record.get("meta"), dict):
+                    record["meta"].pop(name, None)
+                    if not record["meta"]:
+                        del record["meta"]
             for step in record.get("steps", []):
                 for name in NEW_STEP_FIELDS:
                     step.pop(name, None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,9 @@ from rtlab.records import Step, Trajectory
 
 if TYPE_CHECKING:
     import pandas as pd
+
+_WARNINGS_SHOWN = 5
+"""Reading warnings ``rtlab info`` prints per trajectory (``--json`` gives all)."""
 
 
 def trajectory_summary(t: Trajectory) -> dict[str, Any]:
@@ -44,6 +48,11 @@ def trajectory_summary(t: Trajectory) -> dict[str, Any]:
         "n_rubric_passed": t.judgement.n_passed if t.judgement is not None else None,
         "input_tokens": t.usage.input_tokens if t.usage else None,
         "output_tokens": t.usage.output_tokens if t.usage else None,
+        "n_warnings": len(t.warnings),
+        "warnings": [
+            {"path": w.path, "line": w.line, "field": w.field, "reason": w.reason, "kind": w.kind}
+            for w in t.warnings
+        ],
         "source_path": t.source_path,
     }
 
@@ -117,8 +126,17 @@ def format_summary(t: Trajectory) -> str:
     if s["n_rubric_items"] is not None:
         passed = "?" if s["n_rubric_passed"] is None else s["n_rubric_passed"]
         lines.append(f"  rubric: {passed}/{s['n_rubric_items']} passed")
-    for w in t.meta.get("warnings", []) if isinstance(t.meta.get("warnings"), list) else []:
-        lines.append(f"  warning: {w}")
+    if t.warnings:
+        kinds = Counter(w.kind for w in t.warnings)
+        lines.append(
+            f"  {len(t.warnings)} warnings ("
+            + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0])))
+            + ")"
+        )
+        for w in t.warnings[:_WARNINGS_SHOWN]:
+            lines.append(f"  warning: {w}")
+        if len(t.warnings) > _WARNINGS_SHOWN:
+            lines.append(f"  ... and {len(t.warnings) - _WARNINGS_SHOWN} more (--json lists them all)")
     return "\n".join(lines)
 
 

@@ -54,7 +54,10 @@ def input_options(
     p.add_argument(
         "--clip", metavar="POLICY", help="clipping policy for `shown` instead of the harness default"
     )
-    strict_option(p, "stop at the first unit that fails to read")
+    strict_option(
+        p,
+        "stop at the first unit that fails to read; a reading warning (a record skipped or repaired) fails it",
+    )
     p.add_argument("--no-join", action="store_true", help="do not look for benchmark tasks and judge files")
     progress_option(p)
     p.add_argument(

@@ -61,8 +61,10 @@ def cmd_info(args: argparse.Namespace) -> int:
         else:
             print(format_summary(t))
     if not args.json:
+        n_warnings = sum(len(t.warnings) for t in result.trajectories)
         print(
             f"{len(result.trajectories)} trajectories"
+            + (f", {n_warnings} reading warnings" if n_warnings else "")
             + (f", {len(result.failures)} failed" if result.failures else "")
         )
     return EXIT_PARTIAL if result.failures else 0

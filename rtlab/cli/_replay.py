@@ -127,10 +127,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         args.paths,
         format=args.format,
         clip=args.clip,
-        strict=True,
+        strict=args.strict,
         join=options.join,
         follow_links=options.follow_links,
     )
+    if result.failures:
+        raise ValueError(f"{result.failures[0].path}: {result.failures[0].error}")
     pool = [t for t in result.trajectories if args.id is None or t.id == args.id]
     if not pool:
         known = ", ".join(t.id for t in result.trajectories[:10])

@@ -9,7 +9,7 @@ from pathlib import Path
 from rtlab.errors import RtlabError, UnitError
 from rtlab.ingest._labels import apply_run_labels
 from rtlab.ingest.readers import ReadOptions, Unclaimed, discover, get_reader
-from rtlab.records import Trajectory
+from rtlab.records import ReadWarning, Trajectory
 
 
 @dataclass
@@ -101,14 +101,42 @@ def unique_ids(trajectories: Iterable[Trajectory], taken: dict[str, str]) -> lis
     return renamed
 
 
-def read_unit(unit: Path, fmt: str, *, clip: str | None = None, join: bool = True) -> list[Trajectory]:
+def read_unit(
+    unit: Path,
+    fmt: str,
+    *,
+    clip: str | None = None,
+    join: bool = True,
+    strict: bool = False,
+    detected: bool = False,
+) -> list[Trajectory]:
     """Read one unit with its reader, label it from its ``run.json`` (:mod:`rtlab.ingest._labels`) and join each
     trajectory with its benchmark files. The reader is given the unit in the form of :func:`unit_path`, so the
-    trajectories' ``source_path`` is the same whatever route the caller took to the unit."""
+    trajectories' ``source_path`` is the same whatever route the caller took to the unit.
+
+    ``strict``: a reading warning is an error (:class:`~rtlab.errors.ReaderError` naming file and line).
+    ``detected``: ``fmt`` was found by detection, not asked for; then a unit in which its reader finds no tool
+    call while another reader finds some is read by the one that finds most, and each trajectory says so.
+    """
     from rtlab.ingest.benchmarks import attach
 
     unit = unit_path(unit)
-    trajectories = get_reader(fmt).read(unit, ReadOptions(clip=clip))
+    options = ReadOptions(clip=clip, strict=strict)
+    trajectories = get_reader(fmt).read(unit, options)
+    found = trajectories[0].meta.get("formats_with_steps") if detected and trajectories else None
+    if isinstance(found, dict) and found:
+        other = next(iter(found))
+        trajectories = get_reader(other).read(unit, options)
+        for t in trajectories:
+            t.warnings.append(
+                ReadWarning(
+                    str(unit),
+                    None,
+                    f"detected as {fmt}, whose reader found no tool call in it; read as {other}, which finds "
+                    f"{found[other]}",
+                    "no-steps",
+                )
+            )
     for t in trajectories:
         apply_run_labels(t, unit)
     if join:
@@ -130,7 +158,8 @@ def ingest(
 ) -> IngestResult:
     """Read every trajectory under ``paths``.
 
-    A unit that fails is recorded in ``failures`` and the rest go on; with ``strict`` the first failure raises.
+    A unit that fails is recorded in ``failures`` and the rest go on; with ``strict`` the first failure raises,
+    and a log with any reading warning fails (:attr:`ReadOptions.strict`).
     Paths given that do not exist or are not recognised always raise: that is a mistake in the call, not data.
     Files met in folders that no reader claims are listed in ``unclaimed``; a trajectory whose id was taken
     by an earlier one is given a unique id (``renamed``). ``follow_links``: scan linked folders outside the
@@ -146,7 +175,7 @@ def ingest(
         iterator = tqdm(units, desc="ingest", unit="run")
     for unit, fmt in iterator:
         try:
-            found = read_unit(unit, fmt, clip=clip, join=join)
+            found = read_unit(unit, fmt, clip=clip, join=join, strict=strict, detected=format is None)
             result.renamed += unique_ids(found, taken)
             result.trajectories.extend(found)
         except Exception as exc:  # one bad run must not stop a batch of thousands

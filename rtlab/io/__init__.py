@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from rtlab.io._files import first_json_line as first_json_line
     from rtlab.io._files import first_json_value as first_json_value
     from rtlab.io._files import head_bytes as head_bytes
+    from rtlab.io._files import head_json_lines as head_json_lines
     from rtlab.io._files import head_text as head_text
     from rtlab.io._files import iter_json_lines as iter_json_lines
     from rtlab.io._files import iter_json_values as iter_json_values
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
     from rtlab.io._files import read_text as read_text
+    from rtlab.io._files import repair_escapes as repair_escapes
     from rtlab.io._files import without_surrogates as without_surrogates
     from rtlab.io._files import write_json_lines as write_json_lines
 
@@ -36,6 +38,7 @@ __getattr__, __dir__, __all__ = attach(
             "read_text",
             "decode_text",
             "head_bytes",
+            "head_json_lines",
             "head_text",
             "first_json_line",
             "first_json_value",
@@ -43,6 +46,7 @@ __getattr__, __dir__, __all__ = attach(
             "iter_json_values",
             "load_json",
             "loads",
+            "repair_escapes",
             "without_surrogates",
             "field",
         ),

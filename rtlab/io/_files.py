@@ -118,8 +118,11 @@ def cached_by_file(loader: Callable[[Path], T]) -> Callable[[str | Path], T]:
     return load
 
 
-def read_text(path: Path) -> str:
-    """A whole file as text; bytes that are not UTF-8 raise :class:`ReaderError` with their line."""
+def read_text(path: Path, warnings: list[str] | None = None) -> str:
+    """A whole file as text; bytes that are not UTF-8 raise :class:`ReaderError` with their line, or, with a
+    ``warnings`` list (tolerant reading), become U+FFFD, said there."""
+    if warnings is not None:
+        return _text(path, warnings)
     return decode_text(path.read_bytes(), path)
 
 
@@ -211,7 +214,9 @@ def loads(text: str | bytes, path: Path, line: int | None = None, warnings: list
         value, changed = without_surrogates(value)
         if changed and warnings is not None:
             where = f"{path}:{line}" if line is not None else str(path)
-            warnings.append(f"{where}: {changed} strings held lone surrogate escapes; replaced by U+FFFD")
+            warnings.append(
+                f"{where}: {changed} strings held lone surrogate escapes; repaired: replaced by U+FFFD"
+            )
     return value
 
 
@@ -234,6 +239,37 @@ def first_json_line(path: Path, n: int = 65536) -> Any:
         return None
 
 
+def head_json_lines(path: Path, n_lines: int = 20, n: int = 65536) -> list[Any]:
+    """The values of the first ``n_lines`` non-blank lines of a file that parse as JSON, in order, for sniffing by
+    robust features: lines that are not JSON (a banner, a stderr line) are passed over, a line cut by the ``n``
+    bytes read is left out; a UTF-8 byte-order mark is dropped. A head with no more JSON lines than others (a
+    text file quoting a record) gives ``[]``."""
+    head = head_bytes(path, n).removeprefix(_BOM)
+    lines = head.split(b"\n")
+    if len(head) >= n - len(_BOM):
+        lines = lines[:-1]
+    out: list[Any] = []
+    other = 0
+    for raw in lines:
+        if not raw.strip():
+            continue
+        n_lines -= 1
+        if n_lines < 0:
+            break
+        try:
+            out.append(loads(raw, path))
+        except json.JSONDecodeError as exc:
+            try:  # a record whose only fault is an invalid backslash escape is still that record
+                if not exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+                    raise
+                out.append(loads(repair_escapes(raw.decode("utf-8")), path))
+            except (json.JSONDecodeError, UnicodeDecodeError, ReaderError):
+                other += 1
+        except (UnicodeDecodeError, ReaderError):
+            other += 1
+    return out if len(out) > other else []
+
+
 def first_json_value(path: Path, n: int = 65536) -> Any:
     """The first JSON value of a file, whether it sits on one line or spans several (a pretty-printed
     document), or ``None`` when the first ``n`` bytes hold no whole value (for sniffing)."""
@@ -247,43 +283,135 @@ def first_json_value(path: Path, n: int = 65536) -> Any:
     return without_surrogates(value)[0] if _SURROGATE_ESCAPE.search(text) else value
 
 
+def _text(path: Path, warnings: list[str] | None) -> str:
+    """A whole file as text for reading records: bytes that are not UTF-8 raise (:func:`read_text`), or, when
+    ``warnings`` is given, become U+FFFD with a warning naming the line of the first of them."""
+    data = path.read_bytes()
+    if warnings is None:
+        return decode_text(data, path).removeprefix("\ufeff")
+    head = data[:8192]
+    if head.count(0) * 100 > len(head) or head.decode("utf-8", "replace").count("\ufffd") * 20 > len(head):
+        # NULs or bytes that are not UTF-8 throughout: a binary file (an archive), not a damaged log
+        raise ReaderError(path, "binary, not text (NUL bytes or bytes that are not UTF-8 in its first 8 KiB)")
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        warnings.append(
+            f"{path}:{line}: not valid UTF-8 (byte offset {exc.start}); repaired: the bytes replaced by U+FFFD"
+        )
+        return data.decode("utf-8", "replace").removeprefix("\ufeff")
+
+
+_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|["\\/bfnrt]|.?)', re.DOTALL)
+"""A backslash and what follows it in JSON text: a valid escape, or anything else (an invalid one)."""
+
+
+def repair_escapes(text: str) -> str:
+    r"""``text`` (JSON) with every invalid backslash escape (``\x``, ``\u12``, a lone ``\`` at the end) made a
+    literal backslash (``\\x``): what a writer that forgot to escape a backslash meant. Valid escapes are kept."""
+
+    def fix(m: re.Match[str]) -> str:
+        rest = m.group(1)
+        if rest.startswith("u") and len(rest) == 5 or (len(rest) == 1 and rest in '"\\/bfnrt'):
+            return m.group(0)
+        return "\\\\" + rest
+
+    return _ESCAPE.sub(fix, text)
+
+
+def _skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
+    """Why a record line was skipped: not JSON at all (a stray stderr line), cut off, or invalid JSON."""
+    head = line.lstrip()[:1]
+    if head not in ("{", "[", '"'):
+        return f"not JSON ({line.strip()[:60]!r}); skipped"
+    if last:
+        return "last line is not complete JSON (log cut off?); skipped"
+    return f"invalid JSON: {exc.msg} (column {exc.colno}); skipped"
+
+
 def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each non-blank line of a JSONL file (a leading UTF-8 BOM is dropped).
 
-    A line that is not JSON raises :class:`ReaderError` naming it, except an unterminated last line (a log
-    cut off mid-write): that one is skipped and reported in ``warnings`` when a list is given.
+    Without ``warnings``, a line that is not JSON raises :class:`ReaderError` naming it. With a ``warnings``
+    list (the tolerant reading every reader does), such a line is skipped and said there: a line that is not
+    JSON at all (a stray stderr line), invalid JSON, a last line cut off mid-write; a line whose only fault is
+    an invalid backslash escape is repaired (:func:`repair_escapes`) and read; bytes that are not UTF-8 become
+    U+FFFD. A file in which no line is JSON still raises: nothing in it is a record.
     """
-    text = read_text(path).removeprefix("\ufeff")
+    text = _text(path, warnings)
     lines = text.split("\n")
     last = len(lines)
+    while last > 1 and not lines[last - 1].strip():
+        last -= 1
+    found = False
+    first_fault: ReaderError | None = None
+    faults = records = 0  # lines not JSON; lines holding an object or a list
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
             value = loads(line, path, lineno, warnings)
         except json.JSONDecodeError as exc:
-            if lineno == last and warnings is not None:
-                warnings.append(f"{path}:{lineno}: last line is not complete JSON (log cut off?); skipped")
-                continue
-            raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno) from None
+            fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno)
+            if warnings is None:
+                raise fault from None
+            faults += 1
+            if (
+                not records and faults >= _NOT_LINES
+            ):  # not a JSON-lines file (a document, a text): said at once
+                raise ReaderError(
+                    path,
+                    f"no line is a JSON record (the first {_NOT_LINES} are not: {fault.message})",
+                    line=first_fault.line if first_fault else lineno,
+                ) from None
+            if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid \\uXXXX"):
+                try:
+                    value = loads(repair_escapes(line), path, lineno, warnings)
+                except (json.JSONDecodeError, ReaderError):
+                    pass
+                else:
+                    warnings.append(
+                        f"{path}:{lineno}: invalid \\ escape (column {exc.colno}); repaired: read as a literal "
+                        "backslash"
+                    )
+                    found = True
+                    yield lineno, value
+                    continue
+            first_fault = first_fault or fault
+            warnings.append(f"{path}:{lineno}: {_skip_reason(line, exc, lineno == last)}")
+            continue
+        found = True
+        records += isinstance(value, dict | list)
         yield lineno, value
+    if not found and first_fault is not None:
+        raise ReaderError(
+            path, f"no line is a JSON record (first: {first_fault.message})", line=first_fault.line
+        )
 
 
+_NOT_LINES = 64
+"""Lines that are not JSON, with no record before them, after which a file is not read as JSON lines at all."""
 _NOT_SPACE = re.compile(r"\S")
+_VALUE_START = re.compile(r"\n[ \t]*[{\[]")
+"""Where a value may start again after a fault: a line opening an object or a list."""
 
 
 def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each JSON value of a file holding values one after another: JSON
     lines, or documents that span several lines each (pretty-printed records), separated by whitespace.
 
-    ``line_number`` is the line a value starts on. A value that is not JSON raises :class:`ReaderError` naming
-    the line it starts on and the line and column of the fault; a last value cut off by the end of the file (a
-    log cut off mid-write: its fault is on the last non-blank line) is skipped and reported in ``warnings`` when
-    a list is given.
+    ``line_number`` is the line a value starts on. Without ``warnings``, a value that is not JSON raises
+    :class:`ReaderError` naming the line it starts on and the line and column of the fault. With a ``warnings``
+    list, the faulty text up to the next line that opens an object is skipped and said there (a last value
+    cut off by the end of the file: "not complete"), a value whose fault is an invalid backslash escape is
+    repaired and read, and bytes that are not UTF-8 become U+FFFD; a file with no value at all still raises.
     """
-    text = read_text(path).removeprefix("\ufeff")
+    text = _text(path, warnings)
     decoder = json.JSONDecoder()
     line, counted = 1, 0  # the line number of offset ``counted``
+    found = False
+    first_fault: ReaderError | None = None
     match = _NOT_SPACE.search(text)
     while match is not None:
         start = match.start()
@@ -293,31 +421,156 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
             value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError as exc:
             at = f"line {exc.lineno}, column {exc.colno}"
-            if "\n" not in text[exc.pos :].rstrip() and warnings is not None:  # the fault is on the last line
+            fault = ReaderError(path, f"invalid JSON: {exc.msg} ({at})", line=line)
+            if warnings is None:
+                if "\n" not in text[exc.pos :].rstrip():  # the fault is on the last line: cut off
+                    raise ReaderError(path, f"last value is not complete JSON ({at})", line=line) from None
+                raise fault from None
+            nxt = _VALUE_START.search(text, start + 1)
+            stop = nxt.start() + 1 if nxt is not None else len(text)
+            if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid \\uXXXX"):
+                try:
+                    value, _ = decoder.raw_decode(repair_escapes(text[start:stop]))
+                except (json.JSONDecodeError, RecursionError):
+                    pass
+                else:
+                    warnings.append(
+                        f"{path}:{line}: invalid \\ escape ({at}); repaired: read as a literal backslash"
+                    )
+                    found = True
+                    yield line, value
+                    match = _NOT_SPACE.search(text, stop)
+                    continue
+            first_fault = first_fault or fault
+            if nxt is None and "\n" not in text[exc.pos :].rstrip():
                 warnings.append(f"{path}:{line}: last value is not complete JSON (log cut off?); skipped")
-                return
-            raise ReaderError(path, f"invalid JSON: {exc.msg} ({at})", line=line) from None
+            else:
+                snippet = text[start:stop].strip()
+                why = (
+                    f"not JSON ({snippet[:60]!r})"
+                    if snippet[:1] not in ("{", "[", '"')
+                    else f"invalid JSON: {exc.msg} ({at})"
+                )
+                warnings.append(f"{path}:{line}: {why}; skipped")
+            match = _NOT_SPACE.search(text, stop)
+            continue
         except RecursionError:
             raise ReaderError(path, _DEEP, line=line) from None
         if _SURROGATE_ESCAPE.search(text, start, end):
             value, changed = without_surrogates(value)
             if changed and warnings is not None:
                 warnings.append(
-                    f"{path}:{line}: {changed} strings held lone surrogate escapes; replaced by U+FFFD"
+                    f"{path}:{line}: {changed} strings held lone surrogate escapes; repaired: replaced by U+FFFD"
                 )
+        found = True
         yield line, value
         match = _NOT_SPACE.search(text, end)
+    if not found and first_fault is not None:
+        raise ReaderError(
+            path, f"no JSON value could be read (first: {first_fault.message})", line=first_fault.line
+        )
 
 
 def load_json(path: Path, warnings: list[str] | None = None) -> Any:
-    """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column (see :func:`loads`)."""
-    text = read_text(path)
+    """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column (see :func:`loads`).
+
+    With ``warnings`` (the tolerant reading every reader does) a damaged document is repaired where that keeps
+    every intact part, each repair said there: invalid backslash escapes made literal, a line that is not JSON
+    (a stray stderr line) dropped, a document cut off at the end closed after its last whole element, bytes
+    that are not UTF-8 replaced."""
+    text = _text(path, warnings)
     if not text.strip():
         raise ReaderError(path, "file is empty")
     try:
-        return loads(text.removeprefix("\ufeff"), path, warnings=warnings)
+        return loads(text, path, warnings=warnings)
     except json.JSONDecodeError as exc:
-        raise ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+        fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno)
+        if warnings is None or text.lstrip()[:1] not in ("{", "["):  # not a JSON document at all: no repair
+            raise fault from None
+        return _repaired_document(text, path, warnings, fault)
+
+
+_JSON_LINE_START = re.compile(r'\s*(?:["{}\[\],:0-9tfn-]|$)')
+"""How a line inside a pretty-printed JSON document starts (a line that starts otherwise is not JSON)."""
+_REPAIRS = 64
+
+
+def _repaired_document(text: str, path: Path, warnings: list[str], fault: ReaderError) -> Any:
+    """The document ``text`` after the repairs :func:`load_json` makes, or ``fault`` raised when they do not
+    make it parse."""
+    said: list[str] = []
+    escaped = False
+    for _ in range(_REPAIRS):
+        try:
+            value = loads(text, path, warnings=warnings)
+        except json.JSONDecodeError as exc:
+            lines = text.split("\n")
+            at = lines[exc.lineno - 1] if exc.lineno <= len(lines) else ""
+            if not escaped and exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+                text, escaped = repair_escapes(text), True
+                said.append(
+                    f"{path}:{exc.lineno}: invalid \\ escape (column {exc.colno}); repaired: read as a literal backslash"
+                )
+            elif at.strip() and not _JSON_LINE_START.match(at):
+                del lines[exc.lineno - 1]
+                text = "\n".join(lines)
+                said.append(f"{path}:{exc.lineno}: not JSON ({at.strip()[:60]!r}); skipped")
+            elif not text[exc.pos :].strip() or exc.msg.startswith("Unterminated string"):
+                closed = _closed(text)
+                if closed is None:
+                    break
+                text = closed
+                said.append(
+                    f"{path}:{exc.lineno}: the document is cut off (log cut off?); repaired: closed after its last "
+                    "whole element, the element cut off skipped"
+                )
+            else:
+                break
+            continue
+        warnings.extend(said)
+        return value
+    raise fault from None
+
+
+def _closed(text: str) -> str | None:
+    """``text`` (a JSON document cut off) cut back and closed so that the element the cut fell in is left out
+    whole: the element of the innermost list open at the end (a message, a step), or, with no list open, the
+    last member that was complete; ``None`` when no such point exists."""
+    stack: list[str] = []
+    cuts: list[tuple[int, int]] = []  # (offset to cut at, depth there), in order
+    in_string = escape = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "[{":
+            stack.append("]" if ch == "[" else "}")
+            cuts.append((i + 1, len(stack)))
+        elif ch in "]}":
+            if stack:
+                stack.pop()
+            if stack:
+                cuts.append((i + 1, len(stack)))
+        elif ch == "," and stack:
+            cuts.append((i, len(stack)))
+    if not stack:
+        return None
+    lists = [d for d, closer in enumerate(stack, 1) if closer == "]"]
+    depth = lists[-1] if lists else len(stack)
+    for end, at in reversed(cuts):
+        if at <= depth:
+            head = text[:end].rstrip()
+            if head.endswith(":"):
+                return None
+            return head + "".join(reversed(stack[:at]))
+    return None
 
 
 def field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: str = "") -> Any:

@@ -23,11 +23,13 @@ if TYPE_CHECKING:
     from rtlab.records._records import FrameKind as FrameKind
     from rtlab.records._records import ItemResult as ItemResult
     from rtlab.records._records import Judgement as Judgement
+    from rtlab.records._records import ReadWarning as ReadWarning
     from rtlab.records._records import RubricItem as RubricItem
     from rtlab.records._records import Step as Step
     from rtlab.records._records import Task as Task
     from rtlab.records._records import TokenUsage as TokenUsage
     from rtlab.records._records import Trajectory as Trajectory
+    from rtlab.records._records import WarningKind as WarningKind
     from rtlab.records._records import frame_spans as frame_spans
     from rtlab.records._records import item_key as item_key
     from rtlab.records._records import status_start as status_start
@@ -59,6 +61,8 @@ __getattr__, __dir__, __all__ = attach(
             "Task",
             "ItemResult",
             "Judgement",
+            "ReadWarning",
+            "WarningKind",
             "Trajectory",
             "trajectory_to_dict",
             "trajectory_from_dict",

@@ -14,8 +14,9 @@ from typing import Any, Literal
 from rtlab.display import Span, block, escape, marked_text, one_line, side_by_side, table, text_table
 
 SCHEMA = "rtlab.trajectory"
-SCHEMA_VERSION = 2
-"""2 added ``Step.action`` and ``Step.frames``; files of version 1 are still read (their steps are typed by the
+SCHEMA_VERSION = 3
+"""2 added ``Step.action`` and ``Step.frames``; 3 added ``Trajectory.warnings`` (a version-2 file's
+``meta["warnings"]`` strings are read into it). Files of version 1 are still read (their steps are typed by the
 reader of their format)."""
 
 EventKind = Literal[
@@ -335,6 +336,44 @@ class Judgement:
         return sum(1 for it in self.items if it.passed)
 
 
+WarningKind = Literal[
+    "not-json",  # a line that is not JSON at all (a stray stderr line, a banner)
+    "invalid-json",  # a record that starts as JSON but does not parse
+    "truncated",  # the last record cut off (a log cut off mid-write)
+    "repaired",  # a record read after a repair (an invalid backslash escape, a lone surrogate)
+    "unknown-record",  # a record of a type the reader does not know (kept as an event or skipped)
+    "bad-record",  # a record with a missing or mistyped field, skipped or read in part
+    "orphan-result",  # a result whose call is not in the file (or came after it: paired anyway)
+    "duplicate-id",  # a call id seen twice
+    "no-steps",  # a file with content from which the reader found no tool call
+    "join",  # a benchmark's files beside the run disagree with it
+    "other",  # anything else the reader noticed
+]
+"""What kind of fault a :class:`ReadWarning` reports."""
+
+
+@dataclass(frozen=True)
+class ReadWarning:
+    """Something a reader skipped, repaired or could not understand in a log, and where: the rest was read."""
+
+    path: str
+    """The file the fault is in (a run folder's log, or the log itself)."""
+    line: int | None
+    """The 1-based line (or list position) of the record at fault, where it has one."""
+    reason: str
+    """What is wrong and what was done about it (skipped, repaired, kept as an event)."""
+    kind: WarningKind = "other"
+    """Which kind of fault (see :data:`WarningKind`): what ``rtlab info`` counts by."""
+    field: str | None = None
+    """The field at fault in the record (``message.content[0].id``), where one is."""
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        if self.field:
+            where += f" [{self.field}]"
+        return f"{where}: {self.reason}"
+
+
 @dataclass
 class Trajectory:
     """A recorded agent run in rtlab's canonical form."""
@@ -393,6 +432,9 @@ class Trajectory:
     """For a sub-agent's or side chain's run: the ``id`` of the trajectory that started it; ``None`` for a top run."""
     parent_call_id: str | None = None
     """For a sub-agent's run: the ``call_id`` of the parent's step that started it (its ``Task`` call), when known."""
+    warnings: list[ReadWarning] = field(default_factory=list)
+    """What reading (and joining) this run skipped, repaired or did not understand, each naming file, line and
+    reason; empty for a log read whole. ``--strict`` refuses a run with any; ``rtlab info`` counts them."""
 
     @property
     def answered_steps(self) -> list[Step]:
@@ -455,6 +497,7 @@ _ALWAYS: dict[str, frozenset[str]] = {
     "Task": frozenset({"id"}),
     "ItemResult": frozenset({"index", "passed"}),
     "Action": frozenset({"kind"}),
+    "ReadWarning": frozenset({"path", "line", "reason", "kind"}),
 }
 """Fields written even when they hold their default, per record."""
 
@@ -493,6 +536,7 @@ _NESTED: dict[type, dict[str, tuple[type, bool]]] = {
         "usage": (TokenUsage, False),
         "task": (Task, False),
         "judgement": (Judgement, False),
+        "warnings": (ReadWarning, True),
     },
     Step: {"action": (Action, False), "frames": (Frame, True)},
     Action: {"parts": (Action, True)},

@@ -59,6 +59,9 @@ class ReplayOptions:
     """Join each trajectory with the benchmark files found beside it (tasks, rubrics, judge results)."""
     follow_links: bool = False
     """Scan linked folders outside the paths given too (by default only those a reader claims as a run)."""
+    strict: bool = False
+    """Refuse a log with any reading warning (``--strict``: :attr:`rtlab.ingest.ReadOptions.strict`);
+    :func:`replay_paths` sets it with its own ``strict``."""
 
 
 def agent_root_for(trajectory: Trajectory) -> str | None:
@@ -111,7 +114,14 @@ def _replay_unit(
     from rtlab.ingest import read_unit, unique_ids
 
     try:
-        trajectories = read_unit(Path(unit), fmt, clip=options.clip, join=options.join)
+        trajectories = read_unit(
+            Path(unit),
+            fmt,
+            clip=options.clip,
+            join=options.join,
+            strict=options.strict,
+            detected=options.format is None,
+        )
     except Exception as exc:  # reported, and the batch goes on
         return _UnitDone([], [ReplayFailure(unit, None, _describe(exc))], [], [])
     renamed = unique_ids(trajectories, taken) if taken is not None else []
@@ -188,6 +198,10 @@ def replay_paths(
     from rtlab.ingest import iter_units
 
     options = options or ReplayOptions()
+    if strict and not options.strict:
+        from dataclasses import replace
+
+        options = replace(options, strict=True)
     units = (
         (str(u), f)
         for u, f in iter_units(

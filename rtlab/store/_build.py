@@ -123,6 +123,8 @@ class UnitTask:
     """The run's hash (its path and the content of its files), tagged on every row."""
     options: BuildOptions
     """The build's options."""
+    strict: bool = False
+    """Refuse the run when reading it gives a warning (``--strict``); it is then skipped as failed."""
 
 
 @dataclass
@@ -194,7 +196,14 @@ def build_unit(task: UnitTask) -> UnitRows:
 
     out = UnitRows(task.unit, task.run_hash)
     try:
-        trajectories = read_unit(Path(task.unit), task.format, clip=task.options.clip, join=task.options.join)
+        trajectories = read_unit(
+            Path(task.unit),
+            task.format,
+            clip=task.options.clip,
+            join=task.options.join,
+            strict=task.strict,
+            detected=task.options.format is None,
+        )
         replays = []
         for t in trajectories:
             r = replay(t)
@@ -728,7 +737,7 @@ def _build(
         ):
             summary.skipped[unit] = skipped_before[unit]["error"]
         else:
-            todo.append(UnitTask(unit, fmt, h, options))
+            todo.append(UnitTask(unit, fmt, h, options, strict))
     found = {u for u, _ in units}
     manifest["skipped"] = {u: s for u, s in skipped_before.items() if u in found and u in summary.skipped}
     manifest["files_seen"] = hasher.seen

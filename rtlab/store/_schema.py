@@ -91,6 +91,13 @@ TABLES: dict[str, tuple[Column, ...]] = {
         _c("n_rubric_passed", "int64", "Int64", "rubric items the judge passed (null: no judgement)"),
         _c("input_tokens", "int64", "Int64", "input tokens used (null: not logged)"),
         _c("output_tokens", "int64", "Int64", "output tokens used (null: not logged)"),
+        _c("n_warnings", "int64", "int64", "reading warnings: records skipped, repaired or not understood"),
+        _c(
+            "warnings",
+            "json",
+            "object",
+            "the reading warnings: a list of `{path, line, field, reason, kind}` (`Trajectory.warnings`)",
+        ),
         _SRC,
     ),
     "records": (
@@ -99,7 +106,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
             "record",
             "string",
             "object",
-            "the whole trajectory as canonical JSON (`rtlab.trajectory` version 2)",
+            "the whole trajectory as canonical JSON (`rtlab.trajectory` version 3)",
         ),
     ),
     "steps": (

@@ -202,6 +202,10 @@ def run_payload(
             "final_message": t.deliverable.final_message,
             "deliverable": [f.path for f in t.deliverable.files],
         },
+        "warnings": [
+            {"path": w.path, "line": w.line, "field": w.field, "reason": w.reason, "kind": w.kind}
+            for w in t.warnings
+        ],
         "steps": [
             _step_payload(s, records.get(s.index), reads_at.get(s.index, []), *came.get(s.index, ([], [])))
             for s in t.steps
@@ -243,6 +247,7 @@ def index_row(payload: dict[str, Any], href: str) -> dict[str, Any]:
         "model": run["model"],
         "arm": " ".join(x for x in (run["method"], run["variant"], run["run"]) if x),
         "steps": len(payload["steps"]),
+        "warnings": len(payload["warnings"]),
         "score": run["score"],
         "labels": counts,
         "href": href,

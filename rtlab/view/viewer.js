@@ -40,6 +40,7 @@
       el("span", { text: run.model || "" }),
       el("span", { text: [run.method, run.variant, run.run].filter(Boolean).join(" ") }),
       el("span", { text: steps.length + " steps · tab " + run.tab }),
+      el("span", { cls: data.warnings.length ? "warn" : "", text: data.warnings.length ? data.warnings.length + " reading warnings" : "" }),
       el("span", { cls: "score", text: run.score ? "score " + run.score.passed + "/" + run.score.items + " items" +
         (run.score.score === null ? "" : " (" + (100 * run.score.score).toFixed(1) + "% of points)") : "not judged" })
     ])
@@ -63,8 +64,18 @@
   var side = el("div", { id: "side" });
   var tabBox = el("div", { id: "tab" });
   var rubricBox = el("div", { id: "rubric" });
+  var warningsBox = el("div", { id: "warnings" });
   side.appendChild(tabBox);
   side.appendChild(rubricBox);
+  side.appendChild(warningsBox);
+  // --- what reading the log skipped, repaired or did not understand (each with its file and line) ---
+  if (data.warnings.length) {
+    warningsBox.appendChild(el("h3", { text: data.warnings.length + " reading warnings" }));
+    data.warnings.forEach(function (w) {
+      var where = String(w.path).split("/").pop() + (w.line === null ? "" : ":" + w.line) + (w.field ? " [" + w.field + "]" : "");
+      warningsBox.appendChild(el("div", { cls: "warning", text: w.kind + " · " + where + ": " + w.reason }));
+    });
+  }
   app.appendChild(header);
   app.appendChild(filters);
   app.appendChild(el("div", { id: "main" }, [timeline, detail, side]));
@@ -285,14 +296,15 @@
   function renderIndex() {
     clear(app);
     var box = el("div", { cls: "index" }, [el("h1", { text: data.runs.length + " runs" })]);
-    var t = el("table", null, [el("tr", null, ["run", "benchmark", "task", "model", "arm", "steps", "score", "failed items by label"].map(function (h) { return el("th", { text: h }); }))]);
+    var t = el("table", null, [el("tr", null, ["run", "benchmark", "task", "model", "arm", "steps", "warnings", "score", "failed items by label"].map(function (h) { return el("th", { text: h }); }))]);
     data.runs.forEach(function (r) {
       var labels = Object.keys(r.labels).sort().map(function (k) { return k + " " + r.labels[k]; }).join(", ");
       var score = r.score ? r.score.passed + "/" + r.score.items + (r.score.score === null ? "" : " (" + (100 * r.score.score).toFixed(1) + "%)") : "—";
       t.appendChild(el("tr", null, [
         el("td", null, [el("a", { href: r.href, text: r.id })]),
         el("td", { text: r.benchmark || "" }), el("td", { text: r.task || "" }), el("td", { text: r.model || "" }),
-        el("td", { text: r.arm || "" }), el("td", { text: String(r.steps) }), el("td", { text: score }), el("td", { text: labels })
+        el("td", { text: r.arm || "" }), el("td", { text: String(r.steps) }), el("td", { text: String(r.warnings || "") }),
+        el("td", { text: score }), el("td", { text: labels })
       ]));
     });
     box.appendChild(t);

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
+from rtlab.ingest.readers._tolerant import read_warning
 from rtlab.io import cached_by_file, field, load_json, read_text
 from rtlab.records import ItemResult, Judgement, RubricItem, Task, Trajectory
 
@@ -223,6 +224,5 @@ def attach(trajectory: Trajectory) -> bool:
     trajectory.task = task
     trajectory.judgement = load_assessment(assessment) if assessment else None
     trajectory.benchmark = NAME
-    if warnings:
-        trajectory.meta["warnings"] = [*trajectory.meta.get("warnings", []), *warnings]
+    trajectory.warnings += [read_warning(w, trajectory.source_path, kind="join") for w in warnings]
     return True

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
+from rtlab.ingest.readers._tolerant import read_warning
 from rtlab.io import field, load_json, read_text
 from rtlab.records import ItemResult, Judgement, RubricItem, Task, Trajectory
 
@@ -284,8 +285,7 @@ def attach(trajectory: Trajectory) -> bool:
             trajectory.task_id = task.id
         elif trajectory.task_id != task.id:
             warnings.append(f"trajectory task_id {trajectory.task_id!r} but {metadata} is task {task.id!r}")
-    if warnings:
-        trajectory.meta.setdefault("warnings", []).extend(warnings)
+    trajectory.warnings += [read_warning(w, trajectory.source_path, kind="join") for w in warnings]
     trajectory.task = task
     trajectory.judgement = judgement
     trajectory.benchmark = NAME

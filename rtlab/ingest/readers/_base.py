@@ -7,13 +7,14 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from rtlab.io import without_surrogates
-from rtlab.records import DeliverableFile, Step, Trajectory
+from rtlab.records import DeliverableFile, Event, Step, Trajectory
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,12 @@ class ReadOptions:
 
     clip: str | None = None
     """Name of a clipping policy (see :mod:`rtlab.ingest._clipping`) to use instead of the reader's default."""
+    strict: bool = False
+    """Refuse a log with any reading warning (``--strict``): the first one is raised as a
+    :class:`~rtlab.errors.ReaderError` naming its file and line, instead of the record being skipped."""
+    alternatives: bool = True
+    """When a file yields no tool call, try the other readers on it to name the formats that find steps
+    (:func:`rtlab.ingest.readers._tolerant.settle`); off while those readers are tried."""
 
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
@@ -177,20 +184,48 @@ def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> li
 
 
 def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:
-    """Decorate a reader's ``read`` so that every step it returns carries its typed action and frames:
-    ``type_step(step)`` sets :attr:`Step.action` and :attr:`Step.frames` from the step as read (tool,
-    arguments, shown text), for every step that has no action yet."""
+    """Decorate a reader's ``read`` so that every step it returns carries its typed action and frames, and
+    what it read fulfils the tolerant reading contract: ``type_step(step)`` sets :attr:`Step.action` and
+    :attr:`Step.frames` from the step as read (tool, arguments, shown text), for every step that has no action
+    yet; then :func:`~rtlab.ingest.readers._tolerant.settle` types the reader's warnings, says when the file
+    held no tool call and applies ``options.strict``."""
+    from rtlab.ingest.readers._tolerant import settle
 
     def wrap(read: ReadFn) -> ReadFn:
         @functools.wraps(read)
         def typed_read(path: Path, options: ReadOptions) -> list[Trajectory]:
+            fmt = getattr(sys.modules.get(read.__module__), "NAME", None)
             found = read(path, options)
             for t in found:
                 for step in t.steps:
                     if step.action is None:
                         type_step(step)
+            settle(found, Path(path), fmt, options)
             return found
 
         return typed_read
 
     return wrap
+
+
+def submission_event(
+    steps: list[Step], events: list[Event], step: Step, output: str | None, **data: Any
+) -> Event:
+    """The one rule of what a step is (docs/ARCHITECTURE.md): a call whose result the model never received (a
+    final submission that ended the run) is not an answered step. ``step`` leaves ``steps`` (the later ones
+    renumbered) and becomes an ``other`` event in its place on the timeline (its ``seq``), holding its
+    command, tool, call id and ``output`` (``data["submission"]``); the event is appended to ``events``."""
+    steps.remove(step)
+    for k, later in enumerate(steps):
+        later.index = k
+    ev = Event(
+        kind="other",
+        text=step.command,
+        role="assistant",
+        seq=step.seq,
+        timestamp=step.started_at,
+        line=step.line,
+        data={"submission": True, "tool": step.tool, "call_id": step.call_id, "output": output, **data},
+    )
+    events.append(ev)
+    return ev

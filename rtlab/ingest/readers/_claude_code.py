@@ -47,6 +47,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._openai_common import content_text
+from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field as get_field
 from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
 
@@ -212,6 +213,9 @@ class Timeline:
     guessed: int = 0
     """Results paired by a guess among several waiting calls that fit them (ids not unique)."""
     _open: dict[str, list[Step]] = field(default_factory=dict)
+    _early: dict[str, tuple[dict[str, Any], int, str | None, str, Any, Event]] = field(default_factory=dict)
+    """Results that came before any call with their id: ``(block, line, timestamp, field, toolUseResult, the
+    'other' event standing for them)``, paired when the call comes."""
     _called: set[str] = field(default_factory=set)
     _responses: set[str] = field(default_factory=set)
     _seq: int = 0
@@ -267,35 +271,49 @@ class Timeline:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
-            if not isinstance(block, dict):
-                raise ReaderError(
-                    path, f"content block is {type(block).__name__}, not an object", line=line, field=at
-                )
-            kind = get_field(block, "type", str, path, line, at)
-            if kind == "text":
-                text = get_field(block, "text", str, path, line, at)
-                data = {"model": model} if synthetic else {}
-                self.event(
-                    "error" if synthetic else "message",
-                    text,
-                    line=line,
-                    timestamp=timestamp,
-                    role="assistant",
-                    data=data,
-                )
-                if not synthetic and text.strip() and text.strip() != NO_CONTENT:
-                    self.final_text = text
-            elif kind == "thinking":
-                text = get_field(block, "thinking", str, path, line, at)
-                self.event("reasoning", text, line=line, timestamp=timestamp, role="assistant")
-            elif kind == "redacted_thinking":
-                self.event(
-                    "reasoning", "", line=line, timestamp=timestamp, role="assistant", data={"redacted": True}
-                )
-            elif kind == "tool_use":
-                self.call(block, line=line, timestamp=timestamp, cwd=cwd, where=at)
-            else:  # server tool use and its results, images, ...: kept, nothing read from them
-                self.event("other", kind, line=line, timestamp=timestamp, role="assistant", data=block)
+            with record(self.warnings, path, line, f"content block {at}"):
+                self._assistant_block(block, at, line, timestamp, cwd, model, synthetic)
+
+    def _assistant_block(
+        self,
+        block: Any,
+        at: str,
+        line: int,
+        timestamp: str | None,
+        cwd: str | None,
+        model: str | None,
+        synthetic: bool,
+    ) -> None:
+        path = self.path
+        if not isinstance(block, dict):
+            raise ReaderError(
+                path, f"content block is {type(block).__name__}, not an object", line=line, field=at
+            )
+        kind = get_field(block, "type", str, path, line, at)
+        if kind == "text":
+            text = get_field(block, "text", str, path, line, at)
+            data = {"model": model} if synthetic else {}
+            self.event(
+                "error" if synthetic else "message",
+                text,
+                line=line,
+                timestamp=timestamp,
+                role="assistant",
+                data=data,
+            )
+            if not synthetic and text.strip() and text.strip() != NO_CONTENT:
+                self.final_text = text
+        elif kind == "thinking":
+            text = get_field(block, "thinking", str, path, line, at)
+            self.event("reasoning", text, line=line, timestamp=timestamp, role="assistant")
+        elif kind == "redacted_thinking":
+            self.event(
+                "reasoning", "", line=line, timestamp=timestamp, role="assistant", data={"redacted": True}
+            )
+        elif kind == "tool_use":
+            self.call(block, line=line, timestamp=timestamp, cwd=cwd, where=at)
+        else:  # server tool use and its results, images, ...: kept, nothing read from them
+            self.event("other", kind, line=line, timestamp=timestamp, role="assistant", data=block)
 
     def call(
         self, block: dict[str, Any], *, line: int, timestamp: str | None, cwd: str | None, where: str
@@ -321,6 +339,14 @@ class Timeline:
         self._called.add(call_id)
         self.steps.append(step)
         self._open.setdefault(call_id, []).append(step)
+        early = self._early.pop(call_id, None)
+        if early is not None:  # its result came first: paired by id all the same
+            block, at_line, at_time, where, result, orphan = early
+            self.events.remove(orphan)
+            self.warnings.append(
+                f"{path}:{at_line}: tool_result for {call_id!r} came before its call (line {line}); paired by id"
+            )
+            self.answer(block, line=at_line, timestamp=at_time, where=where, tool_use_result=result)
         return step
 
     # --- user messages -----------------------------------------------------------------------------------
@@ -343,22 +369,36 @@ class Timeline:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
-            if not isinstance(block, dict):
-                raise ReaderError(
-                    path, f"content block is {type(block).__name__}, not an object", line=line, field=at
-                )
-            btype = get_field(block, "type", str, path, line, at)
-            if btype == "tool_result":
-                self.answer(block, line=line, timestamp=timestamp, where=at, tool_use_result=tool_use_result)
-            elif btype == "text":
-                text = get_field(block, "text", str, path, line, at)
-                own = harness_user_text(text)
-                ev_kind: EventKind = kind or ("system" if own else "message")
-                self.event(ev_kind, text, line=line, timestamp=timestamp, role="user", data=data)
-                if kind is None and not own and self.instruction is None and text.strip():
-                    self.instruction = text
-            else:
-                self.event("other", btype, line=line, timestamp=timestamp, role="user", data={"type": btype})
+            with record(self.warnings, path, line, f"content block {at}"):
+                self._user_block(block, at, line, timestamp, tool_use_result, kind, data)
+
+    def _user_block(
+        self,
+        block: Any,
+        at: str,
+        line: int,
+        timestamp: str | None,
+        tool_use_result: Any,
+        kind: EventKind | None,
+        data: dict[str, Any] | None,
+    ) -> None:
+        path = self.path
+        if not isinstance(block, dict):
+            raise ReaderError(
+                path, f"content block is {type(block).__name__}, not an object", line=line, field=at
+            )
+        btype = get_field(block, "type", str, path, line, at)
+        if btype == "tool_result":
+            self.answer(block, line=line, timestamp=timestamp, where=at, tool_use_result=tool_use_result)
+        elif btype == "text":
+            text = get_field(block, "text", str, path, line, at)
+            own = harness_user_text(text)
+            ev_kind: EventKind = kind or ("system" if own else "message")
+            self.event(ev_kind, text, line=line, timestamp=timestamp, role="user", data=data)
+            if kind is None and not own and self.instruction is None and text.strip():
+                self.instruction = text
+        else:
+            self.event("other", btype, line=line, timestamp=timestamp, role="user", data={"type": btype})
 
     def answer(
         self,
@@ -374,10 +414,7 @@ class Timeline:
         waiting = self._open.get(call_id)
         output = content_text(block.get("content"), path, line, f"{where}.content")
         if not waiting:
-            self.warnings.append(
-                f"{path}:{line}: tool_result for {call_id!r} answers no open call; kept as an 'other' event"
-            )
-            self.event(
+            orphan = self.event(
                 "other",
                 output,
                 line=line,
@@ -385,6 +422,13 @@ class Timeline:
                 role="tool",
                 data={"tool_use_id": call_id, "orphan_result": True},
             )
+            if call_id in self._called or call_id in self._early:
+                self.warnings.append(
+                    f"{path}:{line}: tool_result for {call_id!r} answers no open call (its call already has a "
+                    "result); kept as an 'other' event"
+                )
+            else:  # perhaps its call comes later (a log written out of order): held until the end
+                self._early[call_id] = (block, line, timestamp, where, tool_use_result, orphan)
             return None
         step, guessed = _pick(waiting, block, output)
         self.guessed += guessed
@@ -410,6 +454,15 @@ class Timeline:
 
     def unanswered(self) -> list[str]:
         return [s.call_id or "" for s in self.steps if not s.answered]
+
+    def close(self) -> None:
+        """The log has ended: results still waiting for a call that never came are said (kept as events)."""
+        for call_id, (_, line, *_rest) in self._early.items():
+            self.warnings.append(
+                f"{self.path}:{line}: tool_result for {call_id!r} answers no open call (no call in the file has its "
+                "id); kept as an 'other' event"
+            )
+        self._early.clear()
 
     def pairing_warning(self) -> None:
         if self.shared_ids:

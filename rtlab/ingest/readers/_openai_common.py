@@ -17,7 +17,14 @@ from typing import Any
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, compact_json, deliverable_file, read_command
+from rtlab.ingest.readers._base import (
+    ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
+    read_command,
+    submission_event,
+)
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply
 from rtlab.io import head_bytes
 from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
@@ -245,9 +252,14 @@ class Timeline:
     an event appended now is stamped with it."""
     _pending: dict[str, list[Step]] = field(default_factory=dict)
     _seen: set[str] = field(default_factory=set)
+    _early: dict[str, tuple[int | None, Callable[[], None], Event, str | None]] = field(default_factory=dict)
+    """Results that came before any call with their id: ``(line, handle it again, the event standing for it, the
+    field holding the id)``."""
+    _seq: int = 0
 
     def _next_seq(self) -> int:
-        return len(self.steps) + len(self.events)
+        self._seq += 1
+        return self._seq - 1
 
     def event(
         self, kind: EventKind, text: str, line: int | None, role: str | None = None, **data: Any
@@ -277,7 +289,51 @@ class Timeline:
                 )
             self._pending.setdefault(call_id, []).append(step)
             self._seen.add(call_id)
+            early = self._early.pop(call_id, None)
+            if early is not None:  # its result came first (a log written out of order): paired by id
+                at, again, stand_in, name = early
+                self.events.remove(stand_in)
+                where = f"{self.path}:{at}" + (f" [{name}]" if name else "")
+                self.warnings.append(
+                    f"{where}: result for call id {call_id!r} came before its call (line {line}); paired by id"
+                )
+                again()
         return step
+
+    def submission(self, step: Step, output: str, **data: Any) -> Event:
+        """A call whose result the model never received (a final submission) as the event it is
+        (:func:`~rtlab.ingest.readers._base.submission_event`), no longer awaiting a result."""
+        if step.call_id is not None and step in self._pending.get(step.call_id, []):
+            self._pending[step.call_id].remove(step)
+            if not self._pending[step.call_id]:
+                del self._pending[step.call_id]
+        return submission_event(self.steps, self.events, step, output, **data)
+
+    def unknown(self, call_id: str) -> bool:
+        """No call with ``call_id`` has come yet (its result, if this is one, came first)."""
+        return call_id not in self._seen
+
+    def hold(
+        self, call_id: str, text: str, line: int | None, again: Callable[[], None], name: str | None = None
+    ) -> None:
+        """A result whose call has not come: kept as an ``other`` event until a call with ``call_id`` comes,
+        then handled ``again`` (it pairs then); still waiting when the log ends, it is said by :meth:`close`
+        (``name``: the field holding the id)."""
+        stand_in = self.event("other", text, line, role="tool", call_id=call_id, orphan_result=True)
+        if call_id in self._early:  # a second result for the same unseen id: the first stays an event
+            self._early[call_id][2].data["duplicate_result"] = True
+        self._early[call_id] = (line, again, stand_in, name)
+
+    def close(self) -> None:
+        """The log has ended: results whose call never came are said (they stay ``other`` events)."""
+        for call_id, (line, _, _, name) in self._early.items():
+            where = f"{self.path}:{line}" if line is not None else str(self.path)
+            if name:
+                where += f" [{name}]"
+            self.warnings.append(
+                f"{where}: result for call id {call_id!r} matches no tool call in the file; kept as an 'other' event"
+            )
+        self._early.clear()
 
     def open_call(self, call_id: str) -> Step | None:
         """The earliest call with ``call_id`` still awaiting its result (the one :meth:`answer` would give it
@@ -285,14 +341,26 @@ class Timeline:
         open_calls = self._pending.get(call_id)
         return open_calls[0] if open_calls else None
 
-    def answer(self, call_id: str, output: str, line: int | None, name: str, **extra: Any) -> Step:
-        """Give the earliest open call with ``call_id`` its result; an id with no open call raises."""
+    def answer(self, call_id: str, output: str, line: int | None, name: str, **extra: Any) -> Step | None:
+        """Give the earliest open call with ``call_id`` its result. A result for a call that already has one is
+        kept as an ``other`` event (``None`` returned), said in the warnings; an id no call had raises (a
+        reader holds such a result first: :meth:`unknown`, :meth:`hold`)."""
         open_calls = self._pending.get(call_id)
-        if not open_calls:
-            why = "already has a result" if call_id in self._seen else "matches no earlier tool call"
-            raise ReaderError(
-                self.path, f"result for call id {call_id!r}: the id {why}", line=line, field=name
+        if not open_calls and call_id in self._seen:
+            where = (f"{self.path}:{line}" if line is not None else str(self.path)) + (
+                f" [{name}]" if name else ""
             )
+            self.warnings.append(
+                f"{where}: result for call id {call_id!r}: the id already has a result (a call id seen twice); "
+                "kept as an 'other' event"
+            )
+            self.event("other", output, line, role="tool", call_id=call_id, duplicate_result=True)
+            return None
+        if not open_calls:
+            raise ReaderError(
+                self.path, f"result for call id {call_id!r}: the id matches no earlier tool call", line=line,
+                field=name,
+            )  # fmt: skip
         step = open_calls.pop(0)
         if not open_calls:
             del self._pending[call_id]
@@ -452,20 +520,29 @@ def _sniff_jsonl(path: Path) -> list[Any]:
     return values
 
 
+def is_document(path: Path) -> bool:
+    """Whether ``path`` holds one JSON document (a ``.json`` file, or a ``.jsonl`` file that is one object
+    pretty-printed over several lines, as a converter that picked the wrong extension writes it) rather than
+    JSON lines."""
+    if path.suffix == ".json":
+        return True
+    head = head_bytes(path, 4096).removeprefix(b"\xef\xbb\xbf").lstrip()
+    first = head.split(b"\n", 1)[0].strip()
+    return first in (b"{", b"[") or (first.startswith((b"{", b"[")) and first.endswith((b",", b"{", b"[")))
+
+
 def sniff_sample(path: Path) -> tuple[str, Any] | None:
     """For sniffing: ``("json", document)`` or ``("jsonl", first values)``; ``None`` if not readable JSON."""
     try:
-        if not path.is_file():
+        if not path.is_file() or path.suffix not in (".json", ".jsonl"):
             return None
-        if path.suffix == ".json":
+        if is_document(path):
             doc = _sniff_json(path)
             return None if doc is None else ("json", doc)
-        if path.suffix == ".jsonl":
-            values = _sniff_jsonl(path)
-            return ("jsonl", values) if values else None
+        values = _sniff_jsonl(path)
+        return ("jsonl", values) if values else None
     except (OSError, ValueError, RecursionError):
         return None
-    return None
 
 
 def all_match(values: list[Any], test: Callable[[Any], bool]) -> bool:

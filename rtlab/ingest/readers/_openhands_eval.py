@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rtlab.errors import ReaderError
+from rtlab.ingest.readers._tolerant import skipped_because
 from rtlab.io import field, head_bytes, iter_json_lines
 from rtlab.records import TokenUsage
 
@@ -107,27 +108,35 @@ class EvalLine:
 
 def iter_eval_lines(name: str, path: Path, warnings: list[str]) -> Iterator[EvalLine]:
     """Every line of an evaluation output, checked for the fields a trajectory needs (``instance_id``,
-    ``history``); a line cut off at the end of the file is skipped with a warning."""
+    ``history``); a line that is not JSON or lacks them is skipped with a warning."""
     seen: set[str] = set()
     base = f"{name}:{path.resolve().parent.name}/{path.stem}"
     found = False
+    first: ReaderError | None = None
     for line, record in iter_json_lines(path, warnings):
+        try:
+            if not isinstance(record, dict):
+                raise ReaderError(
+                    path, f"expected an EvalOutput object, got {type(record).__name__}", line=line
+                )
+            instance = field(record, "instance_id", str, path, line)
+            history = record.get("history")
+            if history is None:
+                history = []
+            if not isinstance(history, list):
+                raise ReaderError(
+                    path, f"expected a list, got {type(history).__name__}", line=line, field="history"
+                )
+        except ReaderError as exc:  # this instance's line is not understood: the others are read
+            first = first or exc
+            warnings.append(skipped_because(exc, path, line, "evaluation output line"))
+            continue
         found = True
-        if not isinstance(record, dict):
-            raise ReaderError(path, f"expected an EvalOutput object, got {type(record).__name__}", line=line)
-        instance = field(record, "instance_id", str, path, line)
-        history = record.get("history")
-        if history is None:
-            history = []
-        if not isinstance(history, list):
-            raise ReaderError(
-                path, f"expected a list, got {type(history).__name__}", line=line, field="history"
-            )
         ident = f"{base}:{instance}" if instance not in seen else f"{base}:{instance}:{line}"
         seen.add(instance)
         yield EvalLine(line, instance, history, record, ident)
     if not found:
-        raise ReaderError(path, "file is empty")
+        raise first if first is not None else ReaderError(path, "file is empty")
 
 
 def _count(value: Any) -> int | None:

@@ -152,8 +152,18 @@ def _program(st: ItemState, item: dict[str, Any], line: int | None, where: str) 
 def answer(
     st: ItemState, item: dict[str, Any], line: int | None, where: str, text: str, **extra: Any
 ) -> None:
-    """Give the open call named by the item's ``call_id`` its result ``text`` (``extra``: more step fields)."""
+    """Give the open call named by the item's ``call_id`` its result ``text`` (``extra``: more step fields); a
+    result that comes before its call waits for it (:meth:`Timeline.hold`)."""
     call_id = need(item, "call_id", str, st, line, where)
+    if st.tl.unknown(call_id):
+        st.tl.hold(
+            call_id,
+            text,
+            line,
+            lambda: answer(st, item, line, where, text, **extra),
+            join_field(where, "call_id"),
+        )
+        return
     st.tl.answer(call_id, text, line, join_field(where, "call_id"), **extra)
 
 
@@ -184,6 +194,11 @@ def _local_shell_output(st: ItemState, item: dict[str, Any], line: int | None, w
     call_id = need(item, key, str, st, line, where)
     output = need(item, "output", str, st, line, where)
     code = _exit_code_of(output)
+    if st.tl.unknown(call_id):
+        st.tl.hold(
+            call_id, output, line, lambda: _local_shell_output(st, item, line, where), join_field(where, key)
+        )
+        return
     st.tl.answer(
         call_id, output, line, join_field(where, key), exit_code=code, is_error=code not in (None, 0)
     )

@@ -83,7 +83,8 @@ from rtlab.ingest.readers._openai_common import (
     written_files,
 )
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
-from rtlab.io import atomic_open, head_text, iter_json_lines, read_text
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
+from rtlab.io import atomic_open, head_text, iter_json_lines, load_json, read_text
 from rtlab.records import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -294,20 +295,29 @@ class _Document:
 
 def _documents(path: Path) -> list[_Document]:
     """The trajectory objects of a file in any of its layouts (see the module docstring)."""
-    text = read_text(path)
+    warnings: list[str] = []
+    text = read_text(path, warnings)
     if not text.strip():
         raise ReaderError(path, "file is empty")
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except json.JSONDecodeError:
         first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
         try:
             json.loads(first)
         except json.JSONDecodeError:
-            raise ReaderError(
-                path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-            ) from None
-        return _lines(path)
+            doc = load_json(path, warnings)  # one document, read as far as it can be repaired
+        else:
+            return _lines(path)  # JSON lines: their faults (bytes included) said by iter_json_lines
+    if warnings and isinstance(doc, dict | list):
+        found = _from_document(path, doc)
+        found[0].warnings.extend(warnings)
+        return found
+    return _from_document(path, doc)
+
+
+def _from_document(path: Path, doc: Any) -> list[_Document]:
+    """The trajectory objects of a file that is one JSON document."""
     if isinstance(doc, dict):
         if doc.get("__header__") is True:  # a stream of a header alone
             return [_stream(path, [(1, doc)], [])]
@@ -337,9 +347,10 @@ def _lines(path: Path) -> list[_Document]:
     docs = []
     for line, value in values:
         if not isinstance(value, dict):
-            raise ReaderError(
-                path, f"expected an ATIF trajectory object, got {type(value).__name__}", line=line
+            warnings.append(
+                f"{path}:{line}: expected an ATIF trajectory object, got {type(value).__name__}; skipped"
             )
+            continue
         docs.append(_Document(value, "", line, layout="lines"))
     if docs:
         docs[-1].warnings.extend(warnings)
@@ -648,7 +659,10 @@ class _Builder:
                 field=self._top("steps"),
             )
         for i, raw in enumerate(steps):
-            self._step(i, raw)
+            try:
+                self._step(i, raw)
+            except SKIPPED_ERRORS as exc:  # one step not understood: said, the others read
+                self.warnings.append(skipped_because(exc, self.path, self.line(i), "step"))
         trajectory = self._trajectory(agent, version, len(steps))
         out = [trajectory]
         subs = self.data.get("subagent_trajectories")

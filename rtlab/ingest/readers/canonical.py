@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions
-from rtlab.io import head_bytes, write_json_lines
+from rtlab.io import head_bytes, iter_json_lines, write_json_lines
 from rtlab.records import SCHEMA, SCHEMA_VERSION, Trajectory, trajectory_from_dict, trajectory_to_dict
 
 NAME = "rtlab"
@@ -26,8 +25,17 @@ def sniff(path: Path) -> bool:
 
 
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
-    """Trajectories as written by :func:`write_jsonl`; ``options.clip`` does not apply."""
-    return read_jsonl(path)
+    """Trajectories as written by :func:`write_jsonl`; ``options.clip`` does not apply. The warnings each
+    carries from its reading (a version-2 file's ``meta["warnings"]`` typed) count under ``options.strict``."""
+    from rtlab.ingest.readers._tolerant import settle
+
+    warnings: list[str] = []
+    found = list(iter_jsonl(path, warnings))
+    if not found:
+        raise ReaderError(path, "no trajectory could be read" + (f" ({warnings[0]})" if warnings else ""))
+    found[0].meta["warnings"] = warnings  # what was skipped in the file, typed by settle
+    settle(found, path, None, options)
+    return found
 
 
 def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
@@ -38,22 +46,26 @@ def write_jsonl(trajectories: Iterable[Trajectory], path: str | Path) -> int:
     return write_json_lines((trajectory_to_dict(t) for t in trajectories), path, private=True)
 
 
-def iter_jsonl(path: str | Path) -> Iterator[Trajectory]:
-    """Read trajectories from canonical JSONL; a bad line raises :class:`ReaderError` with its line number."""
+def iter_jsonl(path: str | Path, warnings: list[str] | None = None) -> Iterator[Trajectory]:
+    """Read trajectories from canonical JSONL. A bad line raises :class:`ReaderError` with its line number; with
+    a ``warnings`` list, it is skipped and said there (the tolerant reading of :func:`read`)."""
     path = Path(path)
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ReaderError(path, f"invalid JSON: {exc.msg}", line=lineno) from None
-            try:
-                trajectory = trajectory_from_dict(data)
-            except ValueError as exc:
+    for lineno, data in iter_json_lines(path, warnings):
+        try:
+            trajectory = trajectory_from_dict(data) if isinstance(data, dict) else None
+            if trajectory is None:
+                raise ValueError(f"expected a trajectory object, got {type(data).__name__}")
+        except ValueError as exc:
+            if warnings is None:
                 raise ReaderError(path, str(exc), line=lineno) from None
-            yield _typed(trajectory) if data.get("version", SCHEMA_VERSION) < 2 else trajectory
+            warnings.append(f"{path}:{lineno}: {exc}; trajectory not understood, skipped")
+            continue
+        version = data.get("version", SCHEMA_VERSION)
+        if version < 3:
+            from rtlab.ingest.readers._tolerant import typed_warnings
+
+            typed_warnings(trajectory)  # version 2 kept its warnings as text in meta
+        yield _typed(trajectory) if version < 2 else trajectory
 
 
 def read_jsonl(path: str | Path) -> list[Trajectory]:

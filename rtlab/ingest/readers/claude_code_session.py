@@ -16,7 +16,10 @@ The path the model saw is the chain from the last non-sidechain leaf back to the
 a root that is a compaction summary continues, after the compaction, the chain that ended before it
 (``logicalParentUuid`` in 2.x, the last leaf written before the summary in 1.0.x, whose compactions start a
 new root). Other leaves are branches abandoned by an edit or a retry: they are left out and described in
-``meta["abandoned_branches"]``. Side chains are their own trajectories with ``parent_id``: 1.0.x writes them
+``meta["abandoned_branches"]``. Records the walk leaves out although the model saw them are put back as Claude
+Code itself does when it resumes (2.1's ``recoverOrphanedParallelToolResults``): the sibling records of a
+response's parallel calls and their results, which hang off each call's record, and the turn that a result
+began where 2.1 chained ``progress`` records from the call (:func:`_recover_orphans`). Side chains are their own trajectories with ``parent_id``: 1.0.x writes them
 inline (``isSidechain: true`` records under their own root, the ``Task`` prompt as first message, found again
 in the parent's ``Task`` call for ``parent_call_id``); 2.x writes each sub-agent to ``agent-<agentId>.jsonl``
 (every record ``isSidechain: true`` with ``agentId``) in the project folder (2.0) or in
@@ -44,20 +47,45 @@ from rtlab.ingest.readers._claude_code import (
     clip_policy,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
+from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_bytes, iter_json_lines, read_text
 from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
 LOOKS_FOR = (
     "a JSON-lines file (any extension) of Claude Code session records: user/assistant/system lines with uuid, "
-    "parentUuid and sessionId, possibly after summary, queue-operation or file-history-snapshot lines"
+    "parentUuid and sessionId, possibly after records of other types (summary, queue-operation, "
+    "file-history-snapshot, permission-mode, progress, ...)"
 )
 CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
 """Record types that sit on the ``parentUuid`` chain."""
 OFF_CHAIN_TYPES = frozenset(
-    {"summary", "queue-operation", "file-history-snapshot", "ai-title", "custom-title"}
+    {
+        "summary",
+        "queue-operation",
+        "file-history-snapshot",
+        "ai-title",
+        "custom-title",
+        "permission-mode",
+        "last-prompt",
+        "agent-name",
+        "agent-color",
+        "agent-setting",
+        "tag",
+        "pr-link",
+        "mode",
+        "worktree-state",
+        "attribution-snapshot",
+        "content-replacement",
+        "marble-origami-commit",
+        "marble-origami-snapshot",
+        "cost-state",
+        "speculation-accept",
+    }
 )
-"""Record types outside the chain (no ``uuid``), which may open a session file."""
+"""Record types outside the chain (no ``uuid``), which may open a session file: titles, tags, the permission mode,
+the last prompt, snapshots of edited files, queue operations (Claude Code's ``Entry`` types; 2.1's
+``sessionStorage.ts``). A type not listed here or in :data:`CHAIN_TYPES` is skipped with a warning."""
 _HEAD_LINES = 20
 _AGENT_FILE = re.compile(r"agent-(?P<id>[A-Za-z0-9_-]+)\.jsonl$")
 
@@ -95,8 +123,10 @@ _HEAD_TYPE = re.compile(rb'"type"\s*:\s*"(?:user|assistant|system)"')
 
 
 def sniff(path: Path) -> bool:
-    """A file (of any name) whose first records are Claude Code session records and include a chain record
-    (a first line too long to parse in the head is judged by its keys)."""
+    """A file (of any name) whose first records include a Claude Code chain record (``uuid``, ``parentUuid``,
+    ``sessionId``, a chain type); records of types this reader does not know, and lines that are not JSON, may
+    come before it. A file of titles and snapshots only is claimed too (reading says so). A first line too long
+    to parse in the head is judged by its keys."""
     try:
         if not path.is_file():
             return False
@@ -114,18 +144,21 @@ def sniff(path: Path) -> bool:
                 and _HEAD_TYPE.search(data)
             )
     seen_off_chain = False
+    parsed = 0
     for raw in lines[:_HEAD_LINES]:
         if not raw.strip():
             continue
         try:
             rec = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return False
+            continue  # a stray line: the records around it decide
+        parsed += 1
         if _is_chain_record(rec):
             return True
-        if not _is_off_chain_record(rec):
-            return False
-        seen_off_chain = True
+        if _is_off_chain_record(rec):
+            seen_off_chain = True
+        elif not (isinstance(rec, dict) and isinstance(rec.get("type"), str) and "sessionId" in rec):
+            return False  # a record of another format
     return (
         seen_off_chain and len(data) < 65536
     )  # a file of titles and snapshots only: claimed, reading says so
@@ -152,13 +185,21 @@ class _Tree:
         self.warnings = warnings
         self.nodes: dict[str, _Node] = {}
         self.order: list[_Node] = []
+        self._parallel: tuple[dict[str, list[_Node]], dict[str, list[_Node]]] | None = None
+        before: str | None = None  # the chain record before this one in the file
         for line, rec in records:
-            uuid = field(rec, "uuid", str, path, line)
+            uuid = rec.get("uuid")
+            if not isinstance(uuid, str):
+                what = "missing field" if uuid is None else f"expected str, got {type(uuid).__name__}"
+                warnings.append(f"{path}:{line} [uuid]: {what}; record not understood, skipped")
+                continue
             parent = rec.get("parentUuid")
             if parent is not None and not isinstance(parent, str):
-                raise ReaderError(
-                    path, f"expected str or null, got {type(parent).__name__}", line=line, field="parentUuid"
+                warnings.append(
+                    f"{path}:{line} [parentUuid]: expected str or null, got {type(parent).__name__}; "
+                    "repaired: the record before it in the file taken as its parent"
                 )
+                parent = before
             if uuid in self.nodes:
                 warnings.append(
                     f"{path}:{line}: uuid {uuid!r} appears again (first at line "
@@ -168,6 +209,7 @@ class _Tree:
             node = _Node(line, rec, uuid, parent, rec.get("isSidechain") is True)
             self.nodes[uuid] = node
             self.order.append(node)
+            before = uuid
         self.children: dict[str, list[_Node]] = {}
         for node in self.order:
             if node.parent is not None:
@@ -182,18 +224,44 @@ class _Tree:
         self._check_reachable()
 
     def _check_reachable(self) -> None:
-        """Every record descends from a root: ``parentUuid`` links that loop would leave some that do not."""
+        """Every record descends from a root: ``parentUuid`` links that loop would leave some that do not; the
+        first record of each loop (in file order) is taken as a root, said in the warnings."""
         reached: set[str] = set()
         stack = [n for n in self.order if n.parent is None]
-        while stack:
-            node = stack.pop()
-            reached.add(node.uuid)
-            stack.extend(self.children.get(node.uuid, ()))
-        for node in self.order:
-            if node.uuid not in reached:
-                raise ReaderError(
-                    self.path, "parentUuid links form a cycle", line=node.line, field="parentUuid"
-                )
+        while True:
+            while stack:
+                node = stack.pop()
+                reached.add(node.uuid)
+                stack.extend(c for c in self.children.get(node.uuid, ()) if c.uuid not in reached)
+            loose = next((n for n in self.order if n.uuid not in reached), None)
+            if loose is None:
+                return
+            self.warnings.append(
+                f"{self.path}:{loose.line} [parentUuid]: parentUuid links form a cycle; record not understood, "
+                "taken as a root"
+            )
+            siblings = self.children.get(loose.parent or "", [])
+            if loose in siblings:
+                siblings.remove(loose)
+            loose.parent = None
+            stack = [loose]
+
+    def parallel(self) -> tuple[dict[str, list[_Node]], dict[str, list[_Node]]]:
+        """Assistant records by response (``message.id``), and records holding tool results by their parent:
+        what :func:`_recover_orphans` looks up (built once per file)."""
+        if self._parallel is None:
+            siblings: dict[str, list[_Node]] = {}
+            results: dict[str, list[_Node]] = {}
+            for n in self.order:
+                kind = n.rec.get("type")
+                if kind == "assistant":
+                    mid = _message_id(n)
+                    if mid is not None:
+                        siblings.setdefault(mid, []).append(n)
+                elif kind == "user" and n.parent is not None and _has_tool_result(n):
+                    results.setdefault(n.parent, []).append(n)
+            self._parallel = (siblings, results)
+        return self._parallel
 
     def leaves(self, nodes: list[_Node]) -> list[_Node]:
         """Nodes of ``nodes`` with no child among them, in file order."""
@@ -250,6 +318,86 @@ def _main_path(tree: _Tree, main: list[_Node]) -> tuple[list[_Node], int]:
         path = piece + path
         joins += 1
     return path, joins
+
+
+def _message_id(node: _Node) -> str | None:
+    message = node.rec.get("message")
+    mid = message.get("id") if isinstance(message, dict) else None
+    return mid if isinstance(mid, str) and node.rec.get("type") == "assistant" else None
+
+
+def _has_tool_result(node: _Node) -> bool:
+    message = node.rec.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return (
+        node.rec.get("type") == "user"
+        and isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
+def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
+    """``path`` with the records a walk up ``parentUuid`` leaves out although the model saw them, put back,
+    and how many (Claude Code's own repair when it resumes a session, ``recoverOrphanedParallelToolResults``
+    in 2.1's ``sessionStorage.ts``): parallel tool calls are logged as one assistant record each, sharing the
+    response's ``message.id`` and chained one after another, and each result's ``parentUuid`` names its own
+    call's record, so every result but the last is off the walk; and in 2.1 logs that wrote ``progress``
+    records on the chain, the chain went on from a call through its progress records while the results (and
+    the turn that followed them, up to where the chain resumes) hang off the call. Siblings of a response and
+    the results of its calls (records of the path's own kind: main or side chain) are spliced in after the
+    response's last record on the path, in file order; a result's own continuation is kept while it comes
+    before the path's next message in the file."""
+    if not path:
+        return path, 0
+    side = path[0].sidechain
+    siblings, results = tree.parallel()
+    on_path = {n.uuid for n in path}
+    anchors: dict[str, _Node] = {}
+    for n in path:
+        mid = _message_id(n)
+        if mid is not None:
+            anchors[mid] = n
+    position: dict[str, int] | None = None
+    inserts: dict[str, list[_Node]] = {}
+    recovered = 0
+    for mid, anchor in anchors.items():
+        group = siblings.get(mid, [anchor])
+        found = [n for n in group if n.uuid not in on_path and n.sidechain == side]
+        for member in group:
+            for r in results.get(member.uuid, ()):
+                if r.uuid not in on_path and r.sidechain == side:
+                    found.append(r)
+        if not found:
+            continue
+        if position is None:
+            position = {n.uuid: i for i, n in enumerate(path)}
+        after = position[anchor.uuid] + 1
+        limit = next((n.line for n in path[after:] if n.rec.get("type") in ("user", "assistant")), None)
+        extra: list[_Node] = []
+        for r in found:
+            if r.rec.get("type") != "user":
+                continue
+            # the turn that went on from this result while the chain went on elsewhere (progress records)
+            stack = list(tree.children.get(r.uuid, ()))
+            while stack:
+                child = stack.pop()
+                if child.uuid in on_path or child.sidechain != side:
+                    continue
+                if limit is not None and child.line > limit:
+                    continue
+                extra.append(child)
+                stack.extend(tree.children.get(child.uuid, ()))
+        chosen = sorted({n.uuid: n for n in found + extra}.values(), key=lambda n: n.line)
+        on_path.update(n.uuid for n in chosen)
+        inserts[anchor.uuid] = chosen
+        recovered += len(chosen)
+    if not recovered:
+        return path, 0
+    out: list[_Node] = []
+    for n in path:
+        out.append(n)
+        out.extend(inserts.get(n.uuid, ()))
+    return out, recovered
 
 
 def _count_calls(nodes: list[_Node]) -> int:
@@ -334,23 +482,25 @@ class _Session:
         self.warnings: list[str] = []
         self.counts: Counter[str] = Counter()
         self.summaries: list[tuple[int, dict[str, Any]]] = []
+        self.counts_recovered = 0
 
     def read(self) -> list[Trajectory]:
         path = self.path
-        if not read_text(path).strip():
+        if not read_text(path, []).strip():
             raise ReaderError(path, "file is empty")
         chain: list[tuple[int, dict[str, Any]]] = []
         for line, rec in iter_json_lines(path, self.warnings):
-            if not isinstance(rec, dict):
-                raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)
-            kind = field(rec, "type", str, path, line)
-            self.counts[kind] += 1
-            if kind in CHAIN_TYPES:
-                chain.append((line, rec))
-            elif kind == "summary":
-                self.summaries.append((line, rec))
-            elif kind not in OFF_CHAIN_TYPES:
-                self.warnings.append(f"{path}:{line}: unknown record type {kind!r}; skipped")
+            with record(self.warnings, path, line):
+                if not isinstance(rec, dict):
+                    raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)
+                kind = field(rec, "type", str, path, line)
+                self.counts[kind] += 1
+                if kind in CHAIN_TYPES:
+                    chain.append((line, rec))
+                elif kind == "summary":
+                    self.summaries.append((line, rec))
+                elif kind not in OFF_CHAIN_TYPES:
+                    self.warnings.append(f"{path}:{line}: unknown record type {kind!r}; skipped")
         if not any(rec.get("type") in ("user", "assistant") for _, rec in chain):
             raise ReaderError(
                 path, "no user or assistant records: nothing to read (titles or snapshots only?)"
@@ -360,6 +510,9 @@ class _Session:
         if not main:
             return self._agent_file(tree)
         path_nodes, joins = _main_path(tree, main)
+        path_nodes, recovered = _recover_orphans(tree, path_nodes)
+        if recovered:
+            self.counts_recovered = recovered
         session = self._session_id(path_nodes)
         main_id = f"{NAME}:{session}"
         trajectory, timeline = self._trajectory(main_id, path_nodes)
@@ -370,6 +523,8 @@ class _Session:
         if abandoned:
             trajectory.meta["abandoned_branches"] = abandoned
         trajectory.meta["records"] = dict(self.counts)
+        if recovered:
+            trajectory.meta["records_recovered"] = recovered
         self._summaries(timeline, tree)
         out = [trajectory]
         prompts: dict[str, list[str | None]] = {}  # Task prompt -> call ids not yet linked, in order
@@ -377,6 +532,7 @@ class _Session:
             if s.tool in SUBAGENT_TOOLS and isinstance(s.args.get("prompt"), str):
                 prompts.setdefault(s.args["prompt"], []).append(s.call_id)
         for side in _side_chains(tree):
+            side, _ = _recover_orphans(tree, side)
             root = side[0]
             sub, _ = self._trajectory(f"{main_id}/sidechain-{root.uuid}", side)
             sub.parent_id = main_id
@@ -410,6 +566,7 @@ class _Session:
         chains = _side_chains(tree)
         out: list[Trajectory] = []
         for side in chains:
+            side, _ = _recover_orphans(tree, side)
             root = side[0]
             agent = root.rec.get("agentId")
             m = _AGENT_FILE.search(self.path.name)
@@ -465,7 +622,9 @@ class _Session:
             here = rec.get("cwd") if isinstance(rec.get("cwd"), str) else None
             cwd = cwd or here
             branch = branch or (rec.get("gitBranch") if isinstance(rec.get("gitBranch"), str) else None)
-            _feed(tl, node, ts, here)
+            with record(self.warnings, path, node.line):
+                _feed(tl, node, ts, here)
+        tl.close()
         tl.pairing_warning()
         meta: dict[str, Any] = {"records_on_path": len(nodes)}
         if len(versions) > 1:

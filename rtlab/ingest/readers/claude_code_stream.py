@@ -36,20 +36,23 @@ from rtlab.ingest.readers._claude_code import (
     token_usage,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
+from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_bytes, iter_json_lines, read_text
 from rtlab.records import Deliverable, Trajectory
 
 NAME = "claude-code-stream"
 LOOKS_FOR = (
-    "a JSON-lines file (any extension) whose first message is Claude Code's stream-json "
-    "{'type': 'system', 'subtype': 'init'} with claude_code_version (or tools, mcp_servers, apiKeySource)"
+    "a JSON-lines file (any extension) whose first messages include Claude Code's stream-json "
+    "{'type': 'system', 'subtype': 'init'} with claude_code_version (or tools, mcp_servers, apiKeySource), "
+    "also each message wrapped as {type, message, timestamp}"
 )
 _HEAD_LINES = 20
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def _head(path: Path) -> list[Any]:
-    """The complete JSON lines at the head of a file (at most :data:`_HEAD_LINES`), for sniffing."""
+    """The complete JSON lines at the head of a file (at most :data:`_HEAD_LINES`), for sniffing; lines that are
+    not JSON (a banner, stderr) are passed over."""
     data = head_bytes(path, 65536)
     lines = data.split(b"\n")
     if len(data) == 65536:
@@ -59,10 +62,33 @@ def _head(path: Path) -> list[Any]:
         if not raw.strip():
             continue
         try:
-            out.append(json.loads(raw))
+            out.append(unwrapped(json.loads(raw)))
         except (json.JSONDecodeError, UnicodeDecodeError):
-            break
+            continue
     return out
+
+
+_WRAPPED = frozenset({"system", "result"})
+
+
+def unwrapped(rec: Any) -> Any:
+    """A message as the CLI wrote it, from a log that wrapped each one as ``{type, message: <the message>,
+    timestamp}`` (the Rust claude-agent-sdk's logs): a ``system`` / ``result`` message's own fields are under
+    ``message``; an ``assistant`` / ``user`` one is already the CLI's shape (its API message under ``message``)."""
+    if (
+        isinstance(rec, dict)
+        and rec.get("type") in _WRAPPED
+        and "subtype" not in rec
+        and isinstance(rec.get("message"), dict)
+        and "subtype" in rec["message"]
+    ):
+        inner = rec["message"]
+        return {
+            **inner,
+            "type": rec["type"],
+            **({"timestamp": rec["timestamp"]} if "timestamp" in rec else {}),
+        }
+    return rec
 
 
 def _is_init(rec: dict[str, Any]) -> bool:
@@ -78,7 +104,8 @@ def _is_init(rec: dict[str, Any]) -> bool:
 
 
 def sniff(path: Path) -> bool:
-    """A file whose first messages are ``system`` ones (hook output may come first) and include the ``init``."""
+    """A file whose first messages are ``system`` ones and include the ``init`` (hook output, or a line that is
+    not JSON, such as a banner, may come before it)."""
     try:
         if not path.is_file():
             return False
@@ -114,9 +141,11 @@ class _Stream:
 
     def feed(self, line: int, rec: Any) -> None:
         path = self.path
+        rec = unwrapped(rec)
         if not isinstance(rec, dict):
             raise ReaderError(path, f"expected a message object, got {type(rec).__name__}", line=line)
         kind = field(rec, "type", str, path, line)
+        stamp = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         self.counts[kind] += 1
         if kind in ("assistant", "user"):
             parent = rec.get("parent_tool_use_id")
@@ -130,9 +159,9 @@ class _Stream:
             message = field(rec, "message", dict, path, line)
             timeline = self.timeline(parent)
             if kind == "assistant":
-                timeline.assistant(message, line=line)
+                timeline.assistant(message, line=line, timestamp=stamp)
             else:
-                timeline.user(message, line=line, tool_use_result=rec.get("tool_use_result"))
+                timeline.user(message, line=line, timestamp=stamp, tool_use_result=rec.get("tool_use_result"))
         elif kind == "system":
             self._system(line, rec)
         elif kind == "result":
@@ -182,6 +211,7 @@ class _Stream:
         if result is None:
             self.warnings.append(f"{path}: no result message (the run was cut off?): usage and cost unknown")
         for tl in (self.main, *self.subs.values()):
+            tl.close()
             tl.pairing_warning()
 
         owners = {s.call_id: (main_id, s) for s in self.main.steps if s.tool in SUBAGENT_TOOLS}
@@ -302,9 +332,14 @@ class _Stream:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """The main agent's trajectory, then one per sub-agent, in the order their first message came."""
     path = Path(path)
-    if not read_text(path).strip():
+    if not read_text(path, []).strip():
         raise ReaderError(path, "file is empty")
     stream = _Stream(path, options)
     for line, rec in iter_json_lines(path, stream.warnings):
-        stream.feed(line, rec)
+        with record(stream.warnings, path, line):
+            stream.feed(line, rec)
+    if not stream.init and not stream.counts.keys() & {"assistant", "user"}:
+        raise ReaderError(
+            path, "no Claude Code stream-json message in it (no init, assistant or user message)"
+        )
     return stream.trajectories()

@@ -35,7 +35,8 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import output_frames
-from rtlab.io import decode_text, first_json_line, iter_json_lines, load_json, read_text
+from rtlab.ingest.readers._tolerant import record
+from rtlab.io import decode_text, head_json_lines, iter_json_lines, load_json, read_text
 from rtlab.io import field as get_field
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
@@ -75,8 +76,26 @@ def _is_start(first: Any) -> bool:
     return isinstance(first, dict) and first.get("type") == "thread.started"
 
 
+_EVENTS = frozenset({"thread.started", "turn.started", "item.started", "item.updated", "item.completed"})
+
+
+def _is_stream(head: list[Any]) -> bool:
+    """The first JSON lines of a file (lines that are not JSON, such as the ``Reading prompt from stdin...``
+    Codex prints, passed over) open a Codex exec stream: ``thread.started`` first, or (a stream whose first
+    event was lost) a turn or item event with its ``item`` or ``usage``."""
+    if not head or not isinstance(head[0], dict):
+        return False
+    first = head[0]
+    if _is_start(first):
+        return True
+    return first.get("type") in _EVENTS and (
+        isinstance(first.get("item"), dict) or first.get("type") == "turn.started"
+    )
+
+
 def sniff(path: Path) -> bool:
-    """A stream file whose first event is ``thread.started``, or a folder holding ``codex_stdout.jsonl``.
+    """A stream file whose first event is ``thread.started`` (or a turn or item event), or a folder holding
+    ``codex_stdout.jsonl``.
 
     Files are judged by their content alone: CI systems save the stream as ``agent_log.md`` or
     ``agent_log_raw.txt``. A UTF-8 byte-order mark and blank lines before the first event are passed over."""
@@ -85,10 +104,10 @@ def sniff(path: Path) -> bool:
             stream = _stream_in(path)
             if stream is None:
                 return False
-            first = first_json_line(stream)
+            head = head_json_lines(stream)
             # an empty or unreadable stream in a run folder is still a Codex run: claim it so reading reports it
-            return first is None or _is_start(first)
-        return path.is_file() and _is_start(first_json_line(path))
+            return not head or _is_stream(head)
+        return path.is_file() and _is_stream(head_json_lines(path))
     except OSError:
         return False
 
@@ -256,6 +275,12 @@ class _Stream:
         tool, command, args, args_error = self._call(itype, item, line)
         step = self._open.get(item_id)
         if step is None:
+            if item_id in self._closed and phase != "completed":
+                self.warnings.append(
+                    f"{self.path}:{line}: item.{phase} of {item_id!r} came after its item.completed (a log out "
+                    "of order); skipped, the completed item kept"
+                )
+                return
             if item_id in self._closed:
                 self.warnings.append(f"{self.path}:{line}: item {item_id!r} appears again after it completed")
             step = Step(
@@ -403,7 +428,7 @@ def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[Deliver
 
 
 def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
-    if not read_text(stream).strip():
+    if not read_text(stream, []).strip():
         raise ReaderError(stream, "file is empty")
     yield from iter_json_lines(stream, warnings)
 
@@ -439,7 +464,8 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     policy = get_policy(options.clip or DEFAULT_CLIP)
     state = _Stream(layout.stream, policy)
     for line, ev in _events(layout.stream, state.warnings):
-        state.feed(line, ev)
+        with record(state.warnings, layout.stream, line, "event"):
+            state.feed(line, ev)
     invocation = _invocation(layout.beside / "codex_invocation.json")
     final = state.final_message
     last_message = layout.beside / "last_message.txt"

@@ -86,11 +86,12 @@ from typing import Any, Literal
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, NoClip, get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, deliverable_file, typed
+from rtlab.ingest.readers._base import ReadOptions, call_command, compact_json, deliverable_file, typed
 from rtlab.ingest.readers._frames import codex_result_frames, whole
 from rtlab.ingest.readers._openai_common import Timeline, content_text, join_field
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
 from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, dispatch, need
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_because
 from rtlab.ingest.readers.codex import unwrap_shell
 from rtlab.io import field as get_field
 from rtlab.io import first_json_value, head_bytes, iter_json_values, read_text
@@ -200,7 +201,7 @@ class _Record:
 def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     """Every record as ``_Record``, the file's layout (``json-lines`` / ``json-documents``) and the record
     layout (``envelope``, ``record-type``, ``bare``)."""
-    text = read_text(path)
+    text = read_text(path, [])  # its faults are said by iter_json_values below
     if not text.strip():
         raise ReaderError(path, "file is empty")
     values = list(iter_json_values(path, warnings))
@@ -210,12 +211,16 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     records: list[_Record] = []
     kinds: set[str] = set()
     for i, (line, value) in enumerate(values):
-        record = _normalise(path, line, value, first=i == 0, warnings=warnings)
-        if record is not None:
-            records.append(record)
-            kinds.add(
-                "envelope" if record.where == "payload" else "record-type" if record.stamped else "bare"
-            )
+        try:
+            rec = _normalise(path, line, value, first=i == 0, warnings=warnings)
+        except SKIPPED_ERRORS as exc:
+            warnings.append(skipped_because(exc, path, line))
+            continue
+        if rec is not None:
+            records.append(rec)
+            kinds.add("envelope" if rec.where == "payload" else "record-type" if rec.stamped else "bare")
+    if not records:
+        raise ReaderError(path, "no rollout record could be read", line=values[0][0])
     # the bare layout's ``{"record_type": "state"}`` lines are its own, not the record_type layout's
     record_layout = "bare" if "bare" in kinds else "+".join(sorted(kinds))
     return records, layout, record_layout
@@ -564,11 +569,17 @@ def _payload_text(st: ItemState, item: dict[str, Any], line: int | None, where: 
     success}`` object; and whether it says the call failed (``success: false``)."""
     name = join_field(where, "output")
     output = need(item, "output", (str, list, dict), st, line, where)
-    if isinstance(output, dict):
-        content = get_field(output, "content", (str, list), st.tl.path, line, name)
+    if isinstance(output, dict) and isinstance(output.get("content"), str | list):
+        content = output["content"]
         return content_text(content, st.tl.path, line, join_field(name, "content")), output.get(
             "success"
         ) is False
+    if isinstance(output, dict):  # an object of another shape: the model was sent it serialised
+        st.tl.warnings.append(
+            f"{st.tl.path}:{line} [{name}]: an object without 'content' (keys {', '.join(sorted(output)[:6])}); "
+            "repaired: read as its JSON text"
+        )
+        return compact_json(output), output.get("success") is False
     return content_text(output, st.tl.path, line, name), False
 
 
@@ -612,9 +623,15 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
     call_id = need(item, "call_id", str, st, line, where)
     text, failed = _payload_text(st, item, line, where)
     step = st.tl.open_call(call_id)
+    if step is None and st.tl.unknown(call_id):  # perhaps its call comes later: it waits for it
+        st.tl.hold(
+            call_id, text, line, lambda: _tool_output(st, item, line, where), join_field(where, "call_id")
+        )
+        return
     if step is None:
         ro.tl.warnings.append(
-            f"{st.tl.path}:{line}: output for call id {call_id!r} has no open call; kept as an event"
+            f"{st.tl.path}:{line}: output for call id {call_id!r} has no open call (the id already has a "
+            "result); kept as an event"
         )
         st.tl.event("other", text, line, type=item.get("type"), call_id=call_id)
         return
@@ -877,18 +894,20 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     st = _Rollout(Timeline(path, policy), policy=policy, from_events=_from_events(records))
     for rec in records:
         st.tl.now = rec.timestamp
-        if rec.kind == "response_item":
-            dispatch(st, rec.payload, rec.line, rec.where, _HANDLERS)
-        elif rec.kind == "event_msg":
-            _event_msg(st, rec)
-        elif rec.kind == "turn_context":
-            _turn_context(st, rec)
-        elif rec.kind == "session_meta":
-            _session_meta(st, rec)
-        elif rec.kind == "compacted":
-            _compacted(st, rec)
-        elif rec.kind != "state":
-            st.tl.event("other", "", rec.line, type=rec.kind)
+        with record(st.tl.warnings, path, rec.line):
+            if rec.kind == "response_item":
+                dispatch(st, rec.payload, rec.line, rec.where, _HANDLERS)
+            elif rec.kind == "event_msg":
+                _event_msg(st, rec)
+            elif rec.kind == "turn_context":
+                _turn_context(st, rec)
+            elif rec.kind == "session_meta":
+                _session_meta(st, rec)
+            elif rec.kind == "compacted":
+                _compacted(st, rec)
+            elif rec.kind != "state":
+                st.tl.event("other", "", rec.line, type=rec.kind)
+    st.tl.close()
     for step in st.tl.steps:
         code = st.exit_codes.get(step.call_id or "")
         if step.answered and step.exit_code is None and code is not None:

@@ -39,6 +39,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import get_policy
 from rtlab.ingest.readers._base import ReadOptions, read_inside, typed
+from rtlab.ingest.readers._tolerant import record
 from rtlab.ingest.readers.pi import (
     PiTimeline,
     apply_policy,
@@ -136,21 +137,22 @@ class _Events:
 def _read_events(path: Path, warnings: list[str]) -> _Events:
     found = _Events()
     for line, event in iter_json_lines(path, warnings):
-        kind = field(event, "type", str, path, line)
-        found.n_events += 1
-        if kind == "provider_request_context":
-            messages = field(event, "messages", list, path, line)
-            index = event.get("requestIndex")
-            found.snapshots.append((line, index if isinstance(index, int) else None, messages))
-        elif kind == "message_end":
-            found.messages.append((line, field(event, "message", dict, path, line)))
+        with record(warnings, path, line, "event"):
+            kind = field(event, "type", str, path, line)
+            found.n_events += 1
+            if kind == "provider_request_context":
+                messages = field(event, "messages", list, path, line)
+                index = event.get("requestIndex")
+                found.snapshots.append((line, index if isinstance(index, int) else None, messages))
+            elif kind == "message_end":
+                found.messages.append((line, field(event, "message", dict, path, line)))
     if found.n_events == 0:
         raise ReaderError(path, "file is empty")
     return found
 
 
-def _json_object(path: Path) -> dict[str, Any]:
-    data = load_json(path)
+def _json_object(path: Path, warnings: list[str] | None = None) -> dict[str, Any]:
+    data = load_json(path, warnings)
     if not isinstance(data, dict):
         raise ReaderError(path, f"expected a JSON object, got {type(data).__name__}", line=1)
     return data
@@ -258,7 +260,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     conversation_path = path if path.is_file() else run_dir / CONVERSATION
     events_path = run_dir / EVENTS
     warnings: list[str] = []
-    conversation = _json_object(conversation_path) if conversation_path.is_file() else None
+    conversation = _json_object(conversation_path, warnings) if conversation_path.is_file() else None
     events = _read_events(events_path, warnings) if events_path.is_file() else None
     if conversation is None and events is None:
         raise ReaderError(path, f"neither {CONVERSATION} nor {EVENTS} found")
@@ -274,7 +276,8 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     timeline = PiTimeline(source, cwd, warnings)
     for line, where, message in messages:
         stamp = iso_from_ms(message.get("timestamp")) if isinstance(message, dict) else None
-        timeline.message(message, line=line, timestamp=stamp, where=where)
+        with record(warnings, source, line, "message"):
+            timeline.message(message, line=line, timestamp=stamp, where=where)
     if isinstance(info.get("error"), str) and info["error"]:
         timeline.event("error", info["error"], data={"status": info.get("status")})
     parse = timeline.finish()

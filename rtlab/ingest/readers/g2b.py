@@ -57,7 +57,8 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply, whole
-from rtlab.io import field, first_json_line, iter_json_lines
+from rtlab.ingest.readers._tolerant import record
+from rtlab.io import field, head_json_lines, iter_json_lines
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, EventKind, Frame, Step, Trajectory
 
 NAME = "g2b"
@@ -130,14 +131,20 @@ def exec_files(folder: Path) -> list[Path]:
 
 
 def sniff(path: Path) -> bool:
-    """A G2B exec log, or a folder holding one, judged by the first line's keys and event name."""
+    """A G2B exec log, or a folder holding one, judged by the first record's keys and event name."""
     try:
         if path.is_dir():
             files = exec_files(path)
-            return bool(files) and _looks_like_record(first_json_line(files[0]))
-        return path.suffix == ".jsonl" and path.is_file() and _looks_like_record(first_json_line(path))
+            return bool(files) and _head_is_record(files[0])
+        return path.suffix == ".jsonl" and path.is_file() and _head_is_record(path)
     except OSError:
         return False
+
+
+def _head_is_record(path: Path) -> bool:
+    """The first record (lines that are not JSON passed over) is a G2B event."""
+    head = head_json_lines(path, 5)
+    return bool(head) and _looks_like_record(head[0])
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -288,15 +295,13 @@ def _on_output(run: _Run, content: dict[str, Any], ts: str | None, line: int, cl
     output = field(content, "output", str, run.path, line, "content")
     step = run.earliest_pending(tool)
     if step is None:
-        run.warnings.append(
-            f"{run.path.name}:{line}: tool_output of {tool!r} with no pending call; kept as event"
-        )
+        run.warnings.append(f"{run.path}:{line}: tool_output of {tool!r} with no pending call; kept as event")
         data = {"event": "tool_output", "tool": tool}
         run.events.append(Event("other", output, "tool", run.next_seq(), ts, line, data))
         return
     if step.tool != tool:
         run.warnings.append(
-            f"{run.path.name}:{line}: tool_output of {tool!r} matched no pending call of that name; "
+            f"{run.path}:{line}: tool_output of {tool!r} matched no pending call of that name; "
             f"paired with the earliest pending call ({step.tool!r}, line {step.line})"
         )
     step.output, step.ended_at = output, ts
@@ -324,7 +329,7 @@ def _on_event(
     else:
         text = compact_json(content)
     if event not in KNOWN_EVENTS:
-        run.warnings.append(f"{run.path.name}:{line}: unknown event {event!r} kept as an 'other' event")
+        run.warnings.append(f"{run.path}:{line}: unknown event {event!r} kept as an 'other' event")
     kind = "system" if event in META_EVENTS else "other"
     role = "system" if agent == "system" else None
     run.events.append(Event(kind, text, role, run.next_seq(), ts, line, {"event": event, **content}))
@@ -333,25 +338,29 @@ def _on_event(
 def _parse(path: Path, clip: ClipPolicy) -> tuple[_Run, list[str | None]]:
     run = _Run(path)
     stamps: list[str | None] = []
+    faults: list[BaseException] = []
     for line, obj in iter_json_lines(path, run.warnings):
-        event = field(obj, "event", str, path, line)
-        content = field(obj, "content", dict, path, line)
-        ts = _optional_str(obj, "timestamp", path, line)
-        agent = _optional_str(obj, "agent", path, line)
-        stamps.append(ts)
-        if agent:
-            run.agents[agent] += 1
-        if event == "tool_call":
-            _on_call(run, content, ts, line)
-        elif event == "tool_output":
-            _on_output(run, content, ts, line, clip)
-        else:
-            _on_event(run, event, agent, content, ts, line)
+        with record(run.warnings, path, line, "event", faults):
+            event = field(obj, "event", str, path, line)
+            content = field(obj, "content", dict, path, line)
+            ts = _optional_str(obj, "timestamp", path, line)
+            agent = _optional_str(obj, "agent", path, line)
+            stamps.append(ts)
+            if agent:
+                run.agents[agent] += 1
+            if event == "tool_call":
+                _on_call(run, content, ts, line)
+            elif event == "tool_output":
+                _on_output(run, content, ts, line, clip)
+            else:
+                _on_event(run, event, agent, content, ts, line)
+    if not stamps and faults:  # events there, none understood: the first one's fault
+        raise faults[0]
     if not stamps:
         raise ReaderError(path, "file is empty (no events)")
     cut = sum(len(q) for q in run.pending.values())
     if cut:
-        run.warnings.append(f"{path.name}: {cut} tool call(s) never got a result (run cut off?)")
+        run.warnings.append(f"{path}: {cut} tool call(s) never got a result (run cut off?)")
     return run, stamps
 
 

@@ -83,6 +83,7 @@ from rtlab.ingest.readers._frames import (
     session_frames,
     whole,
 )
+from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json
 from rtlab.records import (
@@ -162,6 +163,8 @@ class _Log:
     samples: list[tuple[str, dict[str, Any]]]
     summarized: list[tuple[Any, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    faults: list[ReaderError] = field(default_factory=list)
+    """Why samples were skipped (the first is raised when none could be read)."""
 
 
 def _parse_member(z: ZipArchive, name: str) -> Any:
@@ -197,9 +200,16 @@ def _load_eval(path: Path) -> _Log:
             log.warnings.append(f"no {HEADER}: the eval was running or did not finish; read from {START}")
         for name in names:
             if name.startswith(SAMPLES_DIR) and name.endswith(".json"):
-                sample = _parse_member(z, name)
-                if not isinstance(sample, dict):
-                    raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=name)
+                try:
+                    sample = _parse_member(z, name)
+                    if not isinstance(sample, dict):
+                        raise ReaderError(
+                            path, f"expected an object, got {type(sample).__name__}", field=name
+                        )
+                except ReaderError as exc:  # one sample not readable: said, the others read
+                    log.faults.append(exc)
+                    log.warnings.append(skipped_because(exc, path, None, "sample"))
+                    continue
                 log.samples.append((name, sample))
         summary_names = [SUMMARIES] if SUMMARIES in names else _journal_summaries(names)
         for name in summary_names:
@@ -220,7 +230,8 @@ def _journal_summaries(names: list[str]) -> list[str]:
 
 
 def _load_json(path: Path) -> _Log:
-    data = load_json(path)
+    loaded: list[str] = []
+    data = load_json(path, loaded)
     if not isinstance(data, dict):
         raise ReaderError(path, f"expected an Inspect log object, got {type(data).__name__}")
     samples = data.get("samples")
@@ -231,10 +242,13 @@ def _load_json(path: Path) -> _Log:
     found = []
     for i, sample in enumerate(samples):
         if not isinstance(sample, dict):
-            raise ReaderError(path, f"expected an object, got {type(sample).__name__}", field=f"samples[{i}]")
+            loaded.append(f"{path} [samples[{i}]]: expected an object, got {type(sample).__name__}; skipped")
+            continue
         found.append((f"samples[{i}]", sample))
     header = {k: v for k, v in data.items() if k != "samples"}
-    return _Log(path, "json", header, found)
+    log = _Log(path, "json", header, found)
+    log.warnings.extend(loaded)
+    return log
 
 
 def _load(path: Path) -> _Log:
@@ -250,12 +264,18 @@ def _load(path: Path) -> _Log:
             f"log version {version} is not one rtlab knows {KNOWN_VERSIONS}; read as version 2"
         )
     stored = set()
+    kept = []
     for where, sample in log.samples:
         if "id" not in sample or "epoch" not in sample:
-            raise ReaderError(
-                path, "missing field", field=f"{where}: {'id' if 'id' not in sample else 'epoch'}"
+            missing_key = "id" if "id" not in sample else "epoch"
+            log.warnings.append(
+                f"{path} [{where}: {missing_key}]: missing field; sample not understood, skipped"
             )
+            continue
+        kept.append((where, sample))
         stored.add((str(sample["id"]), sample["epoch"]))
+    skipped = [w for w in log.warnings if "not understood" in w]
+    log.samples = kept
     missing = [(i, e) for i, e in log.summarized if (str(i), e) not in stored]
     if missing:
         log.warnings.append(
@@ -263,6 +283,10 @@ def _load(path: Path) -> _Log:
             + ", ".join(f"{i} epoch {e}" for i, e in missing[:10])
             + (" ..." if len(missing) > 10 else "")
         )
+    if not log.samples and log.faults:  # samples there, none readable: the first one's fault
+        raise log.faults[0]
+    if not log.samples and skipped:
+        raise ReaderError(path, f"no sample could be read ({skipped[0]})")
     if not log.samples:
         raise ReaderError(
             path,
@@ -727,6 +751,33 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _calls_first(messages: list[Any], warnings: list[str], path: Path, sample: str) -> list[tuple[int, Any]]:
+    """``(position, message)`` in order, except that a tool message whose call is made by a later assistant
+    message (a log written out of order) is moved to just after that message: results pair with calls by
+    id, whatever their order (said in ``warnings``)."""
+    made: dict[str, int] = {}
+    for pos, msg in enumerate(messages):
+        calls = msg.get("tool_calls") if isinstance(msg, dict) and msg.get("role") == "assistant" else None
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                made.setdefault(call["id"], pos)
+    late: dict[int, list[tuple[int, Any]]] = {}
+    order: list[tuple[int, Any]] = []
+    for pos, msg in enumerate(messages):
+        call_id = msg.get("tool_call_id") if isinstance(msg, dict) and msg.get("role") == "tool" else None
+        at = made.get(call_id) if isinstance(call_id, str) else None
+        if at is not None and at > pos:
+            warnings.append(
+                f"{path}:{pos + 1}: {sample}: messages[{pos}]: tool message for call {call_id!r} came before its "
+                f"call (messages[{at}]); paired by id"
+            )
+            late.setdefault(at, []).append((pos, msg))
+            continue
+        order.append((pos, msg))
+        order.extend(late.pop(pos, []))
+    return order
+
+
 class _Sample:
     """Builds one trajectory from one sample: steps and events in the order of ``sample.messages``."""
 
@@ -843,27 +894,33 @@ class _Sample:
             self.warnings.append(f"{self.where}: the sample has no messages")
             return
         messages = self.get(self.sample, "messages", list, "")
-        for pos, msg in enumerate(messages):
+        for pos, msg in _calls_first(messages, self.warnings, self.path, self.where):
             line = pos + 1
             where = f"messages[{pos}]"
-            if not isinstance(msg, dict):
-                raise self.fail(f"expected an object, got {type(msg).__name__}", where, line)
-            role = self.get(msg, "role", str, where, line)
-            data = {k: msg[k] for k in ("id", "source") if isinstance(msg.get(k), str)}
-            if role == "system":
-                self.event("system", content_text(msg.get("content")), line, role="system", **data)
-            elif role == "user":
-                text = content_text(msg.get("content"))
-                if self.first_user is None:
-                    self.first_user = text
-                self.event("message", text, line, role="user", **data)
-            elif role == "assistant":
-                self._assistant(msg, where, line, data)
-            elif role == "tool":
-                self._tool(msg, where, line)
-            else:
-                self.warnings.append(f"{where}: unknown role {role!r}; kept as an 'other' event")
-                self.event("other", content_text(msg.get("content")), line, role=role, **data)
+            with record(self.warnings, self.path, line, f"{self.where} {where}"):
+                self._message(msg, where, line)
+
+    def _message(self, msg: Any, where: str, line: int) -> None:
+        if not isinstance(msg, dict):
+            raise self.fail(f"expected an object, got {type(msg).__name__}", where, line)
+        role = self.get(msg, "role", str, where, line)
+        data = {k: msg[k] for k in ("id", "source") if isinstance(msg.get(k), str)}
+        if role == "system":
+            self.event("system", content_text(msg.get("content")), line, role="system", **data)
+        elif role == "user":
+            text = content_text(msg.get("content"))
+            if self.first_user is None:
+                self.first_user = text
+            self.event("message", text, line, role="user", **data)
+        elif role == "assistant":
+            self._assistant(msg, where, line, data)
+        elif role == "tool":
+            self._tool(msg, where, line)
+        else:
+            self.warnings.append(
+                f"{self.path}:{line}: {self.where}: {where}: unknown role {role!r}; kept as an 'other' event"
+            )
+            self.event("other", content_text(msg.get("content")), line, role=role, **data)
 
     def _assistant(self, msg: dict[str, Any], where: str, line: int, data: dict[str, Any]) -> None:
         model = _text_or_none(msg.get("model"))
@@ -896,7 +953,8 @@ class _Sample:
         if not isinstance(calls, list):
             raise self.fail(f"expected a list, got {type(calls).__name__}", f"{where}.tool_calls", line)
         for i, call in enumerate(calls):
-            self._call(call, f"{where}.tool_calls[{i}]", line, at)
+            with record(self.warnings, self.path, line, f"{self.where} {where}.tool_calls[{i}]"):
+                self._call(call, f"{where}.tool_calls[{i}]", line, at)
 
     def _call(self, call: Any, where: str, line: int, at: Any) -> None:
         if not isinstance(call, dict):
@@ -910,7 +968,9 @@ class _Sample:
             line=line, args_error=args_error,
         )  # fmt: skip
         if call_id in self.open:
-            self.warnings.append(f"{where}: call id {call_id!r} is used by more than one open call")
+            self.warnings.append(
+                f"{self.path}:{line}: {self.where}: {where}: call id {call_id!r} is used by more than one open call"
+            )
         self.open.setdefault(call_id, []).append(step)
         self.steps.append(step)
         self.positions[step.index] = self.add(step, _time(at))
@@ -923,7 +983,9 @@ class _Sample:
             why = (
                 "has no tool_call_id" if not isinstance(call_id, str) else f"answers no open call {call_id!r}"
             )
-            self.warnings.append(f"{where}: tool message {why}; kept as an 'other' event")
+            self.warnings.append(
+                f"{self.path}:{line}: {self.where}: {where}: tool message {why}; kept as an 'other' event"
+            )
             self.event("other", text, line, role="tool", tool_call_id=call_id)
             return
         step = queue.pop(0)

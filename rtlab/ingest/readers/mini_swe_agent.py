@@ -27,8 +27,9 @@ What the format's source says (SWE-agent/mini-swe-agent):
 
 Each command is a step; its result is what the model was shown: the message's text (``shown``, with the
 template's ``<returncode>``, ``<output>``, warning and elision words as frames), the raw output (``output``)
-where 1.1 logs it. The submitting command's output became the submission and no message: it is answered by
-the ``exit`` (or last user) message and was shown as nothing (``""``). Clipping: the templates' head-and-tail
+where 1.1 logs it. The submitting command's output became the submission and no message: the model never saw
+it, so that command is an ``other`` event (``data["submission"]``, with the command and the output), not an
+answered step (docs/ARCHITECTURE.md, "What a step is"). Clipping: the templates' head-and-tail
 rule is :class:`rtlab.ingest._clipping.MiniSweAgentClip` (``mini-swe-agent``), applied by the harness; the
 log holds its result.
 """
@@ -44,8 +45,9 @@ from rtlab.ingest._clipping import get_policy
 from rtlab.ingest.readers._base import ReadOptions, parse_arguments, typed
 from rtlab.ingest.readers._frames import mini_swe_agent_reply
 from rtlab.ingest.readers._openai_common import Timeline, content_text, iso_time, trajectory_id, usage_from
+from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_text, load_json
-from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, Event, Step, TokenUsage, Trajectory
 
 NAME = "mini-swe-agent"
 LOOKS_FOR = (
@@ -60,6 +62,8 @@ accepted ``MINI_SWE_AGENT_FINAL_OUTPUT``)."""
 ACTION_REGEX = r"```bash\s*\n(.*?)\n```"
 """1.x ``action_regex`` default (1.12 on; ``AgentConfig.action_regex`` from 1.16)."""
 ACTION_REGEX_BEFORE_1_12 = r"```bash\n(.*?)\n```"
+ACTION_REGEX_TAGGED = r"```mswea_bash_command\s*\n(.*?)\n```"
+"""The fence later 1.x prompts ask for (``mswea_bash_command``), used when a log names no ``action_regex``."""
 TIMEOUT_PREFIX = "The last command <command>"
 """How 1.x's default ``timeout_template`` begins."""
 
@@ -80,10 +84,25 @@ def _tail(path: Path, n: int) -> bytes:
         return b""
 
 
+_FENCE = re.compile(r"```(?:bash|mswea_bash_command)[ \t]*\\n")
+"""mini-swe-agent's command fence, as it stands in a JSON string (```bash, 1.x's later ```mswea_bash_command)."""
+_OBSERVATION = re.compile(r'"content"\s*:\s*"<returncode>-?\d+</returncode>\\n<output>')
+"""A user message rendered by mini-swe-agent's observation template."""
+
+
+def _is_message_list(head: str) -> bool:
+    """A bare JSON list of messages with mini-swe-agent's marks: a command fence in a reply and a result
+    rendered by its observation template (``<returncode>...``) - the shape of its own test data."""
+    return head.startswith("[") and bool(_FENCE.search(head)) and bool(_OBSERVATION.search(head))
+
+
 def sniff(path: Path) -> bool:
     """A JSON object whose head shows ``"mini_version"`` or ``"trajectory_format": "mini-swe-agent..."``, or
-    whose tail (where ``serialize`` puts ``trajectory_format``) does, with a ``"messages"`` list; any name."""
+    whose tail (where ``serialize`` puts ``trajectory_format``) does, with a ``"messages"`` list; or a bare
+    list of messages with its command fence and observation template; any name."""
     head = head_text(path, _SNIFF_BYTES)
+    if _is_message_list(head):
+        return True
     if not head.startswith("{"):
         return False
     tail = _tail(path, _SNIFF_BYTES).decode("utf-8", errors="ignore")
@@ -121,12 +140,17 @@ def _version_tuple(version: Any) -> tuple[int, ...]:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per file."""
     path = Path(path)
-    data = load_json(path)
+    warnings: list[str] = []
+    data = load_json(path, warnings)
+    if isinstance(data, list):  # the bare message list mini-swe-agent's own test data holds (no info)
+        data = {"messages": data, "info": {}, "_layout": "message-list"}
     if not isinstance(data, dict):
         raise ReaderError(
             path, f"expected a JSON object (a mini-swe-agent trajectory), got {type(data).__name__}"
         )
-    return [_Run(path, data, options).build()]
+    run = _Run(path, data, options)
+    run.warnings[:0] = warnings
+    return [run.build()]
 
 
 class _Run:
@@ -156,7 +180,8 @@ class _Run:
         self.config = _obj(info.get("config"))
         self.tl = Timeline(path, get_policy("none"))
         self.instruction: str | None = None
-        self.submit_step: int | None = None
+        self.submission: Event | None = None
+        """The submitting call, as the event it is (its output the model never saw)."""
         self.open_text: list[Step] = []  # text-based commands awaiting their result, in order
 
     @staticmethod
@@ -211,8 +236,9 @@ class _Run:
         if ended is not None:
             step.ended_at = ended
 
-    def _submitted(self, text: str, line: int) -> bool:
-        """The submission ends the turn whose command printed the marker: that command is answered by it."""
+    def _submitted(self, text: str, line: int, ended: str | None = None) -> bool:
+        """The submission ends the turn whose command printed the marker: that command's output became the
+        submission, never a message, so the model did not see it: the command is an event, not a step."""
         waiting = [s for s in self.tl.steps if not s.answered]
         if not waiting:
             return False
@@ -225,14 +251,10 @@ class _Run:
                 f"messages[{line - 1}]: submitted with {len(waiting)} commands open; none answered"
             )
             return False
-        if step.call_id is not None:
-            self.tl.answer(step.call_id, text, line, f"messages[{line - 1}]")
-        else:
-            self.tl.finish(step, text)
         if step in self.open_text:
             self.open_text.remove(step)
-        step.shown = ""  # the output became the submission and no message: the model was shown nothing
-        self.submit_step = step.index
+        # the output became the submission and no message: the model never saw it, so the call is an event
+        self.submission = self.tl.submission(step, text, ended_at=ended)
         return True
 
     # --- the walk ---------------------------------------------------------------------------------------
@@ -242,6 +264,7 @@ class _Run:
             self._walk_v2()
         else:
             self._walk_v1()
+        self.tl.close()
 
     def _user(self, text: str, line: int) -> None:
         self.tl.event("message", text, line, role="user")
@@ -258,42 +281,55 @@ class _Run:
 
     def _walk_v2(self) -> None:
         for i in range(len(self.messages)):
-            msg, role, text = self._message(i)
-            line = i + 1
-            extra = _obj(msg.get("extra"))
-            if role == "system":
-                self.tl.event("system", text, line, role="system")
-            elif role == "assistant":
-                self._assistant_text(msg, text, line)
-                started = iso_time(extra.get("timestamp"))
-                for act in self._actions(msg, extra, i):
-                    command = act["command"]
-                    call_id = act.get("tool_call_id") if isinstance(act.get("tool_call_id"), str) else None
-                    step = self.tl.call(
-                        "bash",
-                        {"command": command},
-                        line,
-                        call_id=call_id,
-                        command=command,
-                        started_at=started,
-                    )
-                    step.cwd = self.cwd
-                    if call_id is None:
-                        self.open_text.append(step)
-            elif role == "tool":
-                call_id = field(msg, "tool_call_id", str, self.path, None, f"messages[{i}]")
-                step = self.tl.answer(call_id, text, line, f"messages[{i}].tool_call_id")
-                self._finish(step, text, line, raw=self._raw(extra), extra=extra)
-            elif role == "user" and "interrupt_type" in extra:
-                self.tl.event("error", text, line, role="user", interrupt_type=extra["interrupt_type"])
-            elif role == "user" and "raw_output" in extra and self.open_text:
-                self._finish(self.open_text.pop(0), text, line, raw=self._raw(extra), extra=extra)
-            elif role == "user":
-                self._user(text, line)
-            elif role == "exit":
-                self._exit(text, line, extra)
-            else:
-                raise ReaderError(self.path, f"unknown role {role!r}", field=f"messages[{i}].role")
+            with record(self.warnings, self.path, i + 1, "message"):
+                msg, role, text = self._message(i)
+                line = i + 1
+                extra = _obj(msg.get("extra"))
+                if role == "system":
+                    self.tl.event("system", text, line, role="system")
+                elif role == "assistant":
+                    self._assistant_text(msg, text, line)
+                    started = iso_time(extra.get("timestamp"))
+                    for act in self._actions(msg, extra, i):
+                        command = act["command"]
+                        call_id = (
+                            act.get("tool_call_id") if isinstance(act.get("tool_call_id"), str) else None
+                        )
+                        step = self.tl.call(
+                            "bash",
+                            {"command": command},
+                            line,
+                            call_id=call_id,
+                            command=command,
+                            started_at=started,
+                        )
+                        step.cwd = self.cwd
+                        if call_id is None:
+                            self.open_text.append(step)
+                elif role == "tool":
+                    call_id = field(msg, "tool_call_id", str, self.path, None, f"messages[{i}]")
+                    self._tool_result(call_id, text, line, f"messages[{i}].tool_call_id", extra)
+                elif role == "user" and "interrupt_type" in extra:
+                    self.tl.event("error", text, line, role="user", interrupt_type=extra["interrupt_type"])
+                elif role == "user" and "raw_output" in extra and self.open_text:
+                    self._finish(self.open_text.pop(0), text, line, raw=self._raw(extra), extra=extra)
+                elif role == "user":
+                    self._user(text, line)
+                elif role == "exit":
+                    self._exit(text, line, extra)
+                else:
+                    raise ReaderError(self.path, f"unknown role {role!r}", field=f"messages[{i}].role")
+
+    def _tool_result(self, call_id: str, text: str, line: int, where: str, extra: dict[str, Any]) -> None:
+        """A ``tool`` message: the result of its call, which it waits for when it came first."""
+        if self.tl.unknown(call_id):
+            self.tl.hold(
+                call_id, text, line, lambda: self._tool_result(call_id, text, line, where, extra), where
+            )
+            return
+        step = self.tl.answer(call_id, text, line, where)
+        if step is not None:
+            self._finish(step, text, line, raw=self._raw(extra), extra=extra)
 
     def _raw(self, extra: dict[str, Any]) -> str | None:
         raw = extra.get("raw_output")
@@ -321,7 +357,7 @@ class _Run:
 
     def _exit(self, text: str, line: int, extra: dict[str, Any]) -> None:
         status = extra.get("exit_status")
-        if status == "Submitted" and self._submitted(text, line):
+        if status == "Submitted" and self._submitted(text, line, iso_time(extra.get("timestamp"))):
             self.tl.event("system", text, line, role="exit", exit_status=status)
             return
         data = {k: v for k, v in extra.items() if k in ("exit_status", "exception_str")}
@@ -333,6 +369,11 @@ class _Run:
         if not isinstance(regex, str):
             version = _version_tuple(self.info.get("mini_version"))
             regex = ACTION_REGEX_BEFORE_1_12 if version and version < (1, 12) else ACTION_REGEX
+            if not version and any(
+                isinstance(m, dict) and "```mswea_bash_command" in str(m.get("content"))
+                for m in self.messages[:3]
+            ):  # no config logged: the fence its prompt asks for
+                regex = ACTION_REGEX_TAGGED
         timeout = agent.get("timeout_template")
         timeout_prefix = (
             timeout.split("{", 1)[0]
@@ -344,44 +385,46 @@ class _Run:
         pending: Step | None = None
         format_error = False
         for i in range(len(self.messages)):
-            msg, role, text = self._message(i)
-            line = i + 1
-            if role == "system":
-                self.tl.event("system", text, line, role="system")
-            elif role == "assistant":
-                self._assistant_text(msg, text, line)
-                found = re.findall(regex, text, re.DOTALL)
-                if len(found) == 1:
-                    command = found[0].strip()
-                    pending = self.tl.call("bash", {"command": command}, line, command=command)
-                    pending.cwd = self.cwd
+            with record(self.warnings, self.path, i + 1, "message"):
+                msg, role, text = self._message(i)
+                line = i + 1
+                if role == "system":
+                    self.tl.event("system", text, line, role="system")
+                elif role == "assistant":
+                    self._assistant_text(msg, text, line)
+                    found = re.findall(regex, text, re.DOTALL)
+                    if len(found) == 1:
+                        command = found[0].strip()
+                        pending = self.tl.call("bash", {"command": command}, line, command=command)
+                        pending.cwd = self.cwd
+                        format_error = False
+                    else:
+                        pending, format_error = None, True
+                elif role == "user" and pending is not None:
+                    submitted = status == "Submitted" or (status is None and SUBMIT_MARKER in pending.command)
+                    if i == last and submitted:
+                        self._submitted(text, line)
+                        self.tl.event("system", text, line, role="user", exit_status=status)
+                    else:
+                        self._finish(pending, text, line)
+                        if text.startswith(timeout_prefix):
+                            pending.is_error = True
+                    pending = None
+                elif role == "user" and format_error:
+                    self.tl.event("error", text, line, role="user", format_error=True)
                     format_error = False
+                elif role == "user" and self.instruction is not None and i == last:
+                    self.tl.event(
+                        "error" if status != "Submitted" else "system",
+                        text,
+                        line,
+                        role="user",
+                        exit_status=status,
+                    )
+                elif role == "user":
+                    self._user(text, line)
                 else:
-                    pending, format_error = None, True
-            elif role == "user" and pending is not None:
-                if i == last and status == "Submitted":
-                    self._submitted(text, line)
-                    self.tl.event("system", text, line, role="user", exit_status=status)
-                else:
-                    self._finish(pending, text, line)
-                    if text.startswith(timeout_prefix):
-                        pending.is_error = True
-                pending = None
-            elif role == "user" and format_error:
-                self.tl.event("error", text, line, role="user", format_error=True)
-                format_error = False
-            elif role == "user" and self.instruction is not None and i == last:
-                self.tl.event(
-                    "error" if status != "Submitted" else "system",
-                    text,
-                    line,
-                    role="user",
-                    exit_status=status,
-                )
-            elif role == "user":
-                self._user(text, line)
-            else:
-                raise ReaderError(self.path, f"unknown role {role!r}", field=f"messages[{i}].role")
+                    raise ReaderError(self.path, f"unknown role {role!r}", field=f"messages[{i}].role")
 
     # --- the run ----------------------------------------------------------------------------------------
 
@@ -427,8 +470,8 @@ class _Run:
                 meta[key] = self.config[key]
         if response_models:
             meta["response_models"] = response_models
-        if self.submit_step is not None:
-            meta["submit_step"] = self.submit_step
+        if self.submission is not None:
+            meta["submission_event"] = self.submission.seq
         unknown = sorted(
             set(info)
             - {
@@ -447,6 +490,8 @@ class _Run:
         if warnings:
             meta["warnings"] = warnings
         stamps = [t for s in self.tl.steps for t in (s.started_at, s.ended_at) if t]
+        if self.submission is not None:
+            stamps += [t for t in (self.submission.timestamp, self.submission.data.get("ended_at")) if t]
         model = model_cfg.get("model_name")
         return Trajectory(
             id=trajectory_id(NAME, self.path),

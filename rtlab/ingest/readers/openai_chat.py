@@ -30,6 +30,7 @@ from rtlab.ingest.readers._openai_common import (
     all_match,
     clip_policy,
     content_text,
+    is_document,
     join_field,
     sniff_log,
     tool_names,
@@ -38,6 +39,7 @@ from rtlab.ingest.readers._openai_common import (
     usage_from,
     written_files,
 )
+from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, iter_json_lines, load_json
 from rtlab.records import Deliverable, Step, Trajectory
 
@@ -48,7 +50,15 @@ LOOKS_FOR = (
 )
 
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
-CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
+CHAT_PART_TYPES = frozenset(
+    {"text", "image_url", "input_audio", "file", "refusal", "tool_call", "tool_output"}
+)
+"""Content part types: the API's, and the ``tool_call`` / ``tool_output`` blocks of chat logs converted from
+harness sessions (``{messages, meta}``: a call as ``{type: tool_call, tool_call_id, name, arguments}`` beside or
+instead of ``tool_calls``, a result as ``{type: tool_output, text}``)."""
+SUBAGENT_ROLE = re.compile(r"^(?P<role>assistant|user|tool|system)-subagent-(?P<agent>[\w.-]+)$")
+"""A role naming a sub-agent's message in a converted log (``assistant-subagent-<agent id>``): the sub-agent's
+messages merged into the parent's list, read as their own trajectory."""
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -57,7 +67,10 @@ CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusa
 
 def _is_message(m: Any) -> bool:
     """A Chat Completions message: a known role, no ``type`` (Responses items have one), chat content parts."""
-    if not isinstance(m, dict) or m.get("role") not in CHAT_ROLES or "type" in m:
+    if not isinstance(m, dict) or "type" in m:
+        return False
+    role = m.get("role")
+    if role not in CHAT_ROLES and not (isinstance(role, str) and SUBAGENT_ROLE.match(role)):
         return False
     content = m.get("content")
     if isinstance(content, list):
@@ -78,11 +91,14 @@ def _is_message(m: Any) -> bool:
 
 
 def _is_conversation(obj: Any) -> bool:
-    return (
-        isinstance(obj, dict)
-        and isinstance(obj.get("messages"), list)
-        and all_match(obj["messages"], _is_message)
-    )
+    if not isinstance(obj, dict) or not isinstance(obj.get("messages"), list):
+        return False
+    if not obj[
+        "messages"
+    ]:  # an empty conversion ({messages: [], meta: {session_meta, ...}}): claimed, said so
+        meta = obj.get("meta")
+        return isinstance(meta, dict) and "session_meta" in meta
+    return all_match(obj["messages"], _is_message)
 
 
 def sniff(path: Path) -> bool:
@@ -117,8 +133,8 @@ def _nested(path: Path, obj: Any, line: int, layout: str) -> _Conversation:
 
 def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     """Split a file into conversations according to its layout (see the module docstring)."""
-    if path.suffix == ".json":
-        doc = load_json(path)
+    if is_document(path):
+        doc = load_json(path, warnings)
         if isinstance(doc, dict):
             messages = field(doc, "messages", list, path, None)
             return [_Conversation([(i, "", m) for i, m in enumerate(messages, 1)], doc, "messages-object")]
@@ -134,17 +150,48 @@ def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     if not values:
         raise ReaderError(path, "file is empty")
     if _holds_messages(values[0][1]):
-        return [_nested(path, obj, line, "conversation-per-line") for line, obj in values]
+        found = []
+        for line, obj in values:
+            try:
+                found.append(_nested(path, obj, line, "conversation-per-line"))
+            except ReaderError as exc:
+                warnings.append(skipped_because(exc, path, line, "conversation"))
+        return found
+    messages = []
     for line, value in values:
         if _holds_messages(value):
-            raise ReaderError(
-                path, "a conversation object among per-line messages", line=line, field="messages"
+            warnings.append(
+                f"{path}:{line} [messages]: a conversation object among per-line messages; skipped"
             )
-    return [_Conversation([(line, "", m) for line, m in values], {}, "message-per-line")]
+        else:
+            messages.append((line, "", value))
+    return [_Conversation(messages, {}, "message-per-line")]
 
 
 def _text(msg: dict[str, Any], path: Path, line: int | None, where: str) -> str:
-    return content_text(msg.get("content"), path, line, join_field(where, "content"))
+    content = msg.get("content")
+    if isinstance(content, list):  # a converted log's tool_call blocks are calls, not text
+        content = [p for p in content if not (isinstance(p, dict) and p.get("type") == "tool_call")]
+    return content_text(content, path, line, join_field(where, "content"))
+
+
+def _block_calls(msg: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    """A converted log's ``tool_call`` content blocks, as ``tool_calls`` entries, with their positions."""
+    content = msg.get("content")
+    out = []
+    for i, part in enumerate(content if isinstance(content, list) else []):
+        if isinstance(part, dict) and part.get("type") == "tool_call":
+            out.append(
+                (
+                    i,
+                    {
+                        "id": part.get("tool_call_id", part.get("id")),
+                        "type": "function",
+                        "function": {"name": part.get("name"), "arguments": part.get("arguments")},
+                    },
+                )
+            )
+    return out
 
 
 def _tool_call(tl: Timeline, tc: Any, line: int | None, where: str) -> None:
@@ -192,8 +239,16 @@ def _assistant(
             line=line,
             field=join_field(where, "tool_calls"),
         )
+    made: set[Any] = set()
+    for i, tc in _block_calls(msg):  # a converted log lists its calls as blocks (and often again below)
+        with record(tl.warnings, path, line, "tool call"):
+            _tool_call(tl, tc, line, join_field(where, f"content[{i}]"))
+        made.add(tc["id"])
     for i, tc in enumerate(calls or []):
-        _tool_call(tl, tc, line, join_field(where, f"tool_calls[{i}]"))
+        if isinstance(tc, dict) and tc.get("id") in made:
+            continue  # the same call as a block: once
+        with record(tl.warnings, path, line, "tool call"):
+            _tool_call(tl, tc, line, join_field(where, f"tool_calls[{i}]"))
     if msg.get("function_call") is not None:
         fc = field(msg, "function_call", dict, path, line, where)
         name = field(fc, "name", str, path, line, join_field(where, "function_call"))
@@ -244,32 +299,85 @@ def _text_command_turns(messages: list[tuple[int | None, str, Any]]) -> list[int
     return found
 
 
-def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings: list[str]) -> Trajectory:
-    """One trajectory from one conversation's messages."""
-    policy = clip_policy(options)
-    tl = Timeline(path, policy)
-    legacy: list[Step] = []
+@dataclass
+class _Agent:
+    """The messages of one agent of a conversation (the main one, or a sub-agent merged into its list)."""
+
+    tl: Timeline
+    legacy: list[Step]
     instruction: str | None = None
     final: str | None = None
-    if not conv.messages:
-        raise ReaderError(path, "no messages", line=conv.suffix, field="messages")
+
+
+def _role(msg: dict[str, Any], path: Path, line: int | None, where: str) -> tuple[str, str | None]:
+    """A message's role and the sub-agent it belongs to (``None``: the main agent); a sub-agent's message
+    takes its role from its ``_metadata.original_role``, else from its shape."""
+    role = field(msg, "role", str, path, line, where)
+    m = SUBAGENT_ROLE.match(role)
+    if m is None:
+        return role, None
+    meta = msg.get("_metadata")
+    original = meta.get("original_role") if isinstance(meta, dict) else None
+    if "tool_call_id" in msg:
+        return "tool", m.group("agent")
+    if original in CHAT_ROLES:
+        return str(original), m.group("agent")
+    return m.group("role"), m.group("agent")
+
+
+def _message(agent: _Agent, role: str, msg: dict[str, Any], line: int | None, where: str) -> None:
+    """Add one message to its agent's timeline."""
+    tl, path = agent.tl, agent.tl.path
+    if role in ("system", "developer"):
+        tl.event("system", _text(msg, path, line, where), line, role=role)
+    elif role == "user":
+        text = _text(msg, path, line, where)
+        tl.event("message", text, line, role="user")
+        agent.instruction = text if agent.instruction is None else agent.instruction
+    elif role == "assistant":
+        agent.final = _assistant(tl, msg, line, where, agent.legacy) or agent.final
+    elif role == "tool":
+        call_id = field(msg, "tool_call_id", str, path, line, where)
+        text = _text(msg, path, line, where)
+        if tl.unknown(call_id):  # its call has not come (yet): the result waits for it
+            tl.hold(
+                call_id,
+                text,
+                line,
+                lambda: _message(agent, role, msg, line, where),
+                join_field(where, "tool_call_id"),
+            )
+            return
+        tl.answer(call_id, text, line, join_field(where, "tool_call_id"))
+    elif role == "function":
+        _function_result(tl, msg, line, where, agent.legacy)
+    else:
+        tl.warnings.append(
+            f"{path}:{line} [{join_field(where, 'role')}]: unknown role {role!r}; kept as an 'other' event"
+        )
+        tl.event("other", _text(msg, path, line, where), line, role=role)
+
+
+def _build(
+    path: Path, conv: _Conversation, options: ReadOptions, file_warnings: list[str]
+) -> list[Trajectory]:
+    """The trajectories of one conversation's messages: the main agent's, then one per sub-agent merged in."""
+    policy = clip_policy(options)
+    main = _Agent(Timeline(path, policy), [])
+    subs: dict[str, _Agent] = {}
+    tl = main.tl
     for line, where, msg in conv.messages:
-        role = field(msg, "role", str, path, line, where)
-        if role in ("system", "developer"):
-            tl.event("system", _text(msg, path, line, where), line, role=role)
-        elif role == "user":
-            text = _text(msg, path, line, where)
-            tl.event("message", text, line, role="user")
-            instruction = text if instruction is None else instruction
-        elif role == "assistant":
-            final = _assistant(tl, msg, line, where, legacy) or final
-        elif role == "tool":
-            call_id = field(msg, "tool_call_id", str, path, line, where)
-            tl.answer(call_id, _text(msg, path, line, where), line, join_field(where, "tool_call_id"))
-        elif role == "function":
-            _function_result(tl, msg, line, where, legacy)
-        else:
-            raise ReaderError(path, f"unknown role {role!r}", line=line, field=join_field(where, "role"))
+        with record(tl.warnings, path, line, "message"):
+            role, agent_id = _role(msg, path, line, where)
+            agent = (
+                main if agent_id is None else subs.setdefault(agent_id, _Agent(Timeline(path, policy), []))
+            )
+            _message(agent, role, msg, line, where)
+    for agent in (main, *subs.values()):
+        agent.tl.close()
+    instruction, final = main.instruction, main.final
+    if not conv.messages:
+        tl.warnings.append(f"{path}: the conversation has no messages")
 
     top = conv.top
     meta: dict[str, Any] = {"layout": conv.layout, "n_messages": len(conv.messages)}
@@ -278,7 +386,7 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
         meta["tools"] = tools
     if isinstance(top.get("id"), str):
         meta["conversation_id"] = top["id"]
-    warnings = file_warnings + tl.warnings
+    warnings = file_warnings + tl.warnings + [w for a in subs.values() for w in a.tl.warnings]
     text_turns = _text_command_turns(conv.messages)
     if text_turns:
         warnings.append(
@@ -290,19 +398,67 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
         meta["text_command_turns"] = len(text_turns)
     if warnings:
         meta["warnings"] = warnings
-    return Trajectory(
-        id=trajectory_id(NAME, path, conv.suffix),
-        format=NAME,
-        source_path=str(path),
-        steps=tl.steps,
-        events=tl.events,
-        deliverable=Deliverable(final_message=final, files=written_files(tl.steps)),
-        instruction=instruction,
-        model=top.get("model") if isinstance(top.get("model"), str) else None,
-        usage=usage_from(top.get("usage")),
-        clip_policy=policy.name,
-        meta=meta,
+    converted: dict[str, Any] = top["meta"] if isinstance(top.get("meta"), dict) else {}
+    session: dict[str, Any] = (
+        converted["session_meta"] if isinstance(converted.get("session_meta"), dict) else {}
     )
+    if session:
+        meta["session_meta"] = {k: session[k] for k in _SESSION_KEYS if isinstance(session.get(k), str)}
+    cwd = session.get("cwd") if isinstance(session.get("cwd"), str) else None
+    main_id = trajectory_id(NAME, path, conv.suffix)
+    out = [
+        Trajectory(
+            id=main_id,
+            format=NAME,
+            source_path=str(path),
+            steps=tl.steps,
+            events=tl.events,
+            deliverable=Deliverable(final_message=final, files=written_files(tl.steps)),
+            instruction=instruction,
+            model=top.get("model") if isinstance(top.get("model"), str) else None,
+            cwd=cwd,
+            usage=usage_from(top.get("usage")),
+            clip_policy=policy.name,
+            meta=meta,
+        )
+    ]
+    starters = [s for s in tl.steps if isinstance(s.args.get("prompt"), str)]
+    for agent_id, agent in subs.items():
+        call = next((s for s in starters if s.args["prompt"] == agent.instruction), None)
+        if call is not None:
+            starters.remove(call)
+        out.append(
+            Trajectory(
+                id=f"{main_id}/subagent-{agent_id}",
+                format=NAME,
+                source_path=str(path),
+                steps=agent.tl.steps,
+                events=agent.tl.events,
+                deliverable=Deliverable(final_message=agent.final, files=written_files(agent.tl.steps)),
+                instruction=agent.instruction,
+                cwd=cwd,
+                clip_policy=policy.name,
+                meta={"agent_id": agent_id},
+                parent_id=main_id,
+                parent_call_id=call.call_id if call is not None else None,
+            )
+        )
+    if subs:
+        out[0].meta["subagents"] = [t.id for t in out[1:]]
+    return out
+
+
+_SESSION_KEYS = (
+    "session_id",
+    "id",
+    "version",
+    "cli_version",
+    "cwd",
+    "originator",
+    "model_provider",
+    "source",
+)
+"""What a converted log's ``meta.session_meta`` says of the session it came from, kept in ``meta``."""
 
 
 @typed(type_step)
@@ -310,4 +466,4 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """Trajectories from a Chat Completions log: one per conversation (see the module docstring)."""
     warnings: list[str] = []
     conversations = _conversations(path, warnings)
-    return [_build(path, conv, options, list(warnings)) for conv in conversations]
+    return [t for conv in conversations for t in _build(path, conv, options, list(warnings))]

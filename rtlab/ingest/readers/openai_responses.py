@@ -31,6 +31,7 @@ from rtlab.ingest.readers._openai_common import (
     Timeline,
     all_match,
     clip_policy,
+    is_document,
     iso_time,
     sniff_log,
     tool_names,
@@ -40,6 +41,7 @@ from rtlab.ingest.readers._openai_common import (
     written_files,
 )
 from rtlab.ingest.readers._responses_items import ItemState, dispatch
+from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, iter_json_lines, load_json
 from rtlab.records import Deliverable, Trajectory
 
@@ -177,8 +179,8 @@ def _from_object(path: Path, obj: dict[str, Any], line: int | None, layout: str)
 
 def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     """Split a file into conversations according to its layout (see the module docstring)."""
-    if path.suffix == ".json":
-        doc = load_json(path)
+    if is_document(path):
+        doc = load_json(path, warnings)
         if isinstance(doc, dict):
             return [_from_object(path, doc, None, "object")]
         if not isinstance(doc, list):
@@ -196,13 +198,22 @@ def _conversations(path: Path, warnings: list[str]) -> list[_Conversation]:
     if not values:
         raise ReaderError(path, "file is empty")
     if _holds_items(values[0][1]):
-        return [_from_object(path, _dict(path, obj, line), line, "object-per-line") for line, obj in values]
+        found = []
+        for line, obj in values:
+            if _holds_items(obj):
+                found.append(_from_object(path, obj, line, "object-per-line"))
+            else:
+                warnings.append(f"{path}:{line}: not an {{input, output}} object among such objects; skipped")
+        return found
+    items: list[tuple[int | None, str, Any]] = []
     for line, value in values:
         if _holds_items(value):
-            raise ReaderError(
-                path, "an {input, output} object among per-line items", line=line, field="output"
+            warnings.append(
+                f"{path}:{line} [output]: an {{input, output}} object among per-line items; skipped"
             )
-    return [_Conversation([(line, "", item) for line, item in values], layout="item-per-line")]
+        else:
+            items.append((line, "", value))
+    return [_Conversation(items, layout="item-per-line")]
 
 
 def _dict(path: Path, obj: Any, line: int | None) -> dict[str, Any]:
@@ -221,7 +232,9 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
     if not conv.items:
         raise ReaderError(path, "no items", line=conv.line, field="output" if top else None)
     for line, where, item in conv.items:
-        dispatch(st, item, line, where)
+        with record(st.tl.warnings, path, line, "item"):
+            dispatch(st, item, line, where)
+    st.tl.close()
     if isinstance(top.get("error"), dict):
         st.tl.event("error", str(top["error"].get("message", "")), conv.line, error=top["error"])
 

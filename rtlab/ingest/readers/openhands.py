@@ -40,6 +40,7 @@ from rtlab.ingest.readers._openhands_eval import (
     metrics_usage,
     v0_version,
 )
+from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, head_text, load_json
 from rtlab.records import (
     Action,
@@ -120,9 +121,12 @@ def sniff(path: Path) -> bool:
     )
 
 
-def _event_list(path: Path, data: Any, *, line: int | None = None) -> list[dict[str, Any]]:
+def _event_list(
+    path: Path, data: Any, *, line: int | None = None, warnings: list[str] | None = None
+) -> list[dict[str, Any]]:
     """The list of event objects, unwrapped and checked for the fields linking depends on. ``line``: the
-    events are the ``history`` of that line of an eval output (errors then name ``history[i]``)."""
+    events are the ``history`` of that line of an eval output (errors then name ``history[i]``). An event
+    without them is left out and said in ``warnings`` (raised without a list); a list with none left raises."""
     if isinstance(data, dict):
         key = next((k for k in WRAPPER_KEYS if isinstance(data.get(k), list)), None)
         if key is None:
@@ -135,39 +139,55 @@ def _event_list(path: Path, data: Any, *, line: int | None = None) -> list[dict[
     if not data:
         raise ReaderError(path, "the event list is empty")
     seen: dict[int, int] = {}
+    kept: list[dict[str, Any]] = []
+    first: ReaderError | None = None
     for pos, ev in enumerate(data, 1):
         at, where = _position(pos - 1, line)
-        if not isinstance(ev, dict):
-            raise ReaderError(
-                path, f"event is {type(ev).__name__}, not an object", line=at, field=where or None
-            )
-        eid = field(ev, "id", int, path, at, where)
-        field(ev, "source", str, path, at, where)
-        if eid in seen:
-            raise ReaderError(
-                path,
-                f"duplicate event id {eid} (first at position {seen[eid]})",
-                line=at,
-                field=_join(where, "id"),
-            )
-        seen[eid] = pos
-        if "action" in ev:
-            field(ev, "action", str, path, at, where)
-        elif "observation" in ev:
-            field(ev, "observation", str, path, at, where)
-            if ev.get("cause") is not None:
-                field(ev, "cause", int, path, at, where)
-            if "content" in ev:
-                field(ev, "content", str, path, at, where)
-            if "extras" in ev:
-                field(ev, "extras", dict, path, at, where)
-        else:
-            raise ReaderError(
-                path, "event has neither 'action' nor 'observation'", line=at, field=_join(where, "action")
-            )
-        if ev.get("tool_call_metadata") is not None:
-            field(ev, "tool_call_metadata", dict, path, at, where)
-    return data
+        try:
+            _check_event(path, ev, at, where, seen, pos)
+        except ReaderError as exc:
+            if warnings is None:
+                raise
+            first = first or exc
+            warnings.append(skipped_because(exc, path, at, "event"))
+            continue
+        kept.append(ev)
+    if not kept and first is not None:
+        raise first
+    return kept
+
+
+def _check_event(path: Path, ev: Any, at: int, where: str, seen: dict[int, int], pos: int) -> None:
+    """Raise what makes ``ev`` unusable as an event: not an object, no ``id`` / ``source``, an id seen before,
+    neither action nor observation, a linking field of the wrong type."""
+    if not isinstance(ev, dict):
+        raise ReaderError(path, f"event is {type(ev).__name__}, not an object", line=at, field=where or None)
+    eid = field(ev, "id", int, path, at, where)
+    field(ev, "source", str, path, at, where)
+    if eid in seen:
+        raise ReaderError(
+            path,
+            f"duplicate event id {eid} (first at position {seen[eid]})",
+            line=at,
+            field=_join(where, "id"),
+        )
+    if "action" in ev:
+        field(ev, "action", str, path, at, where)
+    elif "observation" in ev:
+        field(ev, "observation", str, path, at, where)
+        if ev.get("cause") is not None:
+            field(ev, "cause", int, path, at, where)
+        if "content" in ev:
+            field(ev, "content", str, path, at, where)
+        if "extras" in ev:
+            field(ev, "extras", dict, path, at, where)
+    else:
+        raise ReaderError(
+            path, "event has neither 'action' nor 'observation'", line=at, field=_join(where, "action")
+        )
+    if ev.get("tool_call_metadata") is not None:
+        field(ev, "tool_call_metadata", dict, path, at, where)
+    seen[eid] = pos
 
 
 def _position(index: int, line: int | None) -> tuple[int, str]:
@@ -285,8 +305,12 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     path = Path(path)
     if is_eval_output(path):
         return _read_eval(path, options)
-    events = _event_list(path, load_json(path))
-    return [_Builder(path, events, options).build()]
+    warnings: list[str] = []
+    events = _event_list(path, load_json(path, warnings), warnings=warnings)
+    t = _Builder(path, events, options).build()
+    if warnings:
+        t.meta["warnings"] = [*warnings, *t.meta.get("warnings", [])]
+    return [t]
 
 
 def _read_eval(path: Path, options: ReadOptions) -> list[Trajectory]:
@@ -295,7 +319,7 @@ def _read_eval(path: Path, options: ReadOptions) -> list[Trajectory]:
     warnings: list[str] = []
     found: list[Trajectory] = []
     for ev in iter_eval_lines(NAME, path, warnings):
-        events = _event_list(path, ev.history, line=ev.line) if ev.history else []
+        events = _event_list(path, ev.history, line=ev.line, warnings=warnings) if ev.history else []
         t = _Builder(path, events, options, line=ev.line).build()
         llm = ev.metadata.get("llm_config")
         model = llm.get("model") if isinstance(llm, dict) else None
@@ -431,10 +455,17 @@ class _Builder:
             ev["id"] for ev in self.events if ev.get("action") in RUNNABLE and ev.get("source") == "agent"
         }
         out: dict[int, int] = {}
+        position = {ev["id"]: i for i, ev in enumerate(self.events)}
         for i, ev in enumerate(self.events):
             cause = ev.get("cause") if "observation" in ev else None
             if cause is not None and cause in runnable and cause not in out:
                 out[cause] = i
+                if position[cause] > i:
+                    line, _ = _position(i, self.line)
+                    self.warnings.append(
+                        f"{self.path}:{line}: observation {ev['id']} came before its action (event {cause}, a "
+                        "log out of order); paired by its cause"
+                    )
         return out
 
     def next_seq(self) -> int:
@@ -445,16 +476,17 @@ class _Builder:
         ids = {ev["id"] for ev in self.events}
         shell_dir: str | None = None  # the bash session's directory as last reported (newer logs only)
         for i, ev in enumerate(self.events):
-            if "action" not in ev:
-                if i not in self.consumed:
-                    self._observation_event(i, ev, ids)
-            elif ev["action"] in RUNNABLE and ev["source"] == "agent":
-                self._step(i, ev, shell_dir if ev["action"] == "run" else None)
-                j = self.answer.get(ev["id"])
-                if j is not None:
-                    shell_dir = _working_dir(self.events[j].get("extras") or {}) or shell_dir
-            else:
-                self._action_event(i, ev)
+            with record(self.warnings, self.path, _position(i, self.line)[0], "event"):
+                if "action" not in ev:
+                    if i not in self.consumed:
+                        self._observation_event(i, ev, ids)
+                elif ev["action"] in RUNNABLE and ev["source"] == "agent":
+                    self._step(i, ev, shell_dir if ev["action"] == "run" else None)
+                    j = self.answer.get(ev["id"])
+                    if j is not None:
+                        shell_dir = _working_dir(self.events[j].get("extras") or {}) or shell_dir
+                else:
+                    self._action_event(i, ev)
         return self._trajectory()
 
     def _step(self, i: int, ev: dict[str, Any], cwd: str | None) -> None:

@@ -31,7 +31,9 @@ Steps: an ``ActionEvent`` paired with the ``ObservationEvent`` whose ``action_id
 unanswered call with the same ``tool_call_id``), a ``UserRejectObservation``, or an ``AgentErrorEvent`` with its
 ``tool_call_id`` (an error result). A call with none of these stays unanswered. ``Step.args`` is the typed action
 (its fields and ``kind``), or the call's parsed arguments when the SDK could not build one. The builtin
-``finish``, ``think`` and ``task_tracker`` calls are steps too (they get an observation). The deliverable's final
+``think`` and ``task_tracker`` calls are steps too (they get an observation); a ``finish`` that ended the
+conversation is an event (``data["submission"]``): its observation was never sent to the model (docs/ARCHITECTURE.md,
+"What a step is"), unlike one the user went on after. The deliverable's final
 message is the agent's last word: ``finish``'s message, or an agent ``MessageEvent`` after it (a conversation the
 user went on with).
 
@@ -69,10 +71,12 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    submission_event,
     typed,
 )
 from rtlab.ingest.readers._frames import SDK_CLIP_MARKER, SDK_ERROR_HEADERS, output_frames, read_tool_reply
 from rtlab.ingest.readers._openhands_eval import eval_generation, iter_eval_lines, metrics_usage
+from rtlab.ingest.readers._tolerant import record
 from rtlab.ingest.readers.openhands import _read_range
 from rtlab.io import field as get_field
 from rtlab.io import load_json
@@ -359,6 +363,9 @@ class _Builder:
     _by_action: dict[str, Step] = field(default_factory=dict)
     _by_call: dict[str, list[Step]] = field(default_factory=dict)
     _writes: dict[str, DeliverableFile] = field(default_factory=dict)
+    _early: dict[str, tuple[_Raw, str, Event]] = field(default_factory=dict)
+    """Results that came before any call with their ``tool_call_id`` (a log out of order): ``(raw, kind, the
+    event standing for it)``, given to the call when it comes."""
     _seq: int = 0
 
     def next_seq(self) -> int:
@@ -418,7 +425,7 @@ class _Builder:
             self.event(raw, "other", "")
 
     def _where(self, raw: _Raw) -> str:
-        return f"{raw.file.name}:{raw.line}" if raw.where else raw.file.name
+        return f"{raw.file}:{raw.line}" if raw.where else str(raw.file)
 
     def _reasoning(self, raw: _Raw, holder: dict[str, Any]) -> None:
         """Reasoning the model sent with a call or message: ``reasoning_content``, thinking blocks, a Responses
@@ -474,6 +481,14 @@ class _Builder:
         self.steps.append(step)
         self._by_action[event_id] = step
         self._by_call.setdefault(call_id, []).append(step)
+        early = self._early.pop(call_id, None)
+        if early is not None:  # its result came first: paired by id all the same
+            result, result_kind, stand_in = early
+            self.events.remove(stand_in)
+            self.warnings.append(
+                f"{self._where(result)}: {result_kind} for tool call {call_id!r} came before its call; paired by id"
+            )
+            self._result(result, result_kind)
         if args.get("kind") == "FinishAction" and isinstance(args.get("message"), str):
             self.final_message = args["message"]
 
@@ -509,9 +524,6 @@ class _Builder:
             error = get_field(ev, "error", str, path, line, where)
             shown = Rendered(error, [error])
         if step is None:
-            self.warnings.append(
-                f"{self._where(raw)}: {kind} for tool call {ev.get('tool_call_id')!r} answers no open call"
-            )
             self.event(
                 raw,
                 "error" if kind == "AgentErrorEvent" else "other",
@@ -519,6 +531,13 @@ class _Builder:
                 "tool",
                 tool_call_id=ev.get("tool_call_id"),
             )
+            call_id = ev["tool_call_id"]
+            if call_id not in self._by_call and call_id not in self._early:  # its call may come later
+                self._early[call_id] = (raw, kind, self.events[-1])
+            else:
+                self.warnings.append(
+                    f"{self._where(raw)}: {kind} for tool call {call_id!r} answers no open call"
+                )
             return
         self._fill(step, raw, kind, shown)
 
@@ -618,7 +637,27 @@ class _Builder:
         if source == "agent" and text.strip():
             self.final_message = text
 
+    def _final_finish(self) -> None:
+        """A ``finish`` call that ended the conversation is an event, not a step: its observation was never
+        sent to the model (the SDK stops after it; only a conversation the user went on with sends it). It
+        becomes an ``other`` event in its place (``data["submission"]``, with its message and output)."""
+        if not self.steps:
+            return
+        last = self.steps[-1]
+        if last.args.get("kind") != "FinishAction" or not last.answered:
+            return
+        if any(e.seq > last.seq and e.role in ("assistant", "user") for e in self.events):
+            return  # the conversation went on: the model saw it
+        submission_event(self.steps, self.events, last, last.output)
+
     def trajectory(self, ident: str, source_path: str, **fields: Any) -> Trajectory:
+        for call_id, (raw, kind, _) in self._early.items():
+            self.warnings.append(
+                f"{self._where(raw)}: {kind} for tool call {call_id!r} answers no open call (no call in the "
+                "log has its id)"
+            )
+        self._early.clear()
+        self._final_finish()
         meta: dict[str, Any] = fields.pop("meta", {})
         unanswered = [s.call_id for s in self.steps if not s.answered]
         if unanswered:
@@ -671,9 +710,10 @@ def _read_folder(path: Path, layout: _Folder, options: ReadOptions) -> Trajector
             continue
         idx = int(m.group("idx"))
         if idx in files:
-            raise ReaderError(
-                Path(entry.path), f"a second event file with index {idx} (first: {files[idx].name})"
+            warnings.append(
+                f"{entry.path}: a second event file with index {idx} (first: {files[idx].name}); skipped"
             )
+            continue
         files[idx] = Path(entry.path)
     if not files:
         raise ReaderError(layout.events, "no event files (event-NNNNN-<id>.json) in this folder")
@@ -686,14 +726,17 @@ def _read_folder(path: Path, layout: _Folder, options: ReadOptions) -> Trajector
     builder = _Builder(path, get_policy(options.clip or DEFAULT_CLIP), cwd=cwd)
     builder.warnings.extend(warnings)
     for idx in sorted(files):
-        ev = load_json(files[idx])
-        if isinstance(ev, dict) and isinstance(ev.get("id"), str):
-            stem_id = EVENT_FILE.match(files[idx].name).group("event_id")  # type: ignore[union-attr]
-            if stem_id != ev["id"]:
-                builder.warnings.append(
-                    f"{files[idx].name}: event id {ev['id']!r} differs from its file name"
-                )
-        builder.feed(_Raw(ev, files[idx], idx + 1, ""))
+        with record(builder.warnings, files[idx], None, "event file"):
+            file_warnings: list[str] = []
+            ev = load_json(files[idx], file_warnings)
+            builder.warnings.extend(file_warnings)
+            if isinstance(ev, dict) and isinstance(ev.get("id"), str):
+                stem_id = EVENT_FILE.match(files[idx].name).group("event_id")  # type: ignore[union-attr]
+                if stem_id != ev["id"]:
+                    builder.warnings.append(
+                        f"{files[idx].name}: event id {ev['id']!r} differs from its file name"
+                    )
+            builder.feed(_Raw(ev, files[idx], idx + 1, ""))
     meta: dict[str, Any] = {"n_events": len(files), "layout": "conversation folder"}
     for key in ("id", "execution_status", "max_iterations"):
         if isinstance(state.get(key), str | int) and not isinstance(state.get(key), bool):
@@ -743,7 +786,8 @@ def _read_eval(path: Path, options: ReadOptions) -> list[Trajectory]:
         )
         builder = _Builder(path, policy, harness_version=version)
         for i, raw in enumerate(ev.history):
-            builder.feed(_Raw(raw, path, ev.line, f"history[{i}]"))
+            with record(builder.warnings, path, ev.line, f"event history[{i}]"):
+                builder.feed(_Raw(raw, path, ev.line, f"history[{i}]"))
         if not ev.history:
             builder.warnings.append(f"line {ev.line}: the history is empty")
         meta = {"n_events": len(ev.history), "layout": "eval output", **ev.meta()}

@@ -49,7 +49,8 @@ from rtlab.ingest.readers._frames import (
     read_tool_reply,
     whole,
 )
-from rtlab.io import field, first_json_line, iter_json_lines
+from rtlab.ingest.readers._tolerant import record, skipped_because
+from rtlab.io import field, head_json_lines, iter_json_lines
 from rtlab.records import (
     Action,
     Deliverable,
@@ -325,6 +326,11 @@ class PiTimeline:
     """Tool results that matched no open call."""
     _unknown_roles: set[str] = dataclasses.field(default_factory=set)
     """Message roles already warned about (one warning per role)."""
+    _early: dict[str, tuple[dict[str, Any], int | None, str | None, str, Event]] = dataclasses.field(
+        default_factory=dict
+    )
+    """Results that came before any call with their id (a log out of order): ``(message, line, timestamp,
+    field, the 'other' event standing for it)``, given to the call when it comes."""
 
     def _next(self) -> int:
         self._seq += 1
@@ -408,7 +414,12 @@ class PiTimeline:
         texts: list[str] = []
         for i, block in enumerate(content):
             at = f"{where}.content[{i}]"
-            kind = field(block, "type", str, self.path, line, at)
+            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                self.warnings.append(
+                    f"{self.path}:{line} [{at}]: a content block without a type; block not understood, skipped"
+                )
+                continue
+            kind = block["type"]
             if kind == "text":
                 text = field(block, "text", str, self.path, line, at)
                 if text.strip():
@@ -419,7 +430,8 @@ class PiTimeline:
                 text = thinking if isinstance(thinking, str) else ""
                 self.event("reasoning", text, role="assistant", timestamp=timestamp, line=line)
             elif kind == "toolCall":
-                opened.append(self._tool_call(block, line, timestamp, at))
+                with record(self.warnings, self.path, line, f"tool call {at}"):
+                    opened.append(self._tool_call(block, line, timestamp, at))
         if texts:
             self._final = "".join(texts)
         stop, error = message.get("stopReason"), message.get("errorMessage")
@@ -452,6 +464,16 @@ class PiTimeline:
             )
         self._pending[call_id] = step
         self.steps.append(step)
+        early = self._early.pop(call_id, None)
+        if early is not None:
+            message, at, stamp, where_at, stand_in = early
+            self.events.remove(stand_in)
+            self._orphans -= 1
+            self.warnings.append(
+                f"{self.path}:{at}: tool result for call {call_id!r} came before its call (line {line}); "
+                "paired by id"
+            )
+            self._tool_result(message, at, stamp, where_at)
         return step.index
 
     def _tool_result(
@@ -462,9 +484,15 @@ class PiTimeline:
         step = self._pending.pop(call_id, None)
         if step is None:
             self._orphans += 1
-            self.warnings.append(f"{self.path}:{line}: tool result for unknown or answered call {call_id!r}")
             data = {"toolCallId": call_id, "toolName": message.get("toolName"), "orphan": True}
-            self.event("other", text, role="tool", timestamp=timestamp, line=line, data=data)
+            stand_in = self.event("other", text, role="tool", timestamp=timestamp, line=line, data=data)
+            if call_id in self._answered or call_id in self._early:
+                self.warnings.append(
+                    f"{self.path}:{line}: tool result for answered call {call_id!r} (a call id seen twice); kept "
+                    "as an 'other' event"
+                )
+            else:  # its call may come later: it waits (said in finish if it never does)
+                self._early[call_id] = (message, line, timestamp, where, stand_in)
             return
         self._answered.add(call_id)
         step.output = step.shown = text
@@ -483,7 +511,14 @@ class PiTimeline:
                 self._edited.append(target)
 
     def finish(self) -> PiParse:
-        """The steps and events so far; calls still waiting for a result stay unanswered (output None)."""
+        """The steps and events so far; calls still waiting for a result stay unanswered (output None), and
+        results whose call never came are said in the warnings (they stay ``other`` events)."""
+        for call_id, (_, line, *_rest) in self._early.items():
+            self.warnings.append(
+                f"{self.path}:{line}: tool result for unknown call {call_id!r} (no call in the file has its id); "
+                "kept as an 'other' event"
+            )
+        self._early.clear()
         for step in self.steps:
             step.clipped = self._notices.get(step.index) == "clip"
         provider, model = self._model
@@ -578,11 +613,32 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _is_header(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "session" and isinstance(value.get("id"), str)
+
+
 def sniff(path: Path) -> bool:
+    """A ``.jsonl`` file whose first record (lines that are not JSON passed over) is a session header."""
     if not path.is_file() or path.suffix != ".jsonl":
         return False
-    head = first_json_line(path)
-    return isinstance(head, dict) and head.get("type") == "session" and isinstance(head.get("id"), str)
+    head = head_json_lines(path, 5)
+    return bool(head) and _is_header(head[0])
+
+
+ENTRY_TYPES = frozenset(
+    {
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom_message",
+        "custom",
+        "label",
+        "session_info",
+    }
+)
+"""The session entry types of Pi's session format (``docs/session.md``, versions 1 to 3) after the header."""
 
 
 @dataclass
@@ -593,20 +649,40 @@ class _Entry:
     parent_id: str | None
 
 
-def _entries(path: Path, lines: list[tuple[int, Any]], version: int) -> list[_Entry]:
+def _entries(path: Path, lines: list[tuple[int, Any]], version: int, warnings: list[str]) -> list[_Entry]:
     """Session entries with their tree links; version 1 files are linear, so each entry's parent is the previous."""
     entries: list[_Entry] = []
     seen: set[str] = set()
     for lineno, data in lines:
-        field(data, "type", str, path, lineno)
-        if version < 2:
-            entry = _Entry(lineno, data, f"line-{lineno}", entries[-1].id if entries else None)
-        else:
-            entry_id = field(data, "id", str, path, lineno)
-            parent = field(data, "parentId", (str, type(None)), path, lineno)
-            if entry_id in seen:
-                raise ReaderError(path, f"duplicate entry id {entry_id!r}", line=lineno, field="id")
-            entry = _Entry(lineno, data, entry_id, parent)
+        try:
+            field(data, "type", str, path, lineno)
+            if version < 2:
+                entry = _Entry(lineno, data, f"line-{lineno}", entries[-1].id if entries else None)
+            else:
+                entry_id = field(data, "id", str, path, lineno)
+                parent = data.get("parentId")
+                if "parentId" not in data:
+                    warnings.append(
+                        f"{path}:{lineno} [parentId]: missing field; repaired: the entry before it taken as its parent"
+                    )
+                    parent = entries[-1].id if entries else None
+                elif parent is not None and not isinstance(parent, str):
+                    warnings.append(
+                        f"{path}:{lineno} [parentId]: expected str or null, got {type(parent).__name__}; "
+                        "repaired: the entry before it taken as its parent"
+                    )
+                    parent = entries[-1].id if entries else None
+                if entry_id in seen:
+                    warnings.append(
+                        f"{path}:{lineno} [id]: duplicate entry id {entry_id!r}; the repeat is skipped"
+                    )
+                    continue
+                entry = _Entry(lineno, data, entry_id, parent)
+        except ReaderError as exc:
+            warnings.append(skipped_because(exc, path, lineno, "entry"))
+            continue
+        if data["type"] not in ENTRY_TYPES:
+            warnings.append(f"{path}:{lineno}: unknown entry type {data['type']!r}; kept as an 'other' event")
         seen.add(entry.id)
         entries.append(entry)
     return entries
@@ -620,7 +696,10 @@ def _branch(path: Path, entries: list[_Entry], warnings: list[str]) -> list[_Ent
     current = entries[-1] if entries else None
     while current is not None:
         if current.id in seen:
-            raise ReaderError(path, "parentId links form a cycle", line=current.line, field="parentId")
+            warnings.append(
+                f"{path}:{current.line} [parentId]: parentId links form a cycle; the branch starts after it"
+            )
+            break
         seen.add(current.id)
         branch.append(current)
         parent = current.parent_id
@@ -735,8 +814,9 @@ def _walk(
             continue
         if data["type"] == "model_change":
             last_model_change = (data.get("provider"), data.get("modelId"))
-        for index in _session_entry(timeline, entry, unknown):
-            step_position[index] = p
+        with record(timeline.warnings, timeline.path, entry.line, "entry"):
+            for index in _session_entry(timeline, entry, unknown):
+                step_position[index] = p
     if compacted:
         meta["compacted_steps"] = sorted(compacted)
     if unknown:
@@ -766,7 +846,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             f"{path}: session version {version} is newer than {LATEST_VERSION}; read as version 3"
         )
     cwd = header.get("cwd") if isinstance(header.get("cwd"), str) else None
-    entries = _entries(path, lines[1:], version)
+    entries = _entries(path, lines[1:], version, warnings)
     branch = _branch(path, entries, warnings)
     on_branch = {e.id for e in branch}
     off_branch = [e for e in entries if e.id not in on_branch]

@@ -31,7 +31,9 @@ events' is their position in ``history``.
 Each ``trajectory[]`` item the model issued is one step; ``shown`` is the history message that carried its
 observation to the model (the observation inside the template, whose words are frames), ``output`` the
 observation as the trajectory holds it. A result that never became a history message (the last ``submit``
-of 0.7) was shown as nothing (``""``). Requeried outputs and the harness's own exit actions are events.
+of 0.7) was never shown: that call is an ``other`` event (``data["not_shown"]``, its output kept), not an
+answered step (docs/ARCHITECTURE.md, "What a step is"). Requeried outputs and the harness's own exit actions
+are events.
 """
 
 from __future__ import annotations
@@ -45,7 +47,14 @@ import yaml
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, parse_arguments, read_command, typed
+from rtlab.ingest.readers._base import (
+    ReadOptions,
+    call_command,
+    parse_arguments,
+    read_command,
+    submission_event,
+    typed,
+)
 from rtlab.ingest.readers._frames import (
     SWE_CLIP_NOTE,
     merged,
@@ -57,6 +66,7 @@ from rtlab.ingest.readers._frames import (
     swe_agent_window,
 )
 from rtlab.ingest.readers._openai_common import content_text, trajectory_id
+from rtlab.ingest.readers._tolerant import skipped_because
 from rtlab.io import field, head_bytes, head_text, load_json, read_text
 from rtlab.records import Action, Deliverable, Event, Frame, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
@@ -323,9 +333,19 @@ def step_command(step: Step) -> str:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per ``.traj`` (one per attempt for a ``RetryAgent`` file that kept no chosen attempt)."""
     path = Path(path)
-    data = load_json(path)
+    loaded: list[str] = []
+    data = load_json(path, loaded)
     if not isinstance(data, dict):
         raise ReaderError(path, f"expected a JSON object (a SWE-agent .traj), got {type(data).__name__}")
+    found = _read_runs(path, data, options)
+    for t in found:
+        if loaded:
+            t.meta["warnings"] = [*loaded, *t.meta.get("warnings", [])]
+    return found
+
+
+def _read_runs(path: Path, data: dict[str, Any], options: ReadOptions) -> list[Trajectory]:
+    """The trajectories of one ``.traj`` object: the run, or each attempt of a ``RetryAgent`` file."""
     attempts = data.get("attempts")
     if "trajectory" not in data and isinstance(attempts, list) and attempts:
         found = []
@@ -418,17 +438,27 @@ class _Run:
         self.instruction: str | None = None
         self.step_of_observation: dict[int, int] = {}
         """History position of an observation message -> the step it carried."""
-        self.items = [
-            self._item(i, raw) for i, raw in enumerate(field(data, "trajectory", list, path, None, where))
-        ]
+        self.items = []
+        for i, raw in enumerate(field(data, "trajectory", list, path, None, where)):
+            try:
+                self.items.append(self._item(i, raw))
+            except ReaderError as exc:  # one step not understood: said, the others read
+                self.warnings.append(skipped_because(exc, path, i + 1, "trajectory step"))
         history = data.get("history")
         if history is None:
             history = []
         if not isinstance(history, list):
-            raise ReaderError(
-                path, f"expected a list, got {type(history).__name__}", field=self._field("history")
+            self.warnings.append(
+                f"{path} [{self._field('history')}]: expected a list, got {type(history).__name__}; "
+                "read without a history"
             )
-        self.history = [self._entry(i, h) for i, h in enumerate(history)]
+            history = []
+        self.history = []
+        for i, h in enumerate(history):
+            try:
+                self.history.append(self._entry(i, h))
+            except ReaderError as exc:
+                self.warnings.append(skipped_because(exc, path, i + 1, "history entry"))
         info = data.get("info")
         if info is not None and not isinstance(info, dict):
             raise ReaderError(
@@ -458,7 +488,7 @@ class _Run:
                 raise ReaderError(
                     self.path, f"expected str, got {type(value).__name__}", field=f"{where}.{key}"
                 )
-        return {**raw, "state": _state(raw.get("state"), self.path, f"{where}.state")}
+        return {**raw, "state": _state(raw.get("state"), self.path, f"{where}.state"), "_line": i + 1}
 
     def _entry(self, i: int, raw: Any) -> tuple[int, dict[str, Any]]:
         where = self._field(f"history[{i}]")
@@ -546,6 +576,10 @@ class _Run:
                 self._event("other", self._text(pos, h), line, role=h["role"], demonstration=True)
             else:
                 text = self._text(pos, h)
+                if h["role"] not in ("user", "tool", "system", "assistant"):
+                    self.warnings.append(
+                        f"{self.path}:{line}: history[{pos}]: unknown role {h['role']!r}; kept as a message event"
+                    )
                 self._event("message", text, line, role=h["role"])
                 if not instruction_seen and h["role"] == "user":
                     self.instruction = text
@@ -570,7 +604,7 @@ class _Run:
         action = item["action"]
         observation = item.get("observation")
         thought = item.get("thought") or ""
-        line = i + 1
+        line = item.get("_line", i + 1)
         if asst is not None:
             for block in asst[1].get("thinking_blocks") or []:
                 if isinstance(block, dict) and isinstance(block.get("thinking"), str) and block["thinking"]:
@@ -615,6 +649,7 @@ class _Run:
             )
         tool, args, error = parse_command(item["action"], tool_call, self.commands)
         output = item.get("observation")
+        unseen = False  # its output never became a history message: the model did not receive it
         if self.options.clip:
             shown = None if output is None else get_policy(self.options.clip).apply(output)
             clipped = shown != output
@@ -627,6 +662,7 @@ class _Run:
             else:
                 shown = "" if output is not None else None
                 self.meta["n_not_in_history"] = self.meta.get("n_not_in_history", 0) + 1
+                unseen = output is not None
             clipped = bool(shown and output and output not in shown and SWE_CLIP_NOTE in shown)
         before = self.before[i]
         call_id = tool_call.get("id") if tool_call is not None else None
@@ -645,12 +681,15 @@ class _Run:
             call_id=call_id if isinstance(call_id, str) else None,
             cwd=_known(before.get("working_dir")),
             seq=len(self.steps) + len(self.events),
-            line=i + 1,
+            line=item.get("_line", i + 1),
             args_error=error,
         )
         type_step(step)
         step.command = step_command(step)
         self.steps.append(step)
+        if unseen:  # the run ended on it (the last submit of 0.7): an event, not an answered step
+            submission_event(self.steps, self.events, step, output, not_shown=True)
+            return
         if obs is not None:
             self.step_of_observation[obs[0]] = step.index
         if requeried:
