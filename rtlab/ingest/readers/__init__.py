@@ -7,49 +7,17 @@ Each format lives in its own module (``rtlab/readers/<module>.py``) exposing ``N
 from __future__ import annotations
 
 import errno
-import importlib
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 from rtlab.errors import UnknownFormatError
-from rtlab.ingest.readers._base import ReaderModule, ReadOptions
+from rtlab.ingest.readers._base import ReadOptions
+from rtlab.ingest.readers._registry import FORMATS, get_reader
 from rtlab.ingest.readers._unclaimed import Unclaimed, explain
 
-# Detection order: run folders and specific formats before generic ones.
-_MODULES: dict[str, str] = {
-    "rtlab": "canonical",
-    "codex": "codex",
-    "codex-rollout": "codex_rollout",
-    "g2b": "g2b",
-    "dci": "dci",
-    "pi": "pi",
-    "inspect": "inspect",
-    "openhands-v1": "openhands_v1",
-    "openhands": "openhands",
-    "claude-code-stream": "claude_code_stream",
-    "claude-code-session": "claude_code_session",
-    "swe-agent": "swe_agent",
-    "mini-swe-agent": "mini_swe_agent",
-    "atif": "atif",
-    "openai-responses": "openai_responses",
-    "openai-chat": "openai_chat",
-    "aider": "aider",
-    "asciicast": "asciicast",
-}
-
-FORMATS: tuple[str, ...] = tuple(_MODULES)
-"""Every format name ``--format`` accepts, in detection order."""
-
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".ipynb_checkpoints"}
-
-
-def get_reader(name: str) -> ReaderModule:
-    """The reader module for a format name; an unknown name lists the known ones."""
-    if name not in _MODULES:
-        raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
-    return importlib.import_module(f"rtlab.ingest.readers.{_MODULES[name]}")
 
 
 def detect(path: str | Path) -> str | None:

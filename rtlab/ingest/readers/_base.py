@@ -9,50 +9,14 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
+from rtlab.ingest.readers._registry import ReadOptions  # noqa: E402  (re-exported)
 from rtlab.io import without_surrogates
 from rtlab.records import DeliverableFile, Event, Step, Trajectory
 
-
-@dataclass(frozen=True)
-class ReadOptions:
-    """Choices a user can make when reading logs."""
-
-    clip: str | None = None
-    """Name of a clipping policy (see :mod:`rtlab.ingest._clipping`) to use instead of the reader's default."""
-    strict: bool = False
-    """Refuse a log with any reading warning (``--strict``): the first one is raised as a
-    :class:`~rtlab.errors.ReaderError` naming its file and line, instead of the record being skipped."""
-    alternatives: bool = True
-    """When a file yields no tool call, try the other readers on it to name the formats that find steps
-    (:func:`rtlab.ingest.readers._tolerant.settle`); off while those readers are tried."""
-
-
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
-
-
-class ReaderModule(Protocol):
-    """The contract each ``rtlab.ingest.readers.<name>`` module fulfils."""
-
-    NAME: str
-    """Format name, as ``--format`` takes it."""
-    LOOKS_FOR: str
-    """One line saying what detection looks for, shown when nothing matches."""
-
-    def sniff(self, path: Path) -> bool:
-        """Cheap check: does this reader handle ``path`` (a file or a run folder)?"""
-        ...
-
-    def read(self, path: Path, options: ReadOptions) -> list[Trajectory]:
-        """Parse ``path`` into trajectories; raise :class:`ReaderError` naming file, line and field."""
-        ...
-
-    def type_step(self, step: Step) -> None:
-        """Set ``step.action`` and ``step.frames`` from the step as read (also for canonical files of version 1)."""
-        ...
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:

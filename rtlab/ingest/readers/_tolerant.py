@@ -37,7 +37,7 @@ from rtlab.errors import ReaderError
 from rtlab.records import ReadWarning, Trajectory, WarningKind
 
 if TYPE_CHECKING:
-    from rtlab.ingest.readers._base import ReadOptions
+    from rtlab.ingest.readers._registry import ReadOptions
 
 _KIND_PATTERNS: tuple[tuple[str, WarningKind], ...] = (
     (r"^not JSON\b", "not-json"),
@@ -226,7 +226,7 @@ def formats_with_steps(path: Path, fmt: str, options: ReadOptions) -> dict[str, 
     first (each reader tried as is, its errors ignored: only what it finds counts)."""
     from dataclasses import replace
 
-    from rtlab.ingest.readers import FORMATS, get_reader
+    from rtlab.ingest.readers._registry import FORMATS, get_reader
 
     probe = replace(options, strict=False, alternatives=False)
     found: dict[str, int] = {}

@@ -1,0 +1,83 @@
+"""The format registry: every format name, its reader module, the detection order (readers are imported only
+when asked for), what a reader module is (``ReaderModule``) and the options every reader takes
+(``ReadOptions``, re-exported by ``_base``). The face (:mod:`rtlab.ingest.readers`) re-exports it; the tolerant reading contract
+(``_tolerant``: which other readers find steps in a file) uses it without importing the face, which imports
+the readers' shared modules."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from rtlab.errors import UnknownFormatError
+from rtlab.records import Step, Trajectory
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """Choices a user can make when reading logs."""
+
+    clip: str | None = None
+    """Name of a clipping policy (see :mod:`rtlab.ingest._clipping`) to use instead of the reader's default."""
+    strict: bool = False
+    """Refuse a log with any reading warning (``--strict``): the first one is raised as a
+    :class:`~rtlab.errors.ReaderError` naming its file and line, instead of the record being skipped."""
+    alternatives: bool = True
+    """When a file yields no tool call, try the other readers on it to name the formats that find steps
+    (:func:`rtlab.ingest.readers._tolerant.settle`); off while those readers are tried."""
+
+
+class ReaderModule(Protocol):
+    """The contract each ``rtlab.ingest.readers.<name>`` module fulfils."""
+
+    NAME: str
+    """Format name, as ``--format`` takes it."""
+    LOOKS_FOR: str
+    """One line saying what detection looks for, shown when nothing matches."""
+
+    def sniff(self, path: Path) -> bool:
+        """Cheap check: does this reader handle ``path`` (a file or a run folder)?"""
+        ...
+
+    def read(self, path: Path, options: ReadOptions) -> list[Trajectory]:
+        """Parse ``path`` into trajectories; raise :class:`ReaderError` naming file, line and field."""
+        ...
+
+    def type_step(self, step: Step) -> None:
+        """Set ``step.action`` and ``step.frames`` from the step as read (also for canonical files of version 1)."""
+        ...
+
+
+# Detection order: run folders and specific formats before generic ones.
+_MODULES: dict[str, str] = {
+    "rtlab": "canonical",
+    "codex": "codex",
+    "codex-rollout": "codex_rollout",
+    "g2b": "g2b",
+    "dci": "dci",
+    "pi": "pi",
+    "inspect": "inspect",
+    "openhands-v1": "openhands_v1",
+    "openhands": "openhands",
+    "claude-code-stream": "claude_code_stream",
+    "claude-code-session": "claude_code_session",
+    "swe-agent": "swe_agent",
+    "mini-swe-agent": "mini_swe_agent",
+    "atif": "atif",
+    "openai-responses": "openai_responses",
+    "openai-chat": "openai_chat",
+    "aider": "aider",
+    "asciicast": "asciicast",
+}
+
+FORMATS: tuple[str, ...] = tuple(_MODULES)
+"""Every format name ``--format`` accepts, in detection order."""
+
+
+def get_reader(name: str) -> ReaderModule:
+    """The reader module for a format name; an unknown name lists the known ones."""
+    if name not in _MODULES:
+        raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
+    return importlib.import_module(f"{__package__}.{_MODULES[name]}")  # a module of this package
