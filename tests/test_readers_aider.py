@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -197,7 +197,7 @@ def test_stripped_trailing_spaces_are_read_line_by_line(fixtures: Path, tmp_path
     stripped.write_text("\n".join(ln.rstrip() for ln in text.split("\n")), encoding="utf-8")
     ts = read_all(stripped)
     assert len(ts) == 2
-    assert ts[0].meta["warnings"] == [
+    assert warnings_of(ts[0]) == [
         f"{stripped}: no line ends in Aider's two spaces (stripped?): Aider's notes of several lines are read "
         "line by line"
     ]
@@ -212,7 +212,7 @@ def test_text_before_the_first_header_is_a_session_with_a_warning(fixtures: Path
     path = tmp_path / "cut.md"
     path.write_text(cut, encoding="utf-8")
     ts = aider.read(path, ReadOptions())
-    assert ts[0].started_at is None and ts[0].meta["warnings"] == [
+    assert ts[0].started_at is None and warnings_of(ts[0]) == [
         f"{path}:1: text before the first session header; read as a session of its own"
     ]
     assert [s.command for s in ts[0].steps] == ["ls", "cat setup.cfg", "read tests/test_app.py", "read utils.py",
@@ -232,7 +232,7 @@ def test_bytes_that_are_not_utf8_are_replaced_with_a_warning(fixtures: Path, tmp
     path.write_bytes(data)
     ts = aider.read(path, ReadOptions())
     line = data[: data.index(b"\xff")].count(b"\n") + 1
-    assert ts[0].meta["warnings"] == [f"{path}:{line}: bytes that are not UTF-8 were replaced"]
+    assert warnings_of(ts[0]) == [f"{path}:{line}: bytes that are not UTF-8 were replaced"]
     assert summary(ts[0]) == summary(read_all(fixtures / HISTORY)[0])
 
 
@@ -327,7 +327,7 @@ def test_real_histories_counted_from_their_raw_lines(wild: Path) -> None:
         ts = aider.read(path, ReadOptions())
         raw = _raw_answered(path.read_text(encoding="utf-8"))
         assert [t.n_steps for t in ts] == raw == expected, name
-        assert [t.meta.get("warnings", []) for t in ts] == [[]] * len(ts), name
+        assert [warnings_of(t) for t in ts] == [[]] * len(ts), name
         for t in ts:
             assert trajectory_from_dict(trajectory_to_dict(t)) == t
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import wild_folder
+from conftest import warnings_of, wild_folder
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -154,7 +154,7 @@ def test_damaged_lines_are_skipped_with_warnings(fixtures: Path, tmp_path: Path)
     path = tmp_path / "damaged.cast"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     t = read_one(path)
-    assert t.meta["warnings"] == [
+    assert warnings_of(t) == [
         f"{path}:4: not a JSON event line (Expecting value); skipped",
         f"{path}:6: not an event [time, code, data]; skipped",
         f"{path}:34: not a JSON event line (Unterminated string starting at); skipped",
