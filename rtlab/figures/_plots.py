@@ -58,10 +58,14 @@ def save_figure(
     fig: Figure, name: str, figures_dir: str | Path = "figures", *, simulated: bool = False
 ) -> list[Path]:
     """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically and reproducibly; returns the paths.
+    A relative ``figures_dir`` is found as a notebook's ``DATA`` is (:func:`rtlab.figures.locate`): ``"figures"``
+    is the repository's ``figures/`` from the root and from ``notebooks/`` alike.
 
     A figure drawn from simulated data says so twice: a note in its lower right corner and ``-simulated`` at
     the end of its file names.
     """
+    from rtlab.figures._dataset import locate
+
     extra: dict[str, Any] = {}
     if simulated:  # below the drawing, where it can overlap nothing; the saved area grows to hold it
         fig.text(0.995, -0.01, SIMULATED_NOTE, ha="right", va="top", fontsize=7, color="0.35")
@@ -69,7 +73,7 @@ def save_figure(
         extra = {"bbox_inches": "tight", "pad_inches": 0.08}
     written = []
     for ext, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Producer": None})):
-        target = Path(figures_dir) / f"{name}.{ext}"
+        target = locate(figures_dir) / f"{name}.{ext}"
         with atomic_open(target, "wb") as fh:
             fig.savefig(fh, format=ext, metadata=metadata, **extra)
         written.append(target)
