@@ -167,7 +167,7 @@ def embedded_dataset(*, cwd: str | Path | None = None) -> Path:
     brought up to date by make's rules (a changed configuration or generator regenerates the world, a changed
     rtlab rebuilds the store), which ``make store``, ``make figures`` and ``make lab`` apply first."""
     from rtlab.store import is_store, open_store
-    from rtlab.synth import SIMULATED_MARKER
+    from rtlab.synth.world import SIMULATED_MARKER
 
     root = repository(cwd)
     if root is None:

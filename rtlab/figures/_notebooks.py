@@ -1,8 +1,8 @@
 """Execute every notebook headless (``make figures``): ``python -m rtlab.figures --data DIR --figures DIR``.
 
 Each notebook's first code cell is tagged ``parameters`` (``DATA = None``, ``FIGURES = "figures"``, ...): the one
-cell a reader edits. The runner inserts a cell after it with the values given here (``--data``, when given, and
-``--figures``), runs the notebook with its kernel in ``--cwd`` (the repository's root unless told; JupyterLab
+cell a reader edits. The runner inserts a cell after it with the values given here (``--data`` and
+``--figures``, each when given), runs the notebook with its kernel in ``--cwd`` (the repository's root unless told; JupyterLab
 starts kernels in ``notebooks/``, and the notebooks find their paths from either: :func:`rtlab.figures.locate`),
 and on an error names the notebook and the cell that failed. Without ``--data`` the notebooks open the embedded
 simulated dataset themselves (:func:`rtlab.figures.embedded_dataset`, checked here first). A notebook whose
@@ -148,7 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         " simulated dataset build/simulated)",
     )
     parser.add_argument(
-        "--figures", default="figures", help="where figures are written (default: %(default)s)"
+        "--figures",
+        help="where figures are written (default: the notebooks' own FIGURES, the repository's figures/)",
     )
     parser.add_argument("--notebooks", default=str(ROOT / "notebooks"), help="folder of notebooks")
     parser.add_argument(
@@ -170,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no notebooks found in {args.notebooks}", file=sys.stderr)
         return 2
     cwd = str(Path(args.cwd).resolve())
-    values = {"FIGURES": str(locate(args.figures).resolve())}
+    values: dict[str, str] = {}  # what is not given here, each notebook's parameters cell decides
+    if args.figures is not None:
+        values["FIGURES"] = str(locate(args.figures).resolve())
     if args.data is not None:
         data = locate(args.data).resolve()
         if not data.exists():
@@ -184,9 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             print(exc, file=sys.stderr)
             return 2
     executed = str(Path(args.executed).resolve()) if args.executed else None
+    figures = values.get("FIGURES", "the folder each notebook's FIGURES names")
     if args.jobs <= 1 or len(books) == 1:
         outcomes: Iterable[tuple[str, str, float]] = (_run_one(str(b), values, executed, cwd) for b in books)
-        return _report(books, outcomes, values["FIGURES"])
+        return _report(books, outcomes, figures)
     import multiprocessing
 
     from rtlab._workers import process_pool
@@ -196,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     with process_pool(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = [pool.submit(_run_one, str(b), values, executed, cwd) for b in books]
         try:
-            return _report(books, (f.result() for f in futures), values["FIGURES"])
+            return _report(books, (f.result() for f in futures), figures)
         finally:
             for future in futures:  # after a failure, notebooks not yet started are not started
                 future.cancel()

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from rtlab.synth.profiles import PROFILES as PROFILES
     from rtlab.synth.profiles import Arm as Arm
     from rtlab.synth.profiles import Profile as Profile
-    from rtlab.synth.world import SIMULATED_MARKER as SIMULATED_MARKER
     from rtlab.synth.world import Fact as Fact
     from rtlab.synth.world import Item as Item
     from rtlab.synth.world import Role as Role
@@ -49,15 +48,6 @@ __getattr__, __dir__, __all__ = attach(
             "load_world",
             "truth_labels",
         ),
-        ".world": (
-            "Fact",
-            "Item",
-            "Role",
-            "SynthTask",
-            "World",
-            "WorkspaceFile",
-            "is_simulated",
-            "SIMULATED_MARKER",
-        ),
+        ".world": ("Fact", "Item", "Role", "SynthTask", "World", "WorkspaceFile", "is_simulated"),
     },
 )
