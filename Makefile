@@ -63,10 +63,11 @@ figures: $(STAMP) $(if $(filter $(SIM),$(DATA)),$(STORE)/_manifest.json)
 
 # JupyterLab on notebooks/, the embedded dataset and its store built (or brought up to date) first. Kernels start in
 # notebooks/; each notebook opens the embedded dataset from there (DATA = None in its first code cell: set it to
-# your own runs instead). LAB_ARGS passes options on, e.g. make lab LAB_ARGS="--no-browser --port 8899".
+# your own runs instead). LAB_ARGS passes options on, e.g. make lab LAB_ARGS="--no-browser --port 8899"; as root
+# (a container) it adds --allow-root, which JupyterLab asks for.
 LAB_ARGS ?=
 lab: $(STAMP) $(STORE)/_manifest.json
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 bench: $(STAMP) synth
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

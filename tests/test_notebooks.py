@@ -144,7 +144,8 @@ def test_every_notebook_runs_from_notebooks_on_the_embedded_dataset(
     root = embedded_repo.root
     books = root / "notebooks"
     before = sorted(p.name for p in books.iterdir())
-    assert run_all(["--notebooks", str(books), "--cwd", str(books), "--jobs", "2"]) == 0
+    executed = root.parent / "executed"
+    assert run_all(["--notebooks", str(books), "--cwd", str(books), "--jobs", "2", "--executed", str(executed)]) == 0
     out = capsys.readouterr().out
     assert [line.split()[0] for line in out.splitlines()[:9]] == ["ok"] * 9, out
     names = sorted(p.name for p in (root / "figures").iterdir())  # the repository's figures/, as make figures
@@ -162,6 +163,10 @@ def test_every_notebook_runs_from_notebooks_on_the_embedded_dataset(
     ):
         assert f"{stem}-simulated.png" in names and f"{stem}-simulated.pdf" in names
     assert sorted(p.name for p in books.iterdir()) == before  # nothing written beside the notebooks
+    # every figure drawn shows under its cell, not only a notebook's first (the style left interactive mode on)
+    first = nbformat.read(executed / "01_trajectories.ipynb", as_version=4)
+    shown = [o for c in first.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
+    assert len(shown) == 2
 
 
 def test_the_runner_stops_before_any_notebook_when_the_embedded_dataset_is_not_built(

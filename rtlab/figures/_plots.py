@@ -6,7 +6,8 @@ Colours are the Okabe-Ito palette, which stays distinguishable under the common 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,11 +37,24 @@ STYLE: dict[str, object] = {
 }
 
 
-def _style():
+@contextlib.contextmanager
+def _style() -> Iterator[None]:
+    """The house style for the figures drawn inside. Matplotlib's interactive mode is left as the drawing left
+    it: in a notebook the first figure loads the inline backend, which turns it on (every figure then shows
+    under its cell), and the style's end must not turn it off again (later figures would not show)."""
     import matplotlib as mpl
     from cycler import cycler
 
-    return mpl.rc_context({**STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)})
+    style: Any = {**STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)}  # matplotlib types its keys one by one
+    interactive = mpl.is_interactive()
+    try:
+        with mpl.rc_context(style):
+            try:
+                yield
+            finally:
+                interactive = mpl.is_interactive()
+    finally:
+        mpl.interactive(interactive)
 
 
 SIMULATED_SUFFIX = "-simulated"
