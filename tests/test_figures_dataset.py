@@ -108,7 +108,7 @@ def test_the_embedded_dataset_unbuilt_names_the_commands_that_build_it(embedded_
     synth = f"{python} -m rtlab synth build/simulated --config data/simulated/config.json --jobs 2"
     build = f"{python} -m rtlab build build/simulated -o build/simulated.store --jobs 2"
     first, second = embedded_repo.nothing_built, embedded_repo.no_store
-    assert isinstance(first, DatasetNotBuilt) and isinstance(first, FileNotFoundError)
+    assert isinstance(first, DatasetNotBuilt) and isinstance(first, FileNotFoundError) and first.errno == 2
     assert (first.root, first.commands) == (root, [synth, build])
     assert first.missing == root / "build/simulated/README_SIMULATED.md"
     assert isinstance(second, DatasetNotBuilt) and (second.root, second.commands) == (root, [build])
@@ -125,6 +125,23 @@ def test_the_embedded_dataset_unbuilt_names_the_commands_that_build_it(embedded_
     # the store opened as DATA is simulated too: its sources are
     store = open_dataset("build/simulated.store", cwd=root / "notebooks")
     assert store.simulated and store.sources == [str(root / "build/simulated")]
+
+
+def test_a_store_built_by_other_rtlab_code_is_used_with_a_warning(
+    embedded_repo: EmbeddedRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    import rtlab.store._build as build
+
+    root = embedded_repo.root
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # built by this code: no warning
+        assert embedded_dataset(cwd=root) == root / "build/simulated"
+    monkeypatch.setattr(build, "code_fingerprint", lambda: "0123456789abcdef")  # rtlab changed since
+    with pytest.warns(UserWarning, match="built by another version of rtlab") as caught:
+        data = open_dataset(cwd=root / "notebooks")
+    assert "`make store` in " + str(root) in str(caught[0].message) and data.simulated
 
 
 def test_an_interrupted_world_is_regenerated_and_a_repository_is_needed(

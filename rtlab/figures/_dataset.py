@@ -8,10 +8,12 @@ makes a notebook's ``DATA`` and ``FIGURES`` mean the same from all of them.
 
 from __future__ import annotations
 
+import errno
 import shlex
 import shutil
 import sys
 import tempfile
+import warnings
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -108,10 +110,15 @@ def store_beside(path: str | Path) -> Path:
     return p.with_name(p.name + ".store")
 
 
+def _here(cwd: str | Path | None) -> Path:
+    """``cwd`` resolved; the working folder when ``None``."""
+    return Path.cwd() if cwd is None else Path(cwd).resolve()
+
+
 def repository(cwd: str | Path | None = None) -> Path | None:
     """The rtlab repository holding ``cwd`` (default: the working folder): the nearest of it and its ancestors
     that holds :data:`EMBEDDED_CONFIG`; ``None`` outside any."""
-    here = Path.cwd() if cwd is None else Path(cwd).resolve()
+    here = _here(cwd)
     return next((folder for folder in [here, *here.parents] if (folder / EMBEDDED_CONFIG).is_file()), None)
 
 
@@ -127,7 +134,7 @@ def locate(path: str | Path, *, cwd: str | Path | None = None) -> Path:
     p = Path(path).expanduser()
     if p.is_absolute():
         return p
-    here = Path.cwd() if cwd is None else Path(cwd).resolve()
+    here = _here(cwd)
     if (here / p).exists():
         return here / p
     root = repository(here)
@@ -146,6 +153,12 @@ class DatasetNotBuilt(FileNotFoundError):
     commands: list[str]
     """Shell commands that build what is missing, run in :attr:`root` with the interpreter that raised this."""
 
+    def __post_init__(self) -> None:  # an OSError's errno and file name, as any missing file's
+        super().__init__(errno.ENOENT, "the embedded simulated dataset is not built yet", str(self.missing))
+
+    def __reduce__(self) -> tuple[type[DatasetNotBuilt], tuple[Path, Path, list[str]]]:
+        return type(self), (self.missing, self.root, self.commands)
+
     def __str__(self) -> str:
         steps = "\n".join(f"  {c}" for c in [f"cd {shlex.quote(str(self.root))}", *self.commands])
         return (
@@ -162,19 +175,19 @@ def embedded_dataset(*, cwd: str | Path | None = None) -> Path:
 
     It is never built here: a dataset that is missing, incomplete (no ``README_SIMULATED.md``, which
     ``rtlab synth`` writes last) or without its store (``build/simulated.store``, built from this very folder)
-    raises :class:`DatasetNotBuilt` naming ``make store`` and the exact commands. Building takes minutes and two
+    raises :class:`DatasetNotBuilt` naming ``make store`` and the exact commands; a store built by other rtlab
+    code than this one's is used with a warning naming the same. Building takes minutes and two
     worker processes, races any other notebook opened meanwhile (the store takes one builder at a time) and is
     brought up to date by make's rules (a changed configuration or generator regenerates the world, a changed
     rtlab rebuilds the store), which ``make store``, ``make figures`` and ``make lab`` apply first."""
-    from rtlab.store import is_store, open_store
+    from rtlab.store import MANIFEST, BuildOptions, is_store, open_store
     from rtlab.synth.world import SIMULATED_MARKER
 
     root = repository(cwd)
     if root is None:
         if not (ROOT / EMBEDDED_CONFIG).is_file():
-            where = Path.cwd() if cwd is None else Path(cwd).resolve()
             raise FileNotFoundError(
-                f"{where}: no rtlab repository here or above (none holds {EMBEDDED_CONFIG}), and rtlab is not"
+                f"{_here(cwd)}: no rtlab repository here or above (none holds {EMBEDDED_CONFIG}), and rtlab is not"
                 " installed from one: the embedded simulated dataset lives in a clone of the repository; point"
                 " DATA at your own runs instead"
             )
@@ -187,7 +200,13 @@ def embedded_dataset(*, cwd: str | Path | None = None) -> Path:
         commands = [f"rm -rf {EMBEDDED} {EMBEDDED}.partial", synth, build] if data.exists() else [synth, build]
         raise DatasetNotBuilt(data / SIMULATED_MARKER, root, commands)
     if not is_store(store) or open_store(store).sources != [str(data.resolve())]:
-        raise DatasetNotBuilt(store / "_manifest.json", root, [build])
+        raise DatasetNotBuilt(store / MANIFEST, root, [build])
+    if open_store(store).manifest.get("options") != BuildOptions().key():
+        warnings.warn(
+            f"{store} was built by another version of rtlab (its code changed since): its tables may differ from"
+            f" what this rtlab computes; `make store` in {root} (or: {build}) brings it up to date",
+            stacklevel=3,
+        )
     return data
 
 
@@ -218,8 +237,7 @@ def open_dataset(
     else:
         where = locate(path, cwd=cwd)
         if not where.exists():
-            here = Path.cwd() if cwd is None else Path(cwd).resolve()
-            tried = list(dict.fromkeys([here / path, where]))
+            tried = list(dict.fromkeys([_here(cwd) / path, where]))
             raise FileNotFoundError(f"{path}: no such dataset (looked for {' and '.join(map(str, tried))})")
     beside = store_beside(where)
     temporary = None
