@@ -1,13 +1,14 @@
 """Execute every notebook headless (``make figures``): ``python -m rtlab.figures --data DIR --figures DIR``.
 
-Each notebook's first code cell is tagged ``parameters`` (``DATA = None``, ``FIGURES = "figures"``, ...): the one
-cell a reader edits. The runner inserts a cell after it with the values given here (``--data`` and
-``--figures``, each when given), runs the notebook with its kernel in ``--cwd`` (the repository's root unless told; JupyterLab
-starts kernels in ``notebooks/``, and the notebooks find their paths from either: :func:`rtlab.figures.locate`),
-and on an error names the notebook and the cell that failed. Without ``--data`` the notebooks open the embedded
-simulated dataset themselves (:func:`rtlab.figures.embedded_dataset`, checked here first). A notebook whose
-inputs the dataset lacks calls :func:`skip_unless`; it is reported as skipped, with the reason, and the others go
-on. Executed copies are written to ``--executed`` when asked, never over the sources.
+Each notebook's first code cell is tagged ``parameters`` (``DATA = None``, ``FIGURES = "figures"``, ...): the
+one cell a reader edits. The runner inserts a cell after it with the values given here (``--data`` and
+``--figures``, each when given), runs the notebook with its kernel in ``--cwd`` (the repository's root unless
+told; JupyterLab starts kernels in ``notebooks/``, and the notebooks find their paths from either:
+:func:`rtlab.figures.locate`), and on an error names the notebook and the cell that failed. Without ``--data``
+the notebooks open the embedded simulated dataset themselves (:func:`rtlab.figures.embedded_dataset`, checked
+here first). A notebook whose inputs the dataset lacks calls :func:`skip_unless`; it is reported as skipped,
+with the reason, and the others go on. Executed copies are written to ``--executed`` when asked, never over the
+sources.
 """
 
 from __future__ import annotations
