@@ -1,4 +1,4 @@
-# Two entry points: `make figures` and `make test`. Both create .venv with python3 (>= 3.11) when needed.
+# Entry points: `make figures`, `make test` and `make lab`. Each creates .venv with python3 (>= 3.11) when needed.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,7 +10,7 @@ DATA   ?= $(SIM)
 FIGURES ?= figures
 JOBS   ?= 2
 
-.PHONY: all install test test-live lint typecheck figures synth store bench clean
+.PHONY: all install test test-live lint typecheck figures lab synth store bench clean
 
 all: test
 
@@ -60,6 +60,14 @@ store: $(STORE)/_manifest.json
 
 figures: $(STAMP) $(if $(filter $(SIM),$(DATA)),$(STORE)/_manifest.json)
 	$(BIN)/python -m rtlab.figures --data $(DATA) --figures $(FIGURES) --jobs $(JOBS)
+
+# JupyterLab on notebooks/, the embedded dataset and its store built (or brought up to date) first. Kernels start in
+# notebooks/; each notebook opens the embedded dataset from there (DATA = None in its first code cell: set it to
+# your own runs instead). LAB_ARGS passes options on, e.g. make lab LAB_ARGS="--no-browser --port 8899"; as root
+# (a container) it adds --allow-root, which JupyterLab asks for.
+LAB_ARGS ?=
+lab: $(STAMP) $(STORE)/_manifest.json
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 bench: $(STAMP) synth
 	$(BIN)/python -m pip install --quiet -e '.[bench]'

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,53 @@ def pytest_terminal_summary(terminalreporter) -> None:
             + ", ".join(f"{k}: {v}" for k, v in sorted(fuzz_stats.items()) if k.startswith("exit"))
             + ")"
         )
+
+
+SMALL_WORLD = {
+    "seed": 1,
+    "world": {"roles": ["operations"], "tasks_per_role": 3, "files_per_role": [120, 130]},
+    "models": ["sim-reviewer", "sim-explorer"],
+    "arms": ["DCI", "RunningTab", "RunningTab--no-capture"],
+    "runs": 1,
+}
+"""A simulated world small enough for the suite, with every notebook's inputs (two methods, an ablation)."""
+
+
+@dataclass
+class EmbeddedRepo:
+    """A repository in miniature (:func:`embedded_repo`) and what opening its embedded dataset said on the way."""
+
+    root: Path
+    """Its root: ``notebooks/`` (the nine notebooks), ``figures/``, ``data/simulated/config.json``, ``build/``."""
+    nothing_built: Exception
+    """What ``open_dataset(None)`` raised before anything was built."""
+    no_store: Exception
+    """What it raised once the world was generated (by the first command the first error named)."""
+
+
+@pytest.fixture(scope="session")
+def embedded_repo(tmp_path_factory: pytest.TempPathFactory) -> EmbeddedRepo:
+    """A copy of the repository's notebooks in a folder laid out as the repository is, whose embedded dataset is
+    the small world :data:`SMALL_WORLD`, built by running the commands that ``open_dataset(None)``'s errors name,
+    as a reader would (world first, then its store)."""
+    import json
+    import shutil
+    import subprocess
+
+    from rtlab.figures import DatasetNotBuilt, open_dataset
+
+    root = tmp_path_factory.mktemp("repo")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    (root / "figures").mkdir()
+    (root / "data" / "simulated").mkdir(parents=True)
+    (root / "data" / "simulated" / "config.json").write_text(json.dumps(SMALL_WORLD), encoding="utf-8")
+    errors: list[Exception] = []
+    for _ in range(3):
+        try:
+            open_dataset(cwd=root / "notebooks")
+            break
+        except DatasetNotBuilt as exc:
+            errors.append(exc)
+            subprocess.run(exc.commands[0], shell=True, cwd=exc.root, check=True)
+    assert len(errors) == 2, errors
+    return EmbeddedRepo(root, *errors)

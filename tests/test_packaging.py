@@ -1,4 +1,5 @@
-"""The set-up promises: cheap import, a CLI that lists its subcommands, conda and pip dependencies in step."""
+"""The set-up promises: cheap import, a CLI that lists its subcommands, conda and pip dependencies in step, the
+README's three commands (`make lab` among them)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
 from conftest import ROOT
 
 
@@ -43,8 +45,22 @@ def test_python_requirement_matches_readme() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["requires-python"] == ">=3.11"
     readme = (ROOT / "README.md").read_text()
-    first_commands = re.findall(r"^\s*(make \w+)", readme, re.M)[:2]
-    assert first_commands == ["make figures", "make test"]
+    first_commands = re.findall(r"^\s*(make \w+)", readme, re.M)[:3]
+    assert first_commands == ["make figures", "make test", "make lab"]
+
+
+def test_make_lab_builds_the_embedded_dataset_then_opens_jupyterlab_on_the_notebooks() -> None:
+    import shutil
+
+    make = (ROOT / "Makefile").read_text()
+    assert re.search(r"^lab: \$\(STAMP\) \$\(STORE\)/_manifest\.json$", make, re.M)  # the store make store builds
+    if shutil.which("make") is None:
+        pytest.skip("no make here")
+    dry = subprocess.run(
+        ["make", "-n", "--no-print-directory", "lab"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    last = dry.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"\.venv/bin/jupyter lab --notebook-dir=notebooks( --allow-root)?", last.strip()), last
 
 
 def test_lazy_public_names_resolve() -> None:

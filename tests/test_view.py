@@ -1,6 +1,6 @@
 """The viewer page and the notebook display: escaping, the payload's spans and citations, truncation with
-counts, the CLI, and the page in a real headless browser (Debian's chromium and chromium-driver with Selenium;
-skipped with the reason when either is absent)."""
+counts, the CLI, and the page in a real headless browser (tests/browser.py: Debian's chromium and chromium-driver
+with Selenium; skipped with the reason when either is absent)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from browser import console_errors, headless_chromium
 from conftest import ROOT
 from view_fixture import CLIP, CSV, HOSTILE, hand_run
 
@@ -216,35 +217,10 @@ def test_page_names_are_safe_and_unique() -> None:
 
 # --- a real browser ------------------------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-DRIVER = shutil.which("chromedriver")
-
-
 @pytest.fixture(scope="module")
-def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
-    if CHROMIUM is None or DRIVER is None:
-        pytest.skip("no headless browser here: install Debian's chromium and chromium-driver (.ci/run does)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,860",
-        "--host-resolver-rules=MAP * ~NOTFOUND",
-        "--no-proxy-server",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=DRIVER))
-    yield driver
-    driver.quit()
-
-
-def _errors(driver) -> list[dict]:
-    return [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+def browser(tmp_path_factory: pytest.TempPathFactory):
+    with headless_chromium(tmp_path_factory.mktemp("chromium")) as driver:
+        yield driver
 
 
 def test_page_in_a_real_browser(browser, tmp_path: Path) -> None:
@@ -255,7 +231,7 @@ def test_page_in_a_real_browser(browser, tmp_path: Path) -> None:
     page = tmp_path / "run.html"
     page.write_text(run_page(run_payload(hand_run(n_filler=20))), encoding="utf-8")
     browser.get(page.as_uri())
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
     with pytest.raises(NoAlertPresentException):  # the output's script never ran
         browser.switch_to.alert.text  # noqa: B018
     rows = browser.find_elements(By.CSS_SELECTOR, "#timeline .row")
@@ -290,7 +266,7 @@ def test_page_in_a_real_browser(browser, tmp_path: Path) -> None:
     browser.find_element(By.CSS_SELECTOR, "#timeline .row[data-step='3']").click()
     body.send_keys("j")
     assert browser.find_element(By.ID, "detail").get_attribute("data-step") == "4"
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
 
 
 def test_a_thousand_step_ten_megabyte_run_opens_lazily(browser, tmp_path: Path) -> None:
@@ -301,7 +277,7 @@ def test_a_thousand_step_ten_megabyte_run_opens_lazily(browser, tmp_path: Path) 
     page.write_text(run_page(run_payload(hand_run(n_filler=996, filler_chars=10_000))), encoding="utf-8")
     assert page.stat().st_size > 10_000_000
     browser.get(page.as_uri())
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
     assert browser.find_element(By.ID, "counter").text == "1000 of 1000 steps shown"
     # only the rows in view (and a margin of 10 either side) are in the page, not 1,000
     assert len(browser.find_elements(By.CSS_SELECTOR, "#timeline .row")) < 60
@@ -320,7 +296,7 @@ def test_screenshot_of_a_real_workspace_bench_run(browser, real: Path, tmp_path:
     out = tmp_path / "wb.html"
     assert main(["view", str(run), "-o", str(out)]) == 0
     browser.get(out.as_uri())
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
     cites = browser.find_elements(By.CSS_SELECTOR, ".item.fail a.cite")
     if cites:
         cites[0].click()
@@ -351,7 +327,7 @@ def test_screenshot_of_a_notebook_cell_displaying_a_replay(browser, real: Path, 
         encoding="utf-8",
     )
     browser.get(page.as_uri())
-    assert _errors(browser) == []
+    assert console_errors(browser) == []
     from PIL import Image
 
     browser.save_screenshot(str(tmp_path / "shot.png"))

@@ -1,4 +1,5 @@
-"""Figures: the dataset a notebook opens (:func:`open_dataset`), one plotting function per figure in the house
+"""Figures: the dataset a notebook opens (:func:`open_dataset`; the embedded simulated one by default, found from
+``notebooks/`` as from the root by :func:`locate`), one plotting function per figure in the house
 style, and the headless notebook runner behind ``make figures``. Never calls a language model."""
 
 from __future__ import annotations
@@ -8,9 +9,15 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
+    from rtlab.figures._dataset import EMBEDDED as EMBEDDED
+    from rtlab.figures._dataset import EMBEDDED_CONFIG as EMBEDDED_CONFIG
+    from rtlab.figures._dataset import ROOT as ROOT
     from rtlab.figures._dataset import Dataset as Dataset
+    from rtlab.figures._dataset import DatasetNotBuilt as DatasetNotBuilt
+    from rtlab.figures._dataset import embedded_dataset as embedded_dataset
+    from rtlab.figures._dataset import locate as locate
     from rtlab.figures._dataset import open_dataset as open_dataset
-    from rtlab.figures._notebooks import ROOT as ROOT
+    from rtlab.figures._dataset import repository as repository
     from rtlab.figures._notebooks import NotebookFailure as NotebookFailure
     from rtlab.figures._notebooks import NotebookSkipped as NotebookSkipped
     from rtlab.figures._notebooks import SkipNotebook as SkipNotebook
@@ -48,7 +55,17 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._dataset": ("Dataset", "open_dataset"),
+        "._dataset": (
+            "ROOT",
+            "EMBEDDED",
+            "EMBEDDED_CONFIG",
+            "Dataset",
+            "DatasetNotBuilt",
+            "embedded_dataset",
+            "locate",
+            "open_dataset",
+            "repository",
+        ),
         "._plots": (
             "OKABE_ITO",
             "STYLE",
@@ -78,7 +95,6 @@ __getattr__, __dir__, __all__ = attach(
             "plot_operating_styles",
         ),
         "._notebooks": (
-            "ROOT",
             "SkipNotebook",
             "skip_unless",
             "NotebookSkipped",

@@ -1,10 +1,14 @@
 """Execute every notebook headless (``make figures``): ``python -m rtlab.figures --data DIR --figures DIR``.
 
-Each notebook has one code cell tagged ``parameters`` (``DATA = ...``, ``FIGURES = ...``); the runner inserts a
-cell after it with the values given here, runs the notebook from the repository root, and on an error names
-the notebook and the cell that failed. A notebook whose inputs the dataset lacks calls :func:`skip_unless`; it is
-reported as skipped, with the reason, and the others go on. Executed copies are written to ``--executed`` when asked, never over
-the sources.
+Each notebook's first code cell is tagged ``parameters`` (``DATA = None``, ``FIGURES = "figures"``, ...): the
+one cell a reader edits. The runner inserts a cell after it with the values given here (``--data`` and
+``--figures``, each when given), runs the notebook with its kernel in ``--cwd`` (the repository's root unless
+told; JupyterLab starts kernels in ``notebooks/``, and the notebooks find their paths from either:
+:func:`rtlab.figures.locate`), and on an error names the notebook and the cell that failed. Without ``--data``
+the notebooks open the embedded simulated dataset themselves (:func:`rtlab.figures.embedded_dataset`, checked
+here first). A notebook whose inputs the dataset lacks calls :func:`skip_unless`; it is reported as skipped,
+with the reason, and the others go on. Executed copies are written to ``--executed`` when asked, never over the
+sources.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from rtlab.figures._dataset import ROOT, embedded_dataset, locate
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -139,12 +144,20 @@ def run_notebook(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rtlab.figures", description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--data", default="build/simulated", help="dataset each notebook reads (default: %(default)s)"
+        "--data",
+        help="dataset each notebook reads: runs or a store (default: the notebooks' own DATA, the embedded"
+        " simulated dataset build/simulated)",
     )
     parser.add_argument(
-        "--figures", default="figures", help="where figures are written (default: %(default)s)"
+        "--figures",
+        help="where figures are written (default: the notebooks' own FIGURES, the repository's figures/)",
     )
     parser.add_argument("--notebooks", default=str(ROOT / "notebooks"), help="folder of notebooks")
+    parser.add_argument(
+        "--cwd",
+        default=str(ROOT),
+        help="the kernels' working folder (default: the repository's root; JupyterLab's is notebooks/)",
+    )
     parser.add_argument("--only", nargs="*", help="run only notebooks whose name starts with one of these")
     parser.add_argument("--executed", help="write executed copies of the notebooks here")
     parser.add_argument(
@@ -158,11 +171,27 @@ def main(argv: list[str] | None = None) -> int:
     if not books:
         print(f"no notebooks found in {args.notebooks}", file=sys.stderr)
         return 2
-    values = {"DATA": str(Path(args.data).resolve()), "FIGURES": str(Path(args.figures).resolve())}
+    cwd = str(Path(args.cwd).resolve())
+    values: dict[str, str] = {}  # what is not given here, each notebook's parameters cell decides
+    if args.figures is not None:
+        values["FIGURES"] = str(locate(args.figures).resolve())
+    if args.data is not None:
+        data = locate(args.data).resolve()
+        if not data.exists():
+            print(f"no dataset at {data}", file=sys.stderr)
+            return 2
+        values = {"DATA": str(data), **values}
+    else:  # the notebooks open it themselves; stop now, not in nine first cells, when it is not built
+        try:
+            embedded_dataset(cwd=cwd)
+        except FileNotFoundError as exc:
+            print(exc, file=sys.stderr)
+            return 2
     executed = str(Path(args.executed).resolve()) if args.executed else None
+    figures = values.get("FIGURES", "the folder each notebook's FIGURES names")
     if args.jobs <= 1 or len(books) == 1:
-        outcomes: Iterable[tuple[str, str, float]] = (_run_one(str(b), values, executed) for b in books)
-        return _report(books, outcomes, values["FIGURES"])
+        outcomes: Iterable[tuple[str, str, float]] = (_run_one(str(b), values, executed, cwd) for b in books)
+        return _report(books, outcomes, figures)
     import multiprocessing
 
     from rtlab._workers import process_pool
@@ -170,20 +199,20 @@ def main(argv: list[str] | None = None) -> int:
     # spawned, not forked: each worker starts kernels of its own, with no event loop or socket state inherited;
     # workers die with this process, however it dies
     with process_pool(args.jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [pool.submit(_run_one, str(b), values, executed) for b in books]
+        futures = [pool.submit(_run_one, str(b), values, executed, cwd) for b in books]
         try:
-            return _report(books, (f.result() for f in futures), values["FIGURES"])
+            return _report(books, (f.result() for f in futures), figures)
         finally:
             for future in futures:  # after a failure, notebooks not yet started are not started
                 future.cancel()
 
 
-def _run_one(book: str, values: dict[str, str], executed: str | None) -> tuple[str, str, float]:
-    """Run one notebook: ``("ok" | "skip" | "failed", reason or error, seconds)`` (plain values, so that a worker
-    process can send them back)."""
+def _run_one(book: str, values: dict[str, str], executed: str | None, cwd: str) -> tuple[str, str, float]:
+    """Run one notebook with its kernel in ``cwd``: ``("ok" | "skip" | "failed", reason or error, seconds)``
+    (plain values, so that a worker process can send them back)."""
     start = time.perf_counter()
     try:
-        run_notebook(Path(book), dict(values), executed=Path(executed) if executed else None)
+        run_notebook(Path(book), dict(values), cwd=Path(cwd), executed=Path(executed) if executed else None)
     except NotebookSkipped as exc:
         return "skip", exc.reason, time.perf_counter() - start
     except NotebookFailure as exc:

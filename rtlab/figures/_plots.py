@@ -6,7 +6,8 @@ Colours are the Okabe-Ito palette, which stays distinguishable under the common 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,11 +37,24 @@ STYLE: dict[str, object] = {
 }
 
 
-def _style():
+@contextlib.contextmanager
+def _style() -> Iterator[None]:
+    """The house style for the figures drawn inside. Matplotlib's interactive mode is left as the drawing left
+    it: in a notebook the first figure loads the inline backend, which turns it on (every figure then shows
+    under its cell), and the style's end must not turn it off again (later figures would not show)."""
     import matplotlib as mpl
     from cycler import cycler
 
-    return mpl.rc_context({**STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)})
+    style: Any = {**STYLE, "axes.prop_cycle": cycler(color=OKABE_ITO)}  # matplotlib types its keys one by one
+    interactive = mpl.is_interactive()
+    try:
+        with mpl.rc_context(style):
+            try:
+                yield
+            finally:
+                interactive = mpl.is_interactive()
+    finally:
+        mpl.interactive(interactive)
 
 
 SIMULATED_SUFFIX = "-simulated"
@@ -58,10 +72,14 @@ def save_figure(
     fig: Figure, name: str, figures_dir: str | Path = "figures", *, simulated: bool = False
 ) -> list[Path]:
     """Write ``name.png`` and ``name.pdf`` into ``figures_dir`` atomically and reproducibly; returns the paths.
+    A relative ``figures_dir`` is found as a notebook's ``DATA`` is (:func:`rtlab.figures.locate`): ``"figures"``
+    is the repository's ``figures/`` from the root and from ``notebooks/`` alike.
 
     A figure drawn from simulated data says so twice: a note in its lower right corner and ``-simulated`` at
     the end of its file names.
     """
+    from rtlab.figures._dataset import locate
+
     extra: dict[str, Any] = {}
     if simulated:  # below the drawing, where it can overlap nothing; the saved area grows to hold it
         fig.text(0.995, -0.01, SIMULATED_NOTE, ha="right", va="top", fontsize=7, color="0.35")
@@ -69,7 +87,7 @@ def save_figure(
         extra = {"bbox_inches": "tight", "pad_inches": 0.08}
     written = []
     for ext, metadata in (("png", {"Software": None}), ("pdf", {"CreationDate": None, "Producer": None})):
-        target = Path(figures_dir) / f"{name}.{ext}"
+        target = locate(figures_dir) / f"{name}.{ext}"
         with atomic_open(target, "wb") as fh:
             fig.savefig(fh, format=ext, metadata=metadata, **extra)
         written.append(target)
