@@ -9,15 +9,10 @@ from typing import TYPE_CHECKING
 from rtlab._lazy import attach
 
 if TYPE_CHECKING:
-    from rtlab.figures._dataset import EMBEDDED as EMBEDDED
-    from rtlab.figures._dataset import EMBEDDED_CONFIG as EMBEDDED_CONFIG
-    from rtlab.figures._dataset import ROOT as ROOT
     from rtlab.figures._dataset import Dataset as Dataset
     from rtlab.figures._dataset import DatasetNotBuilt as DatasetNotBuilt
     from rtlab.figures._dataset import embedded_dataset as embedded_dataset
-    from rtlab.figures._dataset import locate as locate
     from rtlab.figures._dataset import open_dataset as open_dataset
-    from rtlab.figures._dataset import repository as repository
     from rtlab.figures._notebooks import NotebookFailure as NotebookFailure
     from rtlab.figures._notebooks import NotebookSkipped as NotebookSkipped
     from rtlab.figures._notebooks import SkipNotebook as SkipNotebook
@@ -25,6 +20,11 @@ if TYPE_CHECKING:
     from rtlab.figures._notebooks import parameter_cell as parameter_cell
     from rtlab.figures._notebooks import run_notebook as run_notebook
     from rtlab.figures._notebooks import skip_unless as skip_unless
+    from rtlab.figures._paths import EMBEDDED as EMBEDDED
+    from rtlab.figures._paths import EMBEDDED_CONFIG as EMBEDDED_CONFIG
+    from rtlab.figures._paths import ROOT as ROOT
+    from rtlab.figures._paths import locate as locate
+    from rtlab.figures._paths import repository as repository
     from rtlab.figures._plots import ABLATION_LABELS as ABLATION_LABELS
     from rtlab.figures._plots import CATEGORY_LABELS as CATEGORY_LABELS
     from rtlab.figures._plots import CATEGORY_ORDER as CATEGORY_ORDER
@@ -55,17 +55,8 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        "._dataset": (
-            "ROOT",
-            "EMBEDDED",
-            "EMBEDDED_CONFIG",
-            "Dataset",
-            "DatasetNotBuilt",
-            "embedded_dataset",
-            "locate",
-            "open_dataset",
-            "repository",
-        ),
+        "._paths": ("ROOT", "EMBEDDED", "EMBEDDED_CONFIG", "locate", "repository"),
+        "._dataset": ("Dataset", "DatasetNotBuilt", "embedded_dataset", "open_dataset"),
         "._plots": (
             "OKABE_ITO",
             "STYLE",

@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rtlab.figures._paths import EMBEDDED, EMBEDDED_CONFIG, ROOT, _here, locate, repository
 from rtlab.figures._plots import simulated_tag
 from rtlab.ingest import IngestFailure
 from rtlab.records import Trajectory
@@ -29,14 +30,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rtlab.store import Store
-
-ROOT = Path(__file__).resolve().parents[2]
-"""The folder rtlab is installed from: the repository's root for an editable install (``make install``)."""
-EMBEDDED = "build/simulated"
-"""The embedded simulated dataset, from the repository's root (the Makefile's ``SIM``)."""
-EMBEDDED_CONFIG = "data/simulated/config.json"
-"""Its configuration, from the repository's root (the Makefile's ``SIM_CONFIG``); a folder holding it is an rtlab
-repository."""
 
 
 @dataclass(frozen=True)
@@ -110,37 +103,6 @@ def store_beside(path: str | Path) -> Path:
     return p.with_name(p.name + ".store")
 
 
-def _here(cwd: str | Path | None) -> Path:
-    """``cwd`` resolved; the working folder when ``None``."""
-    return Path.cwd() if cwd is None else Path(cwd).resolve()
-
-
-def repository(cwd: str | Path | None = None) -> Path | None:
-    """The rtlab repository holding ``cwd`` (default: the working folder): the nearest of it and its ancestors
-    that holds :data:`EMBEDDED_CONFIG`; ``None`` outside any."""
-    here = _here(cwd)
-    return next((folder for folder in [here, *here.parents] if (folder / EMBEDDED_CONFIG).is_file()), None)
-
-
-def locate(path: str | Path, *, cwd: str | Path | None = None) -> Path:
-    """Where a path a notebook names is, whatever folder its kernel started in (``cwd``, default the working
-    folder): an absolute path is itself; a relative one is taken from ``cwd`` when it exists there, else from
-    the root of the repository holding ``cwd`` (:func:`repository`), else (outside any repository) from ``cwd``.
-
-    So ``"build/simulated"``, ``"figures"`` or ``"../shared/real"`` (all written from the root, as ``make
-    figures`` runs) mean the same in JupyterLab, whose kernels start in ``notebooks/``, and ``"../runs"``
-    (written from the notebook's folder) still means what it says. The returned path may not exist (an output
-    folder is created where it points)."""
-    p = Path(path).expanduser()
-    if p.is_absolute():
-        return p
-    here = _here(cwd)
-    if (here / p).exists():
-        return here / p
-    root = repository(here)
-    return (root if root is not None else here) / p
-
-
 @dataclass
 class DatasetNotBuilt(FileNotFoundError):
     """The embedded simulated dataset, or its store, is not built yet: what is missing and the commands that
@@ -197,7 +159,9 @@ def embedded_dataset(*, cwd: str | Path | None = None) -> Path:
     build = f"{python} -m rtlab build {EMBEDDED} -o {store.relative_to(root)} --jobs 2"
     if not (data / SIMULATED_MARKER).is_file():
         synth = f"{python} -m rtlab synth {EMBEDDED} --config {EMBEDDED_CONFIG} --jobs 2"
-        commands = [f"rm -rf {EMBEDDED} {EMBEDDED}.partial", synth, build] if data.exists() else [synth, build]
+        commands = (
+            [f"rm -rf {EMBEDDED} {EMBEDDED}.partial", synth, build] if data.exists() else [synth, build]
+        )
         raise DatasetNotBuilt(data / SIMULATED_MARKER, root, commands)
     if not is_store(store) or open_store(store).sources != [str(data.resolve())]:
         raise DatasetNotBuilt(store / MANIFEST, root, [build])

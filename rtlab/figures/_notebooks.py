@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from rtlab.figures._dataset import ROOT, embedded_dataset, locate
+from rtlab.figures._dataset import embedded_dataset
+from rtlab.figures._paths import ROOT, locate
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -78,7 +78,7 @@ def save_figure(
     A figure drawn from simulated data says so twice: a note in its lower right corner and ``-simulated`` at
     the end of its file names.
     """
-    from rtlab.figures._dataset import locate
+    from rtlab.figures._paths import locate
 
     extra: dict[str, Any] = {}
     if simulated:  # below the drawing, where it can overlap nothing; the saved area grows to hold it
