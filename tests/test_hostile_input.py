@@ -447,3 +447,31 @@ def test_workers_die_with_a_parent_killed_by_sigkill(tmp_path: Path, which: str)
             os.kill(w, signal.SIGKILL)
         assert not survivors
         shutil.rmtree(tmp_path / "world.partial", ignore_errors=True)
+
+
+def test_a_number_past_a_64_bit_integer_is_dropped_with_a_warning_in_every_command(
+    tmp_path: Path, capsys
+) -> None:
+    """A token count of 10**30 written out in digits once lost the run in `rtlab build` (an OverflowError, the run
+    skipped) while `rtlab info` read it: the field is dropped and said, and every command reads the run."""
+    src = ROOT / "data" / "sample" / "pi" / "hiring-summary-v3.jsonl"
+    lines = []
+    for line in src.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        message = record.get("message")
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            message["usage"]["input"] = 10**30
+        lines.append(json.dumps(record))
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "s.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (t,) = ingest([runs]).trajectories
+    assert t.usage is not None and t.usage.input_tokens is None and t.usage.output_tokens is not None
+    (w,) = [w for w in t.warnings if w.field == "usage.input_tokens"]
+    assert w.kind == "bad-record" and "past a 64-bit integer" in w.reason  # the sum of five such counts
+    code, out, _ = run(capsys, "build", str(runs), "-o", str(tmp_path / "store"))
+    assert code == 0
+    import rtlab
+
+    assert len(rtlab.open(tmp_path / "store").table("trajectories")) == 1
+    assert run(capsys, "build", str(runs), "-o", str(tmp_path / "strict"), "--strict")[0] != 0

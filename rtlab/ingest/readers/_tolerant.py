@@ -27,6 +27,7 @@ warning, and the loop goes on with the next record.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -186,6 +187,7 @@ def settle(trajectories: list[Trajectory], path: Path, fmt: str | None, options:
     said (with the formats that find steps in it), and, with ``options.strict``, the first warning raised."""
     for t in trajectories:
         typed_warnings(t)
+        out_of_range(t)
     if fmt is not None and trajectories and not any(s.answered for t in trajectories for s in t.steps):
         found = formats_with_steps(path, fmt, options) if options.alternatives else {}
         fits = ", ".join(f"{name} ({n} steps)" for name, n in found.items())
@@ -203,6 +205,66 @@ def settle(trajectories: list[Trajectory], path: Path, fmt: str | None, options:
             w = min(faults, key=lambda w: (w.kind == "no-steps", w.line is None, w.line or 0))
             raise ReaderError(
                 w.path, f"{w.reason} (--strict: a reading warning is an error)", line=w.line, field=w.field
+            )
+
+
+INT64 = (-(2**63), 2**63 - 1)
+"""The whole numbers every table and the store can hold (a 64-bit signed integer): a count or a status past them
+in a log (``"input_tokens": 1e30`` written as digits) is no count the harness meant."""
+
+
+def out_of_range(t: Trajectory) -> None:
+    """Whole numbers no table can hold (token counts, exit statuses, read offsets and limits past a 64-bit
+    integer) are dropped from what was read and said (``bad-record``), so one absurd field never loses the run
+    in one command (the store's build) while another reads it."""
+    low, high = INT64
+
+    def bad(value: object) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high
+
+    if t.usage is not None:
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cached_input_tokens",
+            "reasoning_tokens",
+            "total_tokens",
+        ):
+            value = getattr(t.usage, name)
+            if bad(value):
+                setattr(t.usage, name, None)
+                t.warnings.append(
+                    ReadWarning(
+                        t.source_path,
+                        None,
+                        f"{value} is no token count (past a 64-bit integer); dropped",
+                        "bad-record",
+                        f"usage.{name}",
+                    )
+                )
+    for step in t.steps:
+        dropped = []
+        if bad(step.exit_code):
+            dropped.append(("exit_code", step.exit_code))
+            step.exit_code = None
+        action = step.action
+        if action is not None:
+            if bad(action.offset):
+                dropped.append(("action.offset", action.offset))
+                action = dataclasses.replace(action, offset=None)
+            if bad(action.limit):
+                dropped.append(("action.limit", action.limit))
+                action = dataclasses.replace(action, limit=None)
+            step.action = action
+        for name, value in dropped:
+            t.warnings.append(
+                ReadWarning(
+                    t.source_path,
+                    None,
+                    f"step {step.index}: {value} is past a 64-bit integer; dropped",
+                    "bad-record",
+                    name,
+                )
             )
 
 
