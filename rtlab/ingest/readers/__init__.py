@@ -32,6 +32,7 @@ _MODULES: dict[str, str] = {
     "claude-code-session": "claude_code_session",
     "swe-agent": "swe_agent",
     "mini-swe-agent": "mini_swe_agent",
+    "gemini-cli": "gemini_cli",
     "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",

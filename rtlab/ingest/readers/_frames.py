@@ -1064,3 +1064,185 @@ def session_frames(shown: str, typed: str | None, start: int = 0, end: int | Non
     if last < stop and _SESSION_PROMPT.fullmatch(shown, last, stop):
         frames.append(Frame(last, stop, "frame"))
     return frames
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Search results printed under a heading per file (Gemini CLI's grep_search, OpenCode's grep, Cline's
+# search_files): the file's name on a line of its own, its matching lines below it, each after a prefix
+
+
+@dataclass(frozen=True)
+class HeadingSearch:
+    """How one harness's search tool prints its matches under a heading per file."""
+
+    file: re.Pattern[str]
+    """A line naming a file (group ``path``): the heading of the lines below it."""
+    prefix: re.Pattern[str]
+    """The tool's words before each result line (``L12: ``, ``  Line 12: ``, ``│``)."""
+    words: re.Pattern[str]
+    """A whole line that is the tool's own words (a header, a separator, a note)."""
+
+
+def heading_search(
+    shown: str, rules: HeadingSearch, start: int = 0, end: int | None = None
+) -> tuple[list[str], list[Frame]]:
+    """The files a heading-layout search result names, in order, and the tool's words as frames: headings,
+    headers, separators and notes whole, the prefix of each result line. What is left is the files' lines as
+    the search printed them (a context line included)."""
+    stop = len(shown) if end is None else end
+    files: list[str] = []
+    frames: list[Frame] = []
+    for s, body, line_end in _line_spans(shown, start, stop):
+        line = shown[s:body]
+        if rules.words.fullmatch(line):
+            frames.append(Frame(s, line_end, "frame"))
+        elif m := rules.file.fullmatch(line):
+            files.append(m.group("path"))
+            frames.append(Frame(s, line_end, "frame"))
+        elif m := rules.prefix.match(line):
+            frames.append(Frame(s, s + m.end(), "frame"))
+    return files, frames
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Gemini CLI's words in tool results (google-gemini/gemini-cli packages/core/src/tools/: shell.ts, read-file.ts,
+# grep.ts / ripGrep.ts, glob.ts, ls.ts; utils/fileUtils.ts for the truncation of large outputs; context/
+# toolOutputMaskingService.ts for outputs masked later in the session)
+
+GeminiTool = Literal["shell", "read", "grep", "glob", "ls", "other"]
+"""Which Gemini CLI tool's result :func:`gemini_frames` frames."""
+
+_GEMINI_TOO_LARGE = re.compile(
+    r"Output too large\. Showing (?:the )?first [\d,]+ and last [\d,]+ characters\.\s*"
+    r"For full output see: [^\n]*\n"
+)
+"""``formatTruncatedToolOutput``: the header of an output cut to its head and tail (the full one saved)."""
+_GEMINI_OMITTED = re.compile(r"\n*\.\.\. \[[\d,]+ (?:characters|lines) omitted\] \.\.\.\n*")
+"""Where a too-large output was cut between its head and its tail."""
+_GEMINI_WHOLE = re.compile(
+    r"\[Operation Cancelled\][^\n]*|Command was cancelled by user before it could start\."
+    r"|Command moved to background \(PID: \d+\)\.[^\n]*|Command (?:was cancelled by user before it could "
+    r"complete|was automatically cancelled because it exceeded the timeout of [\d.]+ minutes without output"
+    r"|execution timed out and was cancelled)\. There was no output before it was cancelled\."
+    r"|No matches found for pattern [^\n]*|No files found matching pattern [^\n]*|Directory [^\n]* is empty\."
+)
+"""Results that are Gemini CLI's words through and through: a cancelled or backgrounded command, an empty
+search, glob or listing."""
+_GEMINI_CANCELLED_HEAD = re.compile(
+    r"Command (?:was cancelled by user before it could complete|was automatically cancelled because it "
+    r"exceeded the timeout of [\d.]+ minutes without output|execution timed out and was cancelled)\. Below is "
+    r"the output (?:\(on stdout and stderr\) )?before it was cancelled:\n"
+)
+_GEMINI_SHELL_TRAILER = re.compile(r"(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*")
+"""The lines ``shell.ts`` puts after a command's output (every one in 2025's versions, only those that say
+something in 2026's)."""
+GEMINI_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)$", re.M)
+_GEMINI_READ_HEAD = re.compile(
+    r"\n?IMPORTANT: The file content has been truncated\.\n(?:Status: [^\n]*\n)?(?:\[SYSTEM SUGGESTION\][^\n]*\n)?"
+    r"(?:Action: [^\n]*\n)?\n?--- FILE CONTENT \(truncated\) ---\n"
+)
+"""``read_file``'s header before a window of a file (``start_line``/``end_line`` in 2026, ``offset``/``limit``
+before)."""
+_GEMINI_SHOWING = re.compile(r"Showing lines (\d+)-(\d+) of \d+ total lines")
+GEMINI_GREP = HeadingSearch(
+    file=re.compile(r"File: (?P<path>.+)"),
+    prefix=re.compile(r"L\d+[:-] "),
+    words=re.compile(r"Found \d+ (?:match(?:es)?|files with matches) for pattern .*:|---|\([^\n]*\)"),
+)
+"""``grep_search`` (``search_file_content`` before 2026): ``Found N matches for pattern "P" in ...:``, ``---``
+between files, ``File: PATH``, then ``L12: text`` (``L12- text`` for context lines)."""
+_GEMINI_GLOB_HEAD = re.compile(r"Found \d+ file\(s\) matching [^\n]*:\n")
+_GEMINI_LS_HEAD = re.compile(r"Directory listing for (?P<dir>[^\n]*):\n")
+_GEMINI_LS_DIR = re.compile(r"\[DIR\] ")
+_GEMINI_LS_SIZE = re.compile(r" \(\d+ bytes\)")
+_GEMINI_NOTE = re.compile(r"\n\n\([^\n]*\)\s*\Z")
+"""A parenthesised note after a listing (``(2 ignored)``, ``(N additional files were git-ignored)``)."""
+
+
+def gemini_read_window(shown: str) -> tuple[int, int] | None:
+    """``(first line, number of lines)`` of the window ``read_file``'s header says it shows."""
+    head = _GEMINI_READ_HEAD.match(shown)
+    m = _GEMINI_SHOWING.search(shown, 0, head.end()) if head else None
+    if m is None:
+        return None
+    first, last = int(m.group(1)), int(m.group(2))
+    return first, max(last - first + 1, 0)
+
+
+def gemini_ls_folder(shown: str) -> str | None:
+    """The folder ``list_directory``'s header names."""
+    m = _GEMINI_LS_HEAD.match(shown)
+    return m.group("dir") if m else None
+
+
+def gemini_frames(shown: str, *, tool: GeminiTool) -> tuple[Frame, ...]:
+    """Gemini CLI's words in a tool result the model received: a result that is nothing but its words (and an
+    output masked later in the session, which holds an escaped excerpt only), the header of a too-large output
+    and the marker where it was cut; per tool the shell frame (``Command:``/``Directory:`` and ``Output:`` /
+    ``Stdout:``/``Stderr:`` labels, ``(empty)``, the ``Error``/``Exit Code``/``Signal``/``Background PIDs``/
+    ``Process Group PGID`` lines, a cancellation notice), ``read_file``'s window header, the grep layout's
+    header, separators, ``File:`` headings and ``L12:`` prefixes, glob's header, the listing's header, ``[DIR]``
+    marks and sizes; and a recorded tab run's status line."""
+    status = status_start(shown)
+    core = shown[:status].strip()
+    if shown.startswith("<tool_output_masked>") or (core and _GEMINI_WHOLE.fullmatch(core)):
+        return whole(shown)
+    found: list[Frame] = []
+    pos = 0
+    if m := _GEMINI_TOO_LARGE.match(shown, 0, status):
+        found.append(Frame(0, m.end(), "frame"))
+        pos = m.end()
+        found += [Frame(c.start(), c.end(), "clip") for c in _GEMINI_OMITTED.finditer(shown, pos, status)]
+    if tool == "shell":
+        found += _gemini_shell(shown, pos, status)
+    elif tool == "read" and (m := _GEMINI_READ_HEAD.match(shown, pos, status)):
+        found.append(Frame(pos, m.end(), "frame"))
+    elif tool == "grep":
+        found += heading_search(shown, GEMINI_GREP, pos, status)[1]
+    elif tool == "glob" and (m := _GEMINI_GLOB_HEAD.match(shown, pos, status)):
+        found.append(Frame(pos, m.end(), "frame"))
+    elif tool == "ls" and (m := _GEMINI_LS_HEAD.match(shown, pos, status)):
+        found.append(Frame(pos, m.end(), "frame"))
+        for s, body, _ in _line_spans(shown, m.end(), status):
+            if d := _GEMINI_LS_DIR.match(shown, s, body):
+                found.append(Frame(s, d.end(), "frame"))
+            if (z := _GEMINI_LS_SIZE.search(shown, s, body)) and z.end() == body:
+                found.append(Frame(z.start(), body, "frame"))
+    if tool in ("glob", "ls") and (n := _GEMINI_NOTE.search(shown, pos, status)):
+        found.append(Frame(n.start(), status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return merged(found)
+
+
+def _gemini_shell(shown: str, start: int, end: int) -> list[Frame]:
+    """``run_shell_command``'s frame around a command's output in ``shown[start:end]``."""
+    found: list[Frame] = []
+    pos = start
+    if shown.startswith("Command: ", pos) and (d := shown.find("\nDirectory: ", pos, end)) >= 0:
+        nl = shown.find("\n", d + 1, end)
+        stop = nl + 1 if nl >= 0 else end
+        found.append(Frame(pos, stop, "frame"))
+        pos = stop
+    if m := _GEMINI_CANCELLED_HEAD.match(shown, pos, end):
+        found.append(Frame(pos, m.end(), "frame"))
+        return found
+    stop = end  # the trailer: the known lines at the end, after the output
+    while (nl := shown.rfind("\n", pos, stop)) >= 0 and _GEMINI_SHELL_TRAILER.fullmatch(shown, nl + 1, stop):
+        stop = nl
+    if stop < end:
+        found.append(Frame(stop, end, "frame"))
+    labels = ("Output: ", "Stdout: ")
+    label = next((w for w in labels if shown.startswith(w, pos)), None)
+    if label is None:
+        return found
+    found.append(Frame(pos, pos + len(label), "frame"))
+    pos += len(label)
+    pieces = [(pos, stop)]
+    if label == "Stdout: " and (err := shown.rfind("\nStderr: ", pos, stop)) >= 0:
+        found.append(Frame(err, err + len("\nStderr: "), "frame"))
+        pieces = [(pos, err), (err + len("\nStderr: "), stop)]
+    for s, e in pieces:
+        if shown[s:e] == "(empty)":
+            found.append(Frame(s, e, "frame"))
+    return found
