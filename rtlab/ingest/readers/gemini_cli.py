@@ -32,6 +32,7 @@ Records that cannot be understood are skipped and reported in ``Trajectory.meta[
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -192,9 +193,9 @@ def type_step(step: Step) -> None:
     """Gemini CLI's tools: ``run_shell_command`` runs a command line; ``read_file`` shows a file (its window
     from the header it prints, else from ``start_line``/``end_line`` or ``offset``/``limit``); ``write_file``
     writes one, ``replace`` changes one; ``grep_search`` (``search_file_content``) prints matches under a
-    ``File:`` heading per file: the lines of one file are a read of it, an empty result a search that found
-    nothing, file names only (``names_only``) a list, matches in several files nothing rtlab attributes;
-    ``glob`` lists absolute paths, ``list_directory`` the entries of its folder; everything else (``web_fetch``,
+    ``File:`` heading per file (named relative to the folder searched): the lines of one file are a read of it,
+    an empty result a search that found nothing, file names only (``names_only``) a list, matches in several
+    files nothing rtlab attributes (capture knows ``path:N:text`` lines only); ``glob`` lists absolute paths, ``list_directory`` the entries of its folder; everything else (``web_fetch``,
     ``update_topic``, ``invoke_agent``, MCP tools, ...) is ``other``. A failed or cancelled call's answer is
     Gemini CLI's words whole. Frames: :func:`gemini_frames`."""
     tool, args, shown = step.tool, step.args, step.shown or ""
@@ -217,7 +218,11 @@ def type_step(step: Step) -> None:
         if args.get("names_only") is True:
             step.action = Action("list", pattern=pattern)
         elif len(files) == 1:
-            step.action = Action.read(files[0])
+            where = _first_str(args, _DIR_KEYS)  # the files are named relative to the folder searched
+            found = (
+                files[0] if where is None or posixpath.isabs(files[0]) else posixpath.join(where, files[0])
+            )
+            step.action = Action.read(found)
         elif not files:
             step.action = Action("search", pattern=pattern)
         else:
@@ -374,7 +379,7 @@ def _message(run: _Run, msg: Any, line: int | None, where: str) -> None:
     """One message record of a session."""
     tl = run.timeline
     if not isinstance(msg, dict):
-        run.note(line, f"{where}: a message that is not a JSON object; skipped")
+        run.note(line, f"{where.rstrip('.') or 'the record'} is not a JSON object; skipped")
         return
     tl.now = msg.get("timestamp") if isinstance(msg.get("timestamp"), str) else None
     kind = msg.get("type")
@@ -399,7 +404,7 @@ def _message(run: _Run, msg: Any, line: int | None, where: str) -> None:
             run.add_usage(usage)
         calls = msg.get("toolCalls")
         if calls is not None and not isinstance(calls, list):
-            run.note(line, f"{where}: toolCalls is {type(calls).__name__}, not a list; skipped")
+            run.note(line, f"{where}toolCalls is {type(calls).__name__}, not a list; skipped")
             calls = []
         for i, tc in enumerate(calls or []):
             _tool_call(run, tc, line, f"{where}toolCalls[{i}]")
@@ -408,7 +413,7 @@ def _message(run: _Run, msg: Any, line: int | None, where: str) -> None:
     elif kind in ("info", "warning"):
         tl.event("other", text, line, type=kind)
     else:
-        run.note(line, f"{where}: unknown message type {kind!r}; kept as an event")
+        run.note(line, f"{where}type: unknown message type {kind!r}; kept as an event")
         tl.event("other", text, line, type=kind)
 
 
