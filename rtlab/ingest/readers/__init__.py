@@ -33,6 +33,7 @@ _MODULES: dict[str, str] = {
     "swe-agent": "swe_agent",
     "mini-swe-agent": "mini_swe_agent",
     "gemini-cli": "gemini_cli",
+    "cline": "cline",
     "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",

@@ -1246,3 +1246,83 @@ def _gemini_shell(shown: str, start: int, end: int) -> list[Frame]:
         if shown[s:e] == "(empty)":
             found.append(Frame(s, e, "frame"))
     return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cline's and Roo Code's words in tool results (cline/cline src/core/prompts/responses.ts ``formatResponse``,
+# src/core/task/tools/handlers/ExecuteCommandToolHandler.ts, src/services/ripgrep/index.ts ``formatResults``;
+# RooCodeInc/Roo-Code src/core/tools/readFileTool.ts for its ``<files>`` reply)
+
+ClineTool = Literal["shell", "read", "list", "search", "other"]
+"""Which Cline tool's result :func:`cline_frames` frames."""
+
+CLINE_FAILED = re.compile(
+    r"The user denied this operation\..*|The tool execution failed with the following error:\n<error>.*"
+    r"|Tool \[[^\]\n]*\] was not executed because .*|Skipping tool .* due to user rejecting a previous tool\.?"
+    r"|Access to .* is blocked by the \.clineignore file settings\..*|Missing value for required parameter .*",
+    re.S,
+)
+"""A result that says the call did not run or failed: a denial, an error, a tool skipped or blocked."""
+_CLINE_WHOLE = re.compile(
+    r"\[\[NOTE\] This file read has been removed to save space in the context window\.[^\n]*\]|No files found\."
+    r"|Found 0 results\.|Command executed\.|\(tool did not return anything\)"
+)
+"""Results that are Cline's words through and through (with :data:`CLINE_FAILED`)."""
+_CLINE_COMMAND_HEAD = re.compile(
+    r"Command executed\.\nOutput:\n|Command is still running in the user's terminal\.\nHere's the output so far:\n"
+)
+_CLINE_COMMAND_TAIL = re.compile(
+    r"\n\nYou will be updated on the terminal status and new output in the future\.\s*\Z"
+    r"|\n\nThe user provided the following feedback:\n<feedback>\n.*\Z",
+    re.S,
+)
+_CLINE_LIST_TAIL = re.compile(
+    r"\n\n\(File list truncated\. Use list_files on specific subdirectories if you need to explore further\.\)\s*\Z"
+)
+_CLINE_LOCK = "\U0001f512 "
+"""``LOCK_TEXT_SYMBOL`` before a listed file that ``.clineignore`` blocks."""
+CLINE_SEARCH = HeadingSearch(
+    file=re.compile(r"(?P<path>[^│\s][^\n]*)"),
+    prefix=re.compile(r"│"),
+    words=re.compile(r"Found [\d,]+ results?\.|Showing first [\d,]+ of [\d,]+\+ results\.[^\n]*|│----|\s*"),
+)
+"""``search_files``: ``Found N results.``, then per file its path (relative to the working folder), ``│----``,
+and each line of a match with its context after ``│``."""
+ROO_FILES = HeadingSearch(
+    file=re.compile(r"<file><path>(?P<path>[^<\n]*)</path>"),
+    prefix=re.compile(r" *\d+ \| "),
+    words=re.compile(r'</?files>|<content(?: lines="[\d-]+")?>|</content>|</file>|<notice>.*</notice>|\s*'),
+)
+"""Roo Code's ``read_file`` reply: ``<files><file><path>P</path>\\n<content lines="1-20">\\n 1 | text ...``."""
+
+
+def cline_frames(shown: str, *, tool: ClineTool) -> tuple[Frame, ...]:
+    """Cline's (and Roo Code's) words in a tool result: a result that is nothing but its words (a denial, an
+    error, a skipped tool, an empty listing or search, the notice that an old read was removed), the header and
+    trailer ``execute_command`` puts round a command's output, ``list_files``'s truncation note and lock marks,
+    ``search_files``'s header, separators, file headings and ``│`` prefixes, Roo Code's ``<files>`` wrapper and
+    line-number prefixes; and a recorded tab run's status line."""
+    status = status_start(shown)
+    core = shown[:status].strip()
+    if core and (CLINE_FAILED.fullmatch(core) or _CLINE_WHOLE.fullmatch(core)):
+        return whole(shown)
+    found: list[Frame] = []
+    if tool == "shell":
+        head = _CLINE_COMMAND_HEAD.match(shown, 0, status)
+        start = head.end() if head else 0
+        if head:
+            found.append(Frame(0, start, "frame"))
+        if tail := _CLINE_COMMAND_TAIL.search(shown, start, status):
+            found.append(Frame(tail.start(), status, "frame"))
+    elif tool == "read" and shown.startswith("<files>"):
+        found += heading_search(shown, ROO_FILES, 0, status)[1]
+    elif tool == "list":
+        if tail := _CLINE_LIST_TAIL.search(shown, 0, status):
+            found.append(Frame(tail.start(), status, "frame"))
+        found += [Frame(s, s + len(_CLINE_LOCK), "frame") for s, _, _ in _line_spans(shown, 0, status)
+                  if shown.startswith(_CLINE_LOCK, s)]  # fmt: skip
+    elif tool == "search":
+        found += heading_search(shown, CLINE_SEARCH, 0, status)[1]
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return merged(found)
