@@ -58,6 +58,7 @@ SEEDS: dict[str, Path] = {
     "swe-agent": FIXTURES / "swe-agent" / "0_7_run" / "a1b2c3.traj",
     "mini-swe-agent": FIXTURES / "mini-swe-agent" / "calc__calc-7.traj.json",
     "gemini-cli": FIXTURES / "gemini-cli" / "session-2026-03-02T09-00-5e0c1f2a.jsonl",
+    "cline": FIXTURES / "cline" / "1733010000000",
     "atif": FIXTURES / "atif" / "stream.atif.jsonl",
     "openai-responses": FIXTURES / "openai" / "responses_items.jsonl",
     "openai-chat": FIXTURES / "openai" / "chat_messages.jsonl",

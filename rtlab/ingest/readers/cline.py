@@ -511,6 +511,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             task.note(where, f"a {type(msg).__name__}, not a message; skipped")
             continue
         role = msg.get("role")
+        task.timeline.now = _iso(msg["ts"]) if isinstance(msg.get("ts"), int) else None  # Roo Code's times
         if role == "assistant":
             _assistant(task, msg, where)
             metrics = msg.get("metrics")
@@ -543,6 +544,9 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     if warnings:
         meta["warnings"] = warnings
     model = task.models.most_common(1)[0][0] if task.models else None
+    if model is None and isinstance(metadata, dict):  # histories before Cline 3.3x name no model per message
+        used = [u.get("model_id") for u in metadata.get("model_usage") or [] if isinstance(u, dict)]
+        model = next((m for m in reversed(used) if isinstance(m, str)), None)
     return [
         Trajectory(
             id=f"{NAME}:{folder.name}",
