@@ -59,6 +59,7 @@ SEEDS: dict[str, Path] = {
     "mini-swe-agent": FIXTURES / "mini-swe-agent" / "calc__calc-7.traj.json",
     "gemini-cli": FIXTURES / "gemini-cli" / "session-2026-03-02T09-00-5e0c1f2a.jsonl",
     "cline": FIXTURES / "cline" / "1733010000000",
+    "opencode": FIXTURES / "opencode" / "session__ses_4a1f09c2effeQ7x2Lm9TzKpB3w.json",
     "atif": FIXTURES / "atif" / "stream.atif.jsonl",
     "openai-responses": FIXTURES / "openai" / "responses_items.jsonl",
     "openai-chat": FIXTURES / "openai" / "chat_messages.jsonl",

@@ -34,6 +34,7 @@ _MODULES: dict[str, str] = {
     "mini-swe-agent": "mini_swe_agent",
     "gemini-cli": "gemini_cli",
     "cline": "cline",
+    "opencode": "opencode",
     "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",

@@ -1326,3 +1326,83 @@ def cline_frames(shown: str, *, tool: ClineTool) -> tuple[Frame, ...]:
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
     return merged(found)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# OpenCode's words in tool results (sst/opencode, now anomalyco/opencode, packages/opencode/src/tool/: read.ts,
+# grep.ts, glob.ts, bash.ts; tool/truncation.ts for outputs cut at 2000 lines / 50 KB)
+
+OpenCodeTool = Literal["shell", "read", "grep", "glob", "other"]
+"""Which OpenCode tool's result :func:`opencode_frames` frames."""
+
+_OC_READ_HEAD = re.compile(r"<path>(?P<path>[^\n]*)</path>\n<type>(?P<type>file|directory)</type>\n<(?:content|entries)>\n?"
+                           r"|<file>\n")  # fmt: skip
+"""``read``'s opening: ``<path>P</path>``, ``<type>file</type>`` (or ``directory``), ``<content>`` (or
+``<entries>``); before 2026, ``<file>``."""
+_OC_READ_LINE = re.compile(r"\d+: |\d{5}\| ")
+"""The line number before each line of a file read (``12: `` now, ``00012| `` before)."""
+_OC_READ_TAIL = re.compile(
+    r"\n*\((?:End of file - total \d+ lines|Showing lines \d+-\d+ of \d+\. Use offset=\d+ to continue\."
+    r"|Output capped at [^)\n]*|File has more lines\. Use 'offset' parameter to read beyond line \d+"
+    r"|Showing \d+ of \d+ entries\.[^)\n]*|\d+ entries)\)\n(?:</content>|</file>|</entries>)"
+    r"(?:\n\n<system-reminder>.*</system-reminder>)?\s*\Z",
+    re.S,
+)
+_OC_LINE_CUT = re.compile(r"\.\.\. \(line truncated to \d+ chars\)")
+_OC_CUT = re.compile(r"\n*\.\.\.\d+ (?:lines|bytes) truncated\.\.\.\n*")
+"""``Truncate.output``: where an output longer than its limits was cut."""
+_OC_CUT_HINT = re.compile(r"The tool call succeeded but the output was truncated\.[^\n]*(?:\n[^\n]+)*\n*")
+_OC_BASH_META = re.compile(r"\n*<bash_metadata>\n.*?</bash_metadata>\s*\Z", re.S)
+_OC_WHOLE = re.compile(r"No files found|Error: .*|File not found: .*", re.S)
+_OC_GLOB_TAIL = re.compile(r"\n*\(Results are truncated[^)\n]*\)\s*\Z")
+OPENCODE_GREP = HeadingSearch(
+    file=re.compile(r"(?P<path>\S[^\n]*):"),
+    prefix=re.compile(r"  Line \d+: "),
+    words=re.compile(r"Found \d+ matches(?: \([^)\n]*\))?|\([^\n]*\)|\s*"),
+)
+"""``grep``: ``Found N matches``, then per file its absolute path and a colon, each match as
+``  Line N: text``, a blank line between files, and a note when the results were cut."""
+
+
+def opencode_read(shown: str) -> tuple[str, str | None, int | None]:
+    """What ``read`` showed: ``("file" | "directory", the path its header names, the first line number)``."""
+    head = _OC_READ_HEAD.match(shown)
+    if head is None:
+        return "file", None, None
+    kind = head.group("type") or "file"
+    first = _OC_READ_LINE.match(shown, head.end())
+    number = int(first.group(0).rstrip(": |")) if first else None
+    return kind, head.group("path"), number
+
+
+def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
+    """OpenCode's words in a tool result: a result that is nothing but its words (no match, an error), the
+    markers where ``Truncate.output`` cut an output and its hint, ``read``'s ``<path>``/``<type>``/``<content>``
+    wrapper, line numbers, end note and cut-line markers, ``bash``'s ``<bash_metadata>``, ``grep``'s header,
+    file headings and ``Line N:`` prefixes, ``glob``'s truncation note; and a recorded tab run's status line."""
+    status = status_start(shown)
+    core = shown[:status].strip()
+    if core and _OC_WHOLE.fullmatch(core):
+        return whole(shown)
+    found: list[Frame] = []
+    found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
+    found += [Frame(m.start(), m.end(), "frame") for m in _OC_CUT_HINT.finditer(shown, 0, status)]
+    if tool == "read" and (head := _OC_READ_HEAD.match(shown, 0, status)):
+        found.append(Frame(0, head.end(), "frame"))
+        tail = _OC_READ_TAIL.search(shown, head.end(), status)
+        stop = tail.start() if tail else status
+        if tail:
+            found.append(Frame(tail.start(), status, "frame"))
+        for s, body, _ in _line_spans(shown, head.end(), stop):
+            if m := _OC_READ_LINE.match(shown, s, body):
+                found.append(Frame(s, m.end(), "frame"))
+        found += [Frame(m.start(), m.end(), "clip") for m in _OC_LINE_CUT.finditer(shown, head.end(), stop)]
+    elif tool == "shell" and (meta := _OC_BASH_META.search(shown, 0, status)):
+        found.append(Frame(meta.start(), status, "frame"))
+    elif tool == "grep":
+        found += heading_search(shown, OPENCODE_GREP, 0, status)[1]
+    elif tool == "glob" and (tail := _OC_GLOB_TAIL.search(shown, 0, status)):
+        found.append(Frame(tail.start(), status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return merged(found)

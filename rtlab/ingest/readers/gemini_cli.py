@@ -235,6 +235,7 @@ def type_step(step: Step) -> None:
     else:
         step.action = Action.other(tool)
     step.frames = whole(shown) if step.is_error else gemini_frames(shown, tool=kind)
+    step.clipped = step.clipped or any(f.kind == "clip" for f in step.frames)  # the harness said it cut
 
 
 def _exit_code(output: str) -> int | None:
