@@ -35,6 +35,7 @@ _MODULES: dict[str, str] = {
     "gemini-cli": "gemini_cli",
     "cline": "cline",
     "opencode": "opencode",
+    "otel": "otel",
     "atif": "atif",
     "openai-responses": "openai_responses",
     "openai-chat": "openai_chat",
