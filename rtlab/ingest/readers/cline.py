@@ -273,7 +273,7 @@ class _Task:
     timeline: Timeline
     warnings: list[str]
     open: list[Step] = field(default_factory=list)
-    waiting: dict[str, tuple[int, Any]] = field(default_factory=dict)
+    waiting: dict[str, tuple[int, Any, bool]] = field(default_factory=dict)
     seen_ids: set[str] = field(default_factory=set)
     instruction: str | None = None
     final: str | None = None

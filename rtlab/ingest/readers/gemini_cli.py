@@ -160,6 +160,10 @@ def _first_str(args: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -520,7 +524,7 @@ def _read_stream(path: Path, run: _Run) -> dict[str, Any]:
         if kind == "message" and ev.get("role") == "assistant" and ev.get("delta") is True:
             if delta_line is None:
                 delta_line = line
-            delta.append(ev.get("content") if isinstance(ev.get("content"), str) else "")
+            delta.append(_str(ev.get("content")))
             continue
         flush()
         if kind == "init":
@@ -528,9 +532,7 @@ def _read_stream(path: Path, run: _Run) -> dict[str, Any]:
             if isinstance(ev.get("model"), str):
                 run.models[ev["model"]] += 1
         elif kind == "message":
-            text = (
-                ev.get("content") if isinstance(ev.get("content"), str) else content_text(ev.get("content"))
-            )
+            text = content_text(ev.get("content"))
             role = "user" if ev.get("role") == "user" else "assistant"
             tl.event("message", text, line, role=role)
             if role == "user" and run.instruction is None:
@@ -566,7 +568,7 @@ def _read_stream(path: Path, run: _Run) -> dict[str, Any]:
             output, failed = _stream_result(ev)
             answered(tl.answer(call_id, output, line, "tool_id", is_error=failed), ev)
         elif kind == "error":
-            tl.event("error", ev.get("message") if isinstance(ev.get("message"), str) else "", line,
+            tl.event("error", _str(ev.get("message")), line,
                      severity=ev.get("severity"))  # fmt: skip
         elif kind == "result":
             facts["status"] = ev.get("status")

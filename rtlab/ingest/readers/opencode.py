@@ -87,6 +87,10 @@ def _path(args: dict[str, Any]) -> str | None:
     return None
 
 
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -199,7 +203,7 @@ def _tokens(info: dict[str, Any]) -> TokenUsage | None:
     tokens = info.get("tokens")
     if not isinstance(tokens, dict):
         return None
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    cache: dict[str, Any] = tokens["cache"] if isinstance(tokens.get("cache"), dict) else {}
     tin, out, reasoning = _int(tokens.get("input")), _int(tokens.get("output")), _int(tokens.get("reasoning"))
     read, written = _int(cache.get("read")), _int(cache.get("write"))
     cost = info.get("cost")
@@ -282,7 +286,7 @@ def _message(session: _Session, message: Any, index: int) -> None:
         if not isinstance(part, dict):
             session.note(pw, f"a {type(part).__name__}, not a part; skipped")
         elif kind == "text":
-            text = part.get("text") if isinstance(part.get("text"), str) else ""
+            text = _str(part.get("text"))
             if part.get("synthetic") is True or part.get("ignored") is True:
                 tl.event("other", text, index + 1, role=role, synthetic=True)
                 continue
@@ -292,7 +296,7 @@ def _message(session: _Session, message: Any, index: int) -> None:
             elif role == "assistant" and text:
                 session.final = text
         elif kind == "reasoning":
-            tl.event("reasoning", part.get("text") if isinstance(part.get("text"), str) else "", index + 1,
+            tl.event("reasoning", _str(part.get("text")), index + 1,
                      role="assistant")  # fmt: skip
         elif kind == "tool":
             _tool_part(session, part, pw, index + 1)

@@ -223,7 +223,7 @@ def _span(raw: Any, where: str, note: Any) -> Span | None:
     if not isinstance(raw, dict):
         note(where, f"a {type(raw).__name__}, not a span; skipped")
         return None
-    ctx = raw.get("context") if isinstance(raw.get("context"), dict) else raw
+    ctx: dict[str, Any] = raw["context"] if isinstance(raw.get("context"), dict) else raw
     trace = _hex(ctx.get("trace_id", ctx.get("traceId")), 32)
     span_id = _hex(ctx.get("span_id", ctx.get("spanId")), 16)
     if trace is None or span_id is None:
@@ -247,7 +247,7 @@ def _span(raw: Any, where: str, note: Any) -> Span | None:
         trace_id=trace,
         span_id=span_id,
         parent_id=_hex(parent_id, 16) if parent_id not in (None, "", 0) else None,
-        name=raw.get("name") if isinstance(raw.get("name"), str) else "",
+        name=str(raw["name"]) if isinstance(raw.get("name"), str) else "",
         start=_ns(raw.get("start_time", raw.get("startTimeUnixNano"))),
         end=_ns(raw.get("end_time", raw.get("endTimeUnixNano"))),
         attributes=_attributes(raw.get("attributes")),
@@ -506,8 +506,8 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             path, "no OpenTelemetry span here (no resourceSpans, no spans with trace and span ids)"
         )
     by_trace: dict[str, list[tuple[Span, int | None]]] = {}
-    for span, line in spans:
-        by_trace.setdefault(span.trace_id, []).append((span, line))
+    for found, at in spans:
+        by_trace.setdefault(found.trace_id, []).append((found, at))
     policy = clip_policy(options)
     out: list[Trajectory] = []
     for trace_id, members in by_trace.items():
@@ -516,9 +516,9 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
         seen: set[str] = set()
         trace_warnings = list(warnings)
         tw = functools.partial(_warn, trace_warnings, path)
-        for span, line in members:
+        for span, where in members:
             if is_tool(span):
-                _tool_step(trace, span, line, tw, seen)
+                _tool_step(trace, span, where, tw, seen)
             elif is_llm(span):
                 _llm_span(trace, span)
             elif span.parent_id is None and span.attributes.get("openinference.span.kind") in (
@@ -534,7 +534,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
                     trace.agents.append(agent)
             if span.error is not None and not is_tool(span):
                 trace.timeline.now = _iso(span.end)
-                trace.timeline.event("error", span.error or span.name, line, span=span.name)
+                trace.timeline.event("error", span.error or span.name, where, span=span.name)
         if trace.unrecorded:
             tw(None, f"trace {trace_id}: {trace.unrecorded} tool span(s) record no result (content capture off?); "
                      "kept as unanswered steps")  # fmt: skip
