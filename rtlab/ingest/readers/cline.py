@@ -423,6 +423,10 @@ def _user(task: _Task, msg: dict[str, Any], where: int) -> None:
         task.answer(step, where, result)
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _count(obj: dict[str, Any], key: str) -> int | None:
     value = obj.get(key)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -474,7 +478,7 @@ def _sidecar(folder: Path, name: str, task: _Task) -> Any:
         return None
     try:
         return loads(data, folder / name)
-    except (json.JSONDecodeError, ReaderError) as exc:
+    except (ValueError, ReaderError) as exc:  # not JSON, or not UTF-8
         _warn(task.warnings, folder / name, None, f"not JSON ({exc}); not used")
         return None
 
@@ -534,7 +538,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     ui_usage, stamps = _usage_from_ui(ui)
     versions = [
         e["cline_version"]
-        for e in (metadata.get("environment_history") or [] if isinstance(metadata, dict) else [])
+        for e in _list(metadata.get("environment_history") if isinstance(metadata, dict) else None)
         if isinstance(e, dict) and isinstance(e.get("cline_version"), str)
     ]
     tl = task.timeline
@@ -545,7 +549,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
         meta["warnings"] = warnings
     model = task.models.most_common(1)[0][0] if task.models else None
     if model is None and isinstance(metadata, dict):  # histories before Cline 3.3x name no model per message
-        used = [u.get("model_id") for u in metadata.get("model_usage") or [] if isinstance(u, dict)]
+        used = [u.get("model_id") for u in _list(metadata.get("model_usage")) if isinstance(u, dict)]
         model = next((m for m in reversed(used) if isinstance(m, str)), None)
     return [
         Trajectory(

@@ -371,7 +371,7 @@ def _tool_call(run: _Run, tc: Any, line: int | None, where: str) -> None:
         return  # never answered (the session ended first)
     output, failed = result_text(result)
     status = tc.get("status")
-    run.timeline.finish(step, output, is_error=failed or status in _FAILED)
+    run.timeline.finish(step, output, is_error=failed or (isinstance(status, str) and status in _FAILED))
     if isinstance(tc.get("timestamp"), str):
         step.ended_at = tc["timestamp"]
     if step.tool in SHELL_TOOLS:
@@ -394,7 +394,8 @@ def _message(run: _Run, msg: Any, line: int | None, where: str) -> None:
         if run.instruction is None and text:
             run.instruction = text
     elif kind == "gemini":
-        for thought in msg.get("thoughts") or []:
+        thoughts = msg.get("thoughts")
+        for thought in thoughts if isinstance(thoughts, list) else []:
             if isinstance(thought, dict):
                 subject, body = thought.get("subject"), thought.get("description")
                 words = "\n".join(t for t in (subject, body) if isinstance(t, str) and t)
@@ -515,7 +516,7 @@ def _read_stream(path: Path, run: _Run) -> dict[str, Any]:
 
     for line, ev in json_lines(path, run.note):
         kind = ev.get("type") if isinstance(ev, dict) else None
-        if kind not in _STREAM_TYPES:
+        if not isinstance(kind, str) or kind not in _STREAM_TYPES:
             run.note(line, f"not a Gemini CLI stream event (type {kind!r}); skipped")
             continue
         assert isinstance(ev, dict)

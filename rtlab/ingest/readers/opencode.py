@@ -235,7 +235,7 @@ def _tool_part(session: _Session, part: dict[str, Any], where: str, line: int) -
     tl.now = _time(state, "start") or tl.now
     step = tl.call(name, args, line, call_id=call_id, args_error=error, command=step_command(name, args))
     status = state.get("status")
-    if status not in _ANSWERED:
+    if not isinstance(status, str) or status not in _ANSWERED:
         if status not in ("pending", "running"):
             session.note(where, f"unknown tool state status {status!r}; the call is kept unanswered")
         return
@@ -332,8 +332,12 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     doc = json_document(path, lambda line, reason: _warn(warnings, path, f"{line}", reason))
     info = doc.get("info") if isinstance(doc, dict) else None
     messages = doc.get("messages") if isinstance(doc, dict) else None
-    if not isinstance(info, dict) or not isinstance(messages, list):
-        raise ReaderError(path, "not an OpenCode session export: no {info, messages} object")
+    if not isinstance(messages, list):
+        why = f" ({warnings[-1].removeprefix(f'{path}:')})" if warnings else ""
+        raise ReaderError(path, f"not an OpenCode session export: no {{info, messages}} object{why}")
+    if not isinstance(info, dict):
+        _warn(warnings, path, "info", f"a {type(info).__name__}, not the session's facts; they are unknown")
+        info = {}
     for i, message in enumerate(messages):
         _message(session, message, i)
     tl = session.timeline

@@ -151,10 +151,11 @@ def any_value(value: Any) -> Any:
             return value[key]
     if "arrayValue" in value:
         items = value["arrayValue"].get("values") if isinstance(value["arrayValue"], dict) else None
-        return [any_value(v) for v in items or []]
+        return [any_value(v) for v in items] if isinstance(items, list) else []
     if "kvlistValue" in value:
         items = value["kvlistValue"].get("values") if isinstance(value["kvlistValue"], dict) else None
-        return {kv.get("key"): any_value(kv.get("value")) for kv in items or [] if isinstance(kv, dict)}
+        pairs = items if isinstance(items, list) else []
+        return {str(kv.get("key")): any_value(kv.get("value")) for kv in pairs if isinstance(kv, dict)}
     return None
 
 
@@ -234,7 +235,8 @@ def _span(raw: Any, where: str, note: Any) -> Span | None:
         parent.get("span_id") if isinstance(parent, dict) else raw.get("parent_id", raw.get("parentSpanId"))
     )
     events = []
-    for ev in raw.get("events") or []:
+    raw_events = raw.get("events")
+    for ev in raw_events if isinstance(raw_events, list) else []:
         if isinstance(ev, dict):
             events.append(
                 {
@@ -310,7 +312,10 @@ def is_tool(span: Span) -> bool:
 
 def is_llm(span: Span) -> bool:
     a = span.attributes
-    return a.get("gen_ai.operation.name") in _LLM_OPERATIONS or a.get("openinference.span.kind") == "LLM"
+    operation = a.get("gen_ai.operation.name")
+    return (isinstance(operation, str) and operation in _LLM_OPERATIONS) or a.get(
+        "openinference.span.kind"
+    ) == "LLM"
 
 
 def _text(value: Any) -> str | None:
@@ -502,8 +507,9 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     if not spans:
         if doc is None and not text.strip():
             raise ReaderError(path, "file is empty")
+        why = f"; {warnings[-1].removeprefix(f'{path}:')}" if warnings else ""
         raise ReaderError(
-            path, "no OpenTelemetry span here (no resourceSpans, no spans with trace and span ids)"
+            path, f"no OpenTelemetry span here (no resourceSpans, no spans with trace and span ids{why})"
         )
     by_trace: dict[str, list[tuple[Span, int | None]]] = {}
     for found, at in spans:
