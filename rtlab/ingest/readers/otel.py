@@ -87,8 +87,8 @@ def sniff(path: Path) -> bool:
     """A JSON document or JSON lines (any name) holding OTLP ``resourceSpans`` or flat spans with trace and span
     ids."""
     head = head_text(path, 65536)
-    if not head.startswith(("{", "[")):
-        return False
+    if not head.startswith(("{", "[")) or not (_OTLP_KEY.search(head) or _ID_KEY.search(head)):
+        return False  # no span ids in the head: not parsed further (sniffing runs on every file of a scan)
     try:
         small = path.stat().st_size <= _SNIFF_PARSE
     except OSError:
