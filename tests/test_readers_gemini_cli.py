@@ -331,3 +331,24 @@ def test_real_session(real: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert trajectory_from_dict(json.loads(json.dumps(trajectory_to_dict(t)))) == t
     assert main(["replay", str(path)]) == 0
     assert "gemini-cli:808bbe03" in capsys.readouterr().out
+
+
+def test_a_subagent_recording_names_its_parent(tmp_path: Path) -> None:
+    parent = "808bbe03-0000-4000-8000-000000000001"
+    folder = tmp_path / "chats" / parent
+    folder.mkdir(parents=True)
+    header = {
+        "sessionId": "sub-1",
+        "projectHash": "h",
+        "startTime": "2026-05-06T16:00:00Z",
+        "kind": "subagent",
+    }
+    message = {
+        "id": "m1",
+        "timestamp": "2026-05-06T16:00:01Z",
+        "type": "user",
+        "content": [{"text": "rename x"}],
+    }
+    path = write(folder / "sub-1.jsonl", [json.dumps(header), json.dumps(message)])
+    t = read_one(path)
+    assert (t.id, t.parent_id, t.meta["kind"]) == ("gemini-cli:sub-1", f"gemini-cli:{parent}", "subagent")
