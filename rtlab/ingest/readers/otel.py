@@ -22,8 +22,9 @@ result (GenAI content capture is opt-in) is an unanswered step, said once per tr
 (``gen_ai.usage.*``, ``llm.token_count.*``), the first user message (the instruction) and the last answer.
 Spans are ordered by start time; each trace id is one trajectory. The file is read under the tolerant reading
 contract (``_tolerant``): a span or value that cannot be understood is skipped and reported as a warning naming
-its line (JSON lines) and its place in the export (the warning's ``field``); a damaged document is repaired
-where that keeps every intact span (``rtlab.io.load_json``).
+its line (JSON lines; in a document, its 1-based position among the spans) and its place in the export (the
+warning's ``field``); a damaged document is repaired where that keeps every intact span
+(``rtlab.io.load_json``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,13 +72,14 @@ def _is_span(value: Any) -> bool:
 
 
 def _is_export(value: Any) -> bool:
-    """An OTLP request, a ``{"spans": [...]}`` dump, or a non-empty list of spans."""
+    """An OTLP request, a ``{"spans": [...]}`` dump, or a list of spans: recognised by a span among the first
+    five (one damaged or foreign entry does not hide the export)."""
     if isinstance(value, dict):
         if isinstance(value.get("resourceSpans"), list):
             return True
         spans = value.get("spans")
-        return isinstance(spans, list) and bool(spans) and all(_is_span(s) for s in spans[:5])
-    return isinstance(value, list) and bool(value) and all(_is_span(s) for s in value[:5])
+        return isinstance(spans, list) and any(_is_span(s) for s in spans[:5])
+    return isinstance(value, list) and any(_is_span(s) for s in value[:5])
 
 
 def sniff(path: Path) -> bool:
@@ -127,7 +130,10 @@ class Span:
     error: str | None
     """The status message (or ``""``) when the status is an error, else ``None``."""
     where: str
-    """Where the span is in the file (for warnings)."""
+    """Where the span is in its export value (``resourceSpans[0].scopeSpans[0].spans[3]``, for warnings)."""
+    position: int
+    """Its 1-based place among the spans of its export value: in a document, the line its step and warnings
+    name, as the readers of other JSON documents name a record by its place."""
 
 
 def any_value(value: Any) -> Any:
@@ -215,17 +221,29 @@ def _status_error(status: Any) -> str | None:
     return None
 
 
-def _span(raw: Any, where: str, note: Any) -> Span | None:
-    """One span from either layout, or ``None`` (said) when it has no ids."""
+Note = Callable[[str | None, str, int | None], None]
+"""How a span's fault is said: ``note(where in the value, reason, the span's position or None)``."""
+
+
+def _span(raw: Any, where: str, note: Note, position: int) -> Span | None:
+    """One span from either layout, or ``None`` (said) when it has no ids; a mistyped ``attributes`` is said
+    and read as none."""
     if not isinstance(raw, dict):
-        note(where, f"expected an object (a span), got {type(raw).__name__}; skipped")
+        note(where, f"expected an object (a span), got {type(raw).__name__}; skipped", position)
         return None
     ctx: dict[str, Any] = raw["context"] if isinstance(raw.get("context"), dict) else raw
     trace = _hex(ctx.get("trace_id", ctx.get("traceId")), 32)
     span_id = _hex(ctx.get("span_id", ctx.get("spanId")), 16)
     if trace is None or span_id is None:
-        note(where, "a span without a trace id and span id (missing field); skipped")
+        note(where, "a span without a trace id and span id (missing field); skipped", position)
         return None
+    attributes = raw.get("attributes")
+    if attributes is not None and not isinstance(attributes, dict | list):
+        note(
+            f"{where}.attributes",
+            f"expected an object or a list, got {type(attributes).__name__}; the span read without attributes",
+            position,
+        )
     parent = raw.get("parent")
     parent_id = (
         parent.get("span_id") if isinstance(parent, dict) else raw.get("parent_id", raw.get("parentSpanId"))
@@ -248,28 +266,31 @@ def _span(raw: Any, where: str, note: Any) -> Span | None:
         name=str(raw["name"]) if isinstance(raw.get("name"), str) else "",
         start=_ns(raw.get("start_time", raw.get("startTimeUnixNano"))),
         end=_ns(raw.get("end_time", raw.get("endTimeUnixNano"))),
-        attributes=_attributes(raw.get("attributes")),
+        attributes=_attributes(attributes),
         events=events,
         error=_status_error(raw.get("status")),
         where=where,
+        position=position,
     )
 
 
-def _spans_of(doc: Any, where: str, note: Any) -> list[Span]:
+def _spans_of(doc: Any, where: str, note: Note) -> list[Span]:
     """Every span of one export value (an OTLP request, a flat dump, a list of spans, or one span)."""
     found: list[Span] = []
+    position = 0
     if isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list):
         for r, resource in enumerate(doc["resourceSpans"]):
             scopes = resource.get("scopeSpans", resource.get("instrumentationLibrarySpans")) if isinstance(
                 resource, dict
             ) else None  # fmt: skip
             if not isinstance(scopes, list):
-                note(f"{where}resourceSpans[{r}]", "missing field scopeSpans (a list); skipped")
+                note(f"{where}resourceSpans[{r}]", "missing field scopeSpans (a list); skipped", None)
                 continue
             for s, scope in enumerate(scopes):
                 spans = scope.get("spans") if isinstance(scope, dict) else None
                 for i, raw in enumerate(spans if isinstance(spans, list) else []):
-                    span = _span(raw, f"{where}resourceSpans[{r}].scopeSpans[{s}].spans[{i}]", note)
+                    position += 1
+                    span = _span(raw, f"{where}resourceSpans[{r}].scopeSpans[{s}].spans[{i}]", note, position)
                     if span is not None:
                         found.append(span)
         return found
@@ -280,10 +301,12 @@ def _spans_of(doc: Any, where: str, note: Any) -> list[Span]:
     elif _is_span(doc):
         items, prefix = [doc], where.rstrip(".")
     else:
-        note(where.rstrip(".") or None, "unknown record: not an OpenTelemetry export value; skipped")
+        note(where.rstrip(".") or None, "unknown record: not an OpenTelemetry export value; skipped", None)
         return found
     for i, raw in enumerate(items):
-        span = _span(raw, f"{prefix}[{i}]" if items is not doc or isinstance(doc, list) else prefix, note)
+        span = _span(
+            raw, f"{prefix}[{i}]" if items is not doc or isinstance(doc, list) else prefix, note, i + 1
+        )
         if span is not None:
             found.append(span)
     return found
@@ -479,8 +502,8 @@ def _trajectory(
 
 
 def _values(path: Path, warnings: list[str]) -> list[tuple[int | None, Any]]:
-    """The file's export values with their lines: one document (``None``: its spans are named by their place
-    in it), or one value a line."""
+    """The file's export values with their lines: one document (``None``: its spans are named by their
+    position in it), or one value a line."""
     first = first_json_line(path)
     if first is None or not (_is_export(first) or _is_span(first)):  # not JSON lines of spans: a document?
         tried: list[str] = []
@@ -505,10 +528,10 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     extra: dict[str, Any] = {}
     for line, value in values:
 
-        def note(where: str | None, reason: str, line: int | None = line) -> None:
-            warn(warnings, path, line, reason, field=where or None)
+        def note(where: str | None, reason: str, position: int | None, line: int | None = line) -> None:
+            warn(warnings, path, line if line is not None else position, reason, field=where or None)
 
-        spans += [(s, line) for s in _spans_of(value, "", note)]
+        spans += [(s, line if line is not None else s.position) for s in _spans_of(value, "", note)]
         if isinstance(value, dict) and "final_output" in value:
             extra["final_output"] = value["final_output"]
     if not spans:
@@ -540,7 +563,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
 
 
 def _one_span(trace: _Trace, span: Span, where: int | None) -> None:
-    """One span of a trace, in start order (``where``: its line in a JSON-lines export)."""
+    """One span of a trace, in start order (``where``: its line in JSON lines, its position in a document)."""
     if is_tool(span):
         _tool_step(trace, span, where)
     elif is_llm(span):
