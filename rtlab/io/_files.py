@@ -323,8 +323,10 @@ def repair_escapes(text: str) -> str:
     return _ESCAPE.sub(fix, text)
 
 
-def _skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
-    """Why a record line was skipped: not JSON at all (a stray stderr line), cut off, or invalid JSON."""
+def skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
+    """Why a record line was skipped: not JSON at all (a stray stderr line), cut off (``last``: it is the file's
+    last line), or invalid JSON; the words every JSON-lines reader uses (kinds ``not-json``, ``truncated``,
+    ``invalid-json``)."""
     head = line.lstrip()[:1]
     if head not in ("{", "[", '"'):
         return f"not JSON ({line.strip()[:60]!r}); skipped"
@@ -382,7 +384,7 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
                     yield lineno, value
                     continue
             first_fault = first_fault or fault
-            warnings.append(f"{path}:{lineno}: {_skip_reason(line, exc, lineno == last)}")
+            warnings.append(f"{path}:{lineno}: {skip_reason(line, exc, lineno == last)}")
             continue
         found = True
         records += isinstance(value, dict | list)
