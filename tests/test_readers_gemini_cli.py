@@ -264,6 +264,17 @@ def test_a_call_without_a_name_and_a_repeated_id(tmp_path: Path) -> None:
     refused_under_strict(path, 7)
 
 
+def test_a_record_of_an_unknown_type_before_the_header_does_not_hide_the_file(tmp_path: Path) -> None:
+    for source in (SESSION, STREAM):
+        lines = [x for x in lines_of(source) if x]
+        lines.insert(0, json.dumps({"type": "telemetry", "version": 2}))  # a newer version's first record
+        path = write(tmp_path / source.name, lines)
+        assert detect(path) == "gemini-cli", source.name
+        t = read_one(path)
+        assert t.n_steps == read_one(source).n_steps
+        assert [(w.line, w.kind) for w in t.warnings] == [(1, "unknown-record")]
+
+
 def test_stream_result_before_its_call_is_paired_by_id(tmp_path: Path) -> None:
     lines = [x for x in lines_of(STREAM) if x]
     lines[4], lines[5] = lines[5], lines[4]  # the shell result before its tool_use

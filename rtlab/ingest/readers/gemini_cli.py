@@ -116,17 +116,17 @@ def _is_init(value: Any) -> bool:
 
 
 def layout(path: Path) -> Layout | None:
-    """Which Gemini CLI log ``path`` holds, judged by its first JSON object (lines that are not JSON, as a
-    harness's stderr printed into a stream, are passed over); ``None`` for anything else."""
+    """Which Gemini CLI log ``path`` holds, judged by the first session header or stream ``init`` event among
+    its first JSON lines (lines that are not JSON, as a harness's stderr printed into a stream, and records of a
+    type not known before it are passed over); ``None`` for anything else."""
     head = head_text(path)
     if not head:
         return None
     for value in head_json_lines(path):
-        if not isinstance(value, dict):
-            continue
         if _is_header(value):
             return "session-json" if isinstance(value.get("messages"), list) else "session-jsonl"
-        return "stream-json" if _is_init(value) else None
+        if _is_init(value):
+            return "stream-json"
     stripped = head  # a pretty-printed (or long) single document: the older session file
     if (
         stripped.startswith("{")
