@@ -57,6 +57,10 @@ SEEDS: dict[str, Path] = {
     / "5d3b1c2a-0000-4000-8000-00000000c0de.jsonl",
     "swe-agent": FIXTURES / "swe-agent" / "0_7_run" / "a1b2c3.traj",
     "mini-swe-agent": FIXTURES / "mini-swe-agent" / "calc__calc-7.traj.json",
+    "gemini-cli": FIXTURES / "gemini-cli" / "session-2026-03-02T09-00-5e0c1f2a.jsonl",
+    "cline": FIXTURES / "cline" / "1733010000000",
+    "opencode": FIXTURES / "opencode" / "session__ses_4a1f09c2effeQ7x2Lm9TzKpB3w.json",
+    "otel": FIXTURES / "otel" / "genai-otlp.json",
     "atif": FIXTURES / "atif" / "stream.atif.jsonl",
     "openai-responses": FIXTURES / "openai" / "responses_items.jsonl",
     "openai-chat": FIXTURES / "openai" / "chat_messages.jsonl",
@@ -75,6 +79,7 @@ REAL_SEEDS = (
     "wild/atif/openagents__qa-runner__login-trace__trajectory.json",
     "wild/inspect/inspect_ai__log_message_deduplication.eval",
     "wild/openhands/sdk-v1-conversation__cd94562403b9487ebdd4018e3f531dfd",
+    "wild/otel-genai/any-agent__OPENAI_trace.json",
 )
 """Small real logs (``../shared/real``), used when present."""
 

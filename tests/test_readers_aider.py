@@ -215,6 +215,8 @@ def test_text_before_the_first_header_is_a_session_with_a_warning(fixtures: Path
     assert ts[0].started_at is None and warnings_of(ts[0]) == [
         f"{path}:1: text before the first session header; read as a session of its own"
     ]
+    with pytest.raises(ReaderError, match=re.escape(f"{path}:1: text before the first session header")):
+        aider.read(path, ReadOptions(strict=True))
     assert [s.command for s in ts[0].steps] == ["ls", "cat setup.cfg", "read tests/test_app.py", "read utils.py",
                                                 'edit {"path":"tests/test_app.py"}', "pytest -q"]  # fmt: skip
 
@@ -232,8 +234,14 @@ def test_bytes_that_are_not_utf8_are_replaced_with_a_warning(fixtures: Path, tmp
     path.write_bytes(data)
     ts = aider.read(path, ReadOptions())
     line = data[: data.index(b"\xff")].count(b"\n") + 1
-    assert warnings_of(ts[0]) == [f"{path}:{line}: bytes that are not UTF-8 were replaced"]
+    offset = data.index(b"\xff")
+    assert warnings_of(ts[0]) == [
+        f"{path}:{line}: not valid UTF-8 (byte offset {offset}); repaired: the bytes replaced by U+FFFD"
+    ]
+    assert [w.kind for w in ts[0].warnings] == ["repaired"]
     assert summary(ts[0]) == summary(read_all(fixtures / HISTORY)[0])
+    with pytest.raises(ReaderError, match=re.escape(f"{path}:{line}: not valid UTF-8")):
+        aider.read(path, ReadOptions(strict=True))  # --strict: the repair is refused
 
 
 # ---------------------------------------------------------------------------------------------------------

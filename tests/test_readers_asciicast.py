@@ -5,6 +5,7 @@ and the two real casts of ``wild/terminal-bench-cast`` counted from their raw ev
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -155,11 +156,14 @@ def test_damaged_lines_are_skipped_with_warnings(fixtures: Path, tmp_path: Path)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     t = read_one(path)
     assert warnings_of(t) == [
-        f"{path}:4: not a JSON event line (Expecting value); skipped",
-        f"{path}:6: not an event [time, code, data]; skipped",
-        f"{path}:34: not a JSON event line (Unterminated string starting at); skipped",
+        f"{path}:4: not JSON ('Error: spawn ps ENOENT'); skipped",
+        f"{path}:6: expected an event [time, code, data], got something else; skipped",
+        f"{path}:34: last line is not complete JSON (log cut off?); skipped",
         f"{path}:8: unknown event code 'z'; skipped",
     ]
+    assert [w.kind for w in t.warnings] == ["not-json", "bad-record", "truncated", "unknown-record"]
+    with pytest.raises(ReaderError, match=re.escape(f"{path}:4: not JSON")):
+        asciicast.read(path, ReadOptions(strict=True))  # --strict: the first damaged line refuses the file
     assert [(s.command, s.output) for s in t.steps] == [
         (s.command, s.output) for s in read_one(fixtures / V2).steps
     ]

@@ -7,12 +7,11 @@ Three parts:
 - the contract's own rules on small hand-made logs (the warnings' form and kinds, repairs, ``--strict``, the
   warnings in the canonical JSONL, a file no reader finds a step in);
 - every real log in ``../shared/real/wild/`` of a format rtlab reads: its answered steps equal a count made here
-  from the raw records (a few lines of JSON walking per format, independent of the readers), its warnings are
-  pinned, and ``rtlab replay`` runs on it. The folders of the formats other helpers are writing readers for
-  (aider, terminal-bench-cast, gemini-cli, cline, opencode, otel-genai) are left out here: the lead adds them at
-  merge;
+  from the raw records (a few lines of JSON walking per format, independent of the readers; for Aider's
+  Markdown, asciinema casts, Gemini CLI, Cline, OpenCode and OpenTelemetry, the raw counts of those readers'
+  own tests), its warnings are pinned, and ``rtlab replay`` runs on it;
 - a corruption suite: one real file of every format (a fixture where no real file exists: DCI, the OpenAI
-  Responses log), copied into ``tmp_path`` and damaged in one way at a time (a line that is not JSON, the last
+  Responses log; an asciinema cast, the real ones holding one step at most), copied into ``tmp_path`` and damaged in one way at a time (a line that is not JSON, the last
   record cut off, a record of an unknown type, a result before its call, a mistyped field). Each damaged copy
   reads every intact record (the steps of the intact copy, less what the damage touched, as pinned per format
   with the reason) and reports the damage at its line; ``ReadOptions(strict=True)`` refuses it naming the file.
@@ -34,6 +33,12 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURES, REAL
+from test_readers_aider import _raw_answered as aider_answered
+from test_readers_asciicast import _raw_answered as cast_answered
+from test_readers_cline import raw_counts as cline_counts
+from test_readers_gemini_cli import raw_answered_calls as gemini_counts
+from test_readers_opencode import raw_counts as opencode_counts
+from test_readers_otel import raw_tool_spans as otel_counts
 
 from rtlab.cli import main
 from rtlab.errors import ReaderError
@@ -237,10 +242,6 @@ def test_mini_swe_agent_test_data_is_its_format(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------------------------------------------
 # Every real log of the wild folders: answered steps counted from the raw records
-
-
-WILD_LEFT_OUT = ("aider", "terminal-bench-cast", "gemini-cli", "cline", "opencode", "otel-genai")
-"""Formats whose readers other helpers write on their own branches: the lead adds these folders at merge."""
 
 
 def _jl(path: Path) -> list[Any]:
@@ -470,6 +471,13 @@ RAW: dict[str, Callable[[Path], int]] = {
     "swe-agent": raw_swe_agent,
     "openhands": raw_openhands,
     "pi": raw_pi,
+    # the raw counts of these readers' own tests (Markdown lines, terminal events, JSON walks)
+    "aider": lambda path: sum(aider_answered(path.read_text(encoding="utf-8"))),
+    "terminal-bench-cast": cast_answered,
+    "gemini-cli": lambda path: gemini_counts(path)[1],
+    "cline": lambda path: cline_counts(path / "api_conversation_history.json")[1],
+    "opencode": lambda path: opencode_counts(path)[1],
+    "otel-genai": lambda path: otel_counts(path)[1],
 }
 
 WARNINGS: dict[str, dict[str, int]] = {
@@ -483,30 +491,32 @@ WARNINGS: dict[str, dict[str, int]] = {
     "inspect_ai__2024-11-05T13-31-45-05-00_input-task_8zXjbRzCWrL9GXiXo2vus9.json": {"no-steps": 1},
     "scout__2025-09-23T08-09-58-04-00_security-guide_LuxZJVwvymC3S3SyoJczxB.eval": {"no-steps": 16},
     "mini__deepseek_reasoner_dev__pvlib__pvlib-python-1154.traj.json": {"no-steps": 1},
+    "tb-agent-devrev__analyze-access-logs__agent.cast": {"no-steps": 1},
+    "open-agent-traces__otel_traces_2025-06-29_00-23-24.json": {"no-steps": 1, "other": 1},
 }
 """Why: ATIF sessions of a non-Harbor producer hold no tool call (observations only: said, plus its own notes);
 the converted chat log has 2 results whose call the converter dropped; the empty conversion has no message; the
 wrapped stream stops without its result line; the redacted stream's ids were all replaced (paired by shape);
-Inspect logs without tools; a mini-swe-agent run that timed out before its first command."""
+Inspect logs without tools; a mini-swe-agent run that timed out before its first command; a Terminal-Bench cast in
+which the agent never typed; a span dump with neither GenAI nor OpenInference attributes (said for its trace too)."""
 
 
 def _wild_units(real: Path) -> list[Path]:
     wild = real / "wild"
     units = []
-    for folder in sorted(p for p in wild.iterdir() if p.is_dir() and p.name not in WILD_LEFT_OUT):
+    for folder in sorted(p for p in wild.iterdir() if p.is_dir()):
         assert folder.name in RAW, f"a new wild folder {folder.name}: count its steps here"
         units += [p for p in sorted(folder.iterdir()) if not p.name.startswith("SPEC__")]
     return units
 
 
-def test_the_left_out_folders_are_the_other_readers_formats(real: Path) -> None:
-    present = {p.name for p in (real / "wild").iterdir() if p.is_dir()}
-    assert set(WILD_LEFT_OUT) <= present and present - set(WILD_LEFT_OUT) == set(RAW)
+def test_every_wild_folder_has_its_raw_count(real: Path) -> None:
+    assert {p.name for p in (real / "wild").iterdir() if p.is_dir()} == set(RAW)
 
 
 def test_every_wild_log_reads_its_answered_steps_with_its_warnings_pinned(real: Path) -> None:
     units = _wild_units(real)
-    assert len(units) == 49
+    assert len(units) == 61
     for unit in units:
         result = ingest([unit], join=False)
         assert result.failures == [] and result.trajectories, unit
@@ -574,6 +584,8 @@ class Damageable:
     """Steps lost when the last record is cut off (it answered them)."""
     line: Callable[[int], int] | None = None
     """The line a record at a position is reported at (default: its position plus one)."""
+    unpaired: str = "results are not linked to calls by file order and id"
+    """Why a result cannot come before its call, where ``pair`` is ``None`` (the skip reason)."""
 
 
 def _first(records: list[Any], test: Callable[[Any], bool]) -> int:
@@ -644,6 +656,47 @@ def _chat_tool(m: Any) -> str | None:
 
 def _chat_call(m: Any) -> str | None:
     return (m.get("tool_calls") or [{}])[0].get("id") if m.get("role") == "assistant" else None
+
+
+def _gemini_mistyped(records: list[Any]) -> tuple[int, Any]:
+    """The last version of the first ``gemini`` message with one tool call, its ``toolCalls`` an int (an earlier
+    version of a message is replaced by its last, unread)."""
+    ids = [r.get("id") for r in records]
+    i = next(
+        i
+        for i, r in enumerate(records)
+        if r.get("type") == "gemini" and len(r.get("toolCalls") or []) == 1 and r["id"] not in ids[i + 1 :]
+    )
+    return i, _retyped(records[i], ["toolCalls"], 12345)
+
+
+_CLINE_RESULT = re.compile(r"\[[\w-]+(?: for .*?)?\] Result:", re.S)
+
+
+def _cline_mistyped(records: list[Any]) -> tuple[int, Any]:
+    """The first user message holding one tool result (``[tool for ...] Result:`` text), its content an int."""
+    i = _first(
+        records,
+        lambda m: (
+            m["role"] == "user"
+            and sum(1 for b in m["content"] if b.get("type") == "text" and _CLINE_RESULT.match(b["text"]))
+            == 1
+        ),
+    )
+    return i, _retyped(records[i], ["content"], 12345)
+
+
+def _opencode_mistyped(records: list[Any]) -> tuple[int, Any]:
+    """The first completed tool part of the export, its ``state`` an int."""
+    i = _first(records, lambda m: any(p.get("state", {}).get("status") == "completed" for p in m["parts"]))
+    j = next(j for j, p in enumerate(records[i]["parts"]) if p.get("state", {}).get("status") == "completed")
+    return i, _retyped(records[i], ["parts", str(j), "state"], 12345)
+
+
+def _cast_mistyped(records: list[Any]) -> tuple[int, Any]:
+    """An output event that is neither a prompt nor a command's echo, its time a string."""
+    i = _first(records, lambda r: isinstance(r, list) and r[1] == "o" and r[2].startswith("total "))
+    return i, [str(records[i][0]), *records[i][1:]]
 
 
 def _specs() -> list[Damageable]:
@@ -880,7 +933,87 @@ def _specs() -> list[Damageable]:
             1,
             0,
         ),  # fmt: skip
+        Damageable(
+            "gemini-cli",
+            wild / "gemini-cli" / "axe__session.jsonl",
+            None,
+            "lines",
+            lambda r: r,
+            {"kind": "checkpoint", "value": 1},
+            None,
+            _gemini_mistyped,
+            1,
+            0,  # the last line is a $set of the session's facts
+            unpaired="a session's tool call holds its own result",
+        ),  # fmt: skip
+        Damageable(
+            "cline",
+            wild / "cline" / "online-card-architecture__task-1769053680585",
+            "api_conversation_history.json",
+            "doc",
+            lambda d: d,
+            {"role": "narrator", "content": [{"type": "text", "text": "?"}]},
+            None,
+            _cline_mistyped,
+            1,
+            0,  # the last message is the attempt_completion call, never answered
+            unpaired="Cline 3.51's results are text naming their tool, not an id: each answers the earliest open "
+            "call of its tool, so order is what links them",
+        ),  # fmt: skip
+        Damageable(
+            "opencode",
+            wild / "opencode" / "dark-factory__session__silent-nebula__ses_39b2e52e8ffeokU5mBDCeUvc8t.json",
+            None,
+            "doc",
+            lambda d: d["messages"],
+            {"info": {"role": "narrator"}, "parts": []},
+            None,
+            _opencode_mistyped,
+            1,
+            0,  # the last message holds the one tool part still running
+            unpaired="a tool part holds its call and its result",
+        ),  # fmt: skip
+        Damageable(
+            "otel",
+            wild / "otel-genai" / "any-agent__OPENAI_trace.json",
+            None,
+            "doc",
+            lambda d: d["spans"],
+            {"name": "gen_ai.client.operation.duration", "kind": "HISTOGRAM", "data_points": []},
+            None,
+            _mistype_at(
+                lambda s: s["attributes"].get("gen_ai.operation.name") == "execute_tool", ["attributes"], 7
+            ),
+            1,
+            0,  # the last span is invoke_agent
+            unpaired="a tool span records its call and its result together",
+        ),  # fmt: skip
+        Damageable(
+            "asciicast",
+            FIXTURES / "asciicast" / "terminus-v2.cast",
+            None,
+            "lines",
+            lambda r: r,
+            [2.5, "z", "?"],
+            None,
+            _cast_mistyped,
+            0,
+            0,
+            unpaired="no ids: a command's output is what the terminal printed after it, in time",
+        ),  # fmt: skip
     ]
+
+
+UNDAMAGEABLE: dict[str, dict[str, str]] = {
+    "aider": {
+        "stray_line": "Markdown: a stray line is text of the conversation, not a record that fails to parse",
+        "cut_last_record": "Aider appends whole lines as it goes: a history cut off is a shorter one",
+        "unknown_record": "Aider's own lines ('> ...') are notices of any words: none has a type to be unknown",
+        "result_before_call": "no ids: a result reaches the model with the next request, whatever it answers",
+        "mistyped_field": "Markdown lines have no typed fields",
+    },
+}
+"""Formats none of whose records the damages of the suite apply to, and why (each case skipped, saying so)."""
 
 
 def _copy(spec: Damageable, tmp_path: Path) -> tuple[Path, Path]:
@@ -982,12 +1115,12 @@ def _cases() -> list[Any]:
         for kind in DAMAGES:
             marks = []
             if kind == "result_before_call" and spec.pair is None:
-                marks = [
-                    pytest.mark.skip(
-                        reason=f"{spec.fmt}: results are not linked to calls by file order and id"
-                    )
-                ]
+                marks = [pytest.mark.skip(reason=f"{spec.fmt}: {spec.unpaired}")]
             out.append(pytest.param(spec, kind, id=f"{spec.fmt}-{kind}", marks=marks))
+    for fmt, why in UNDAMAGEABLE.items():
+        for kind in DAMAGES:
+            skip = pytest.mark.skip(reason=f"{fmt}: {why[kind]}")
+            out.append(pytest.param(None, kind, id=f"{fmt}-{kind}", marks=[skip]))
     return out
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import loads as loads
     from rtlab.io._files import read_text as read_text
     from rtlab.io._files import repair_escapes as repair_escapes
+    from rtlab.io._files import skip_reason as skip_reason
     from rtlab.io._files import without_surrogates as without_surrogates
     from rtlab.io._files import write_json_lines as write_json_lines
 
@@ -47,6 +48,7 @@ __getattr__, __dir__, __all__ = attach(
             "load_json",
             "loads",
             "repair_escapes",
+            "skip_reason",
             "without_surrogates",
             "field",
         ),

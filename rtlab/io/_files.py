@@ -243,14 +243,16 @@ def head_json_lines(path: Path, n_lines: int = 20, n: int = 65536) -> list[Any]:
     """The values of the first ``n_lines`` non-blank lines of a file that parse as JSON, in order, for sniffing by
     robust features: lines that are not JSON (a banner, a stderr line) are passed over, a line cut by the ``n``
     bytes read is left out; a UTF-8 byte-order mark is dropped. A head with no more JSON lines than others (a
-    text file quoting a record) gives ``[]``."""
+    text file quoting a record) gives ``[]``; the file's own last line cut off mid-record is not counted."""
     head = head_bytes(path, n).removeprefix(_BOM)
     lines = head.split(b"\n")
-    if len(head) >= n - len(_BOM):
+    whole = len(head) < n - len(_BOM)
+    if not whole:
         lines = lines[:-1]
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
     out: list[Any] = []
     other = 0
-    for raw in lines:
+    for i, raw in enumerate(lines):
         if not raw.strip():
             continue
         n_lines -= 1
@@ -264,7 +266,8 @@ def head_json_lines(path: Path, n_lines: int = 20, n: int = 65536) -> list[Any]:
                     raise
                 out.append(loads(repair_escapes(raw.decode("utf-8")), path))
             except (json.JSONDecodeError, UnicodeDecodeError, ReaderError):
-                other += 1
+                # the file's last line cut off mid-record (a log cut off) is no evidence against JSON lines
+                other += not (whole and i == last and raw.lstrip()[:1] in (b"{", b"["))
         except (UnicodeDecodeError, ReaderError):
             other += 1
     return out if len(out) > other else []
@@ -320,8 +323,10 @@ def repair_escapes(text: str) -> str:
     return _ESCAPE.sub(fix, text)
 
 
-def _skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
-    """Why a record line was skipped: not JSON at all (a stray stderr line), cut off, or invalid JSON."""
+def skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
+    """Why a record line was skipped: not JSON at all (a stray stderr line), cut off (``last``: it is the file's
+    last line), or invalid JSON; the words every JSON-lines reader uses (kinds ``not-json``, ``truncated``,
+    ``invalid-json``)."""
     head = line.lstrip()[:1]
     if head not in ("{", "[", '"'):
         return f"not JSON ({line.strip()[:60]!r}); skipped"
@@ -379,7 +384,7 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
                     yield lineno, value
                     continue
             first_fault = first_fault or fault
-            warnings.append(f"{path}:{lineno}: {_skip_reason(line, exc, lineno == last)}")
+            warnings.append(f"{path}:{lineno}: {skip_reason(line, exc, lineno == last)}")
             continue
         found = True
         records += isinstance(value, dict | list)

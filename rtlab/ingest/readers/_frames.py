@@ -1088,3 +1088,345 @@ def aider_frames(shown: str, *, fed_back: bool) -> tuple[Frame, ...]:
     (``reflected_message = str(err)`` in aider/coders/base_coder.py ``apply_updates``), is not framed
     (``fed_back``): it is what the model was shown."""
     return () if fed_back else whole(shown)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Search results printed under a heading per file (Gemini CLI's grep_search, OpenCode's grep, Cline's
+# search_files): the file's name on a line of its own, its matching lines below it, each after a prefix
+
+
+@dataclass(frozen=True)
+class HeadingSearch:
+    """How one harness's search tool prints its matches under a heading per file."""
+
+    file: re.Pattern[str]
+    """A line naming a file (group ``path``): the heading of the lines below it."""
+    prefix: re.Pattern[str]
+    """The tool's words before each result line (``L12: ``, ``  Line 12: ``, ``│``)."""
+    words: re.Pattern[str]
+    """A whole line that is the tool's own words (a header, a separator, a note)."""
+
+
+def heading_search(
+    shown: str, rules: HeadingSearch, start: int = 0, end: int | None = None
+) -> tuple[list[str], list[Frame]]:
+    """The files a heading-layout search result names, in order, and the tool's words as frames: headings,
+    headers, separators and notes whole, the prefix of each result line. What is left is the files' lines as
+    the search printed them (a context line included)."""
+    stop = len(shown) if end is None else end
+    files: list[str] = []
+    frames: list[Frame] = []
+    for s, body, line_end in _line_spans(shown, start, stop):
+        line = shown[s:body]
+        if rules.words.fullmatch(line):
+            frames.append(Frame(s, line_end, "frame"))
+        elif m := rules.file.fullmatch(line):
+            files.append(m.group("path"))
+            frames.append(Frame(s, line_end, "frame"))
+        elif m := rules.prefix.match(line):
+            frames.append(Frame(s, s + m.end(), "frame"))
+    return files, frames
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Gemini CLI's words in tool results (google-gemini/gemini-cli packages/core/src/tools/: shell.ts, read-file.ts,
+# grep.ts / ripGrep.ts, glob.ts, ls.ts; utils/fileUtils.ts for the truncation of large outputs; context/
+# toolOutputMaskingService.ts for outputs masked later in the session)
+
+GeminiTool = Literal["shell", "read", "grep", "glob", "ls", "other"]
+"""Which Gemini CLI tool's result :func:`gemini_frames` frames."""
+
+_GEMINI_TOO_LARGE = re.compile(
+    r"Output too large\. Showing (?:the )?first [\d,]+ and last [\d,]+ characters\.\s*"
+    r"For full output see: [^\n]*\n"
+)
+"""``formatTruncatedToolOutput``: the header of an output cut to its head and tail (the full one saved)."""
+_GEMINI_OMITTED = re.compile(r"\n*\.\.\. \[[\d,]+ (?:characters|lines) omitted\] \.\.\.\n*")
+"""Where a too-large output was cut between its head and its tail."""
+_GEMINI_WHOLE = re.compile(
+    r"\[Operation Cancelled\][^\n]*|Command was cancelled by user before it could start\."
+    r"|Command moved to background \(PID: \d+\)\.[^\n]*|Command (?:was cancelled by user before it could "
+    r"complete|was automatically cancelled because it exceeded the timeout of [\d.]+ minutes without output"
+    r"|execution timed out and was cancelled)\. There was no output before it was cancelled\."
+    r"|No matches found for pattern [^\n]*|No files found matching pattern [^\n]*|Directory [^\n]* is empty\."
+)
+"""Results that are Gemini CLI's words through and through: a cancelled or backgrounded command, an empty
+search, glob or listing."""
+_GEMINI_CANCELLED_HEAD = re.compile(
+    r"Command (?:was cancelled by user before it could complete|was automatically cancelled because it "
+    r"exceeded the timeout of [\d.]+ minutes without output|execution timed out and was cancelled)\. Below is "
+    r"the output (?:\(on stdout and stderr\) )?before it was cancelled:\n"
+)
+_GEMINI_SHELL_TRAILER = re.compile(r"(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*")
+"""The lines ``shell.ts`` puts after a command's output (every one in 2025's versions, only those that say
+something in 2026's)."""
+GEMINI_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)$", re.M)
+_GEMINI_READ_HEAD = re.compile(
+    r"\n?IMPORTANT: The file content has been truncated\.\n(?:Status: [^\n]*\n)?(?:\[SYSTEM SUGGESTION\][^\n]*\n)?"
+    r"(?:Action: [^\n]*\n)?\n?--- FILE CONTENT \(truncated\) ---\n"
+)
+"""``read_file``'s header before a window of a file (``start_line``/``end_line`` in 2026, ``offset``/``limit``
+before)."""
+_GEMINI_SHOWING = re.compile(r"Showing lines (\d+)-(\d+) of \d+ total lines")
+GEMINI_GREP = HeadingSearch(
+    file=re.compile(r"File: (?P<path>.+)"),
+    prefix=re.compile(r"L\d+[:-] "),
+    words=re.compile(r"Found \d+ (?:match(?:es)?|files with matches) for pattern .*:|---|\([^\n]*\)"),
+)
+"""``grep_search`` (``search_file_content`` before 2026): ``Found N matches for pattern "P" in ...:``, ``---``
+between files, ``File: PATH``, then ``L12: text`` (``L12- text`` for context lines)."""
+_GEMINI_GLOB_HEAD = re.compile(r"Found \d+ file\(s\) matching [^\n]*:\n")
+_GEMINI_LS_HEAD = re.compile(r"Directory listing for (?P<dir>[^\n]*):\n")
+_GEMINI_LS_DIR = re.compile(r"\[DIR\] ")
+_GEMINI_LS_SIZE = re.compile(r" \(\d+ bytes\)")
+_GEMINI_NOTE = re.compile(r"\n\n\([^\n]*\)\s*\Z")
+"""A parenthesised note after a listing (``(2 ignored)``, ``(N additional files were git-ignored)``)."""
+
+
+def gemini_read_window(shown: str) -> tuple[int, int] | None:
+    """``(first line, number of lines)`` of the window ``read_file``'s header says it shows."""
+    head = _GEMINI_READ_HEAD.match(shown)
+    m = _GEMINI_SHOWING.search(shown, 0, head.end()) if head else None
+    if m is None:
+        return None
+    first, last = int(m.group(1)), int(m.group(2))
+    return first, max(last - first + 1, 0)
+
+
+def gemini_ls_folder(shown: str) -> str | None:
+    """The folder ``list_directory``'s header names."""
+    m = _GEMINI_LS_HEAD.match(shown)
+    return m.group("dir") if m else None
+
+
+def gemini_frames(shown: str, *, tool: GeminiTool) -> tuple[Frame, ...]:
+    """Gemini CLI's words in a tool result the model received: a result that is nothing but its words (and an
+    output masked later in the session, which holds an escaped excerpt only), the header of a too-large output
+    and the marker where it was cut; per tool the shell frame (``Command:``/``Directory:`` and ``Output:`` /
+    ``Stdout:``/``Stderr:`` labels, ``(empty)``, the ``Error``/``Exit Code``/``Signal``/``Background PIDs``/
+    ``Process Group PGID`` lines, a cancellation notice), ``read_file``'s window header, the grep layout's
+    header, separators, ``File:`` headings and ``L12:`` prefixes, glob's header, the listing's header, ``[DIR]``
+    marks and sizes; and a recorded tab run's status line."""
+    status = status_start(shown)
+    core = shown[:status].strip()
+    if shown.startswith("<tool_output_masked>") or (core and _GEMINI_WHOLE.fullmatch(core)):
+        return whole(shown)
+    found: list[Frame] = []
+    pos = 0
+    if m := _GEMINI_TOO_LARGE.match(shown, 0, status):
+        found.append(Frame(0, m.end(), "frame"))
+        pos = m.end()
+        found += [Frame(c.start(), c.end(), "clip") for c in _GEMINI_OMITTED.finditer(shown, pos, status)]
+    if tool == "shell":
+        found += _gemini_shell(shown, pos, status)
+    elif tool == "read" and (m := _GEMINI_READ_HEAD.match(shown, pos, status)):
+        found.append(Frame(pos, m.end(), "frame"))
+    elif tool == "grep":
+        found += heading_search(shown, GEMINI_GREP, pos, status)[1]
+    elif tool == "glob" and (m := _GEMINI_GLOB_HEAD.match(shown, pos, status)):
+        found.append(Frame(pos, m.end(), "frame"))
+    elif tool == "ls" and (m := _GEMINI_LS_HEAD.match(shown, pos, status)):
+        found.append(Frame(pos, m.end(), "frame"))
+        for s, body, _ in _line_spans(shown, m.end(), status):
+            if d := _GEMINI_LS_DIR.match(shown, s, body):
+                found.append(Frame(s, d.end(), "frame"))
+            if (z := _GEMINI_LS_SIZE.search(shown, s, body)) and z.end() == body:
+                found.append(Frame(z.start(), body, "frame"))
+    if tool in ("glob", "ls") and (n := _GEMINI_NOTE.search(shown, pos, status)):
+        found.append(Frame(n.start(), status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return merged(found)
+
+
+def _gemini_shell(shown: str, start: int, end: int) -> list[Frame]:
+    """``run_shell_command``'s frame around a command's output in ``shown[start:end]``."""
+    found: list[Frame] = []
+    pos = start
+    if shown.startswith("Command: ", pos) and (d := shown.find("\nDirectory: ", pos, end)) >= 0:
+        nl = shown.find("\n", d + 1, end)
+        stop = nl + 1 if nl >= 0 else end
+        found.append(Frame(pos, stop, "frame"))
+        pos = stop
+    if m := _GEMINI_CANCELLED_HEAD.match(shown, pos, end):
+        found.append(Frame(pos, m.end(), "frame"))
+        return found
+    stop = end  # the trailer: the known lines at the end, after the output
+    while (nl := shown.rfind("\n", pos, stop)) >= 0 and _GEMINI_SHELL_TRAILER.fullmatch(shown, nl + 1, stop):
+        stop = nl
+    if stop < end:
+        found.append(Frame(stop, end, "frame"))
+    labels = ("Output: ", "Stdout: ")
+    label = next((w for w in labels if shown.startswith(w, pos)), None)
+    if label is None:
+        return found
+    found.append(Frame(pos, pos + len(label), "frame"))
+    pos += len(label)
+    pieces = [(pos, stop)]
+    if label == "Stdout: " and (err := shown.rfind("\nStderr: ", pos, stop)) >= 0:
+        found.append(Frame(err, err + len("\nStderr: "), "frame"))
+        pieces = [(pos, err), (err + len("\nStderr: "), stop)]
+    for s, e in pieces:
+        if shown[s:e] == "(empty)":
+            found.append(Frame(s, e, "frame"))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Cline's and Roo Code's words in tool results (cline/cline src/core/prompts/responses.ts ``formatResponse``,
+# src/core/task/tools/handlers/ExecuteCommandToolHandler.ts, src/services/ripgrep/index.ts ``formatResults``;
+# RooCodeInc/Roo-Code src/core/tools/readFileTool.ts for its ``<files>`` reply)
+
+ClineTool = Literal["shell", "read", "list", "search", "other"]
+"""Which Cline tool's result :func:`cline_frames` frames."""
+
+CLINE_FAILED = re.compile(
+    r"The user denied this operation\..*|The tool execution failed with the following error:\n<error>.*"
+    r"|Tool \[[^\]\n]*\] was not executed because .*|Skipping tool .* due to user rejecting a previous tool\.?"
+    r"|Access to .* is blocked by the \.clineignore file settings\..*|Missing value for required parameter .*",
+    re.S,
+)
+"""A result that says the call did not run or failed: a denial, an error, a tool skipped or blocked."""
+_CLINE_WHOLE = re.compile(
+    r"\[\[NOTE\] This file read has been removed to save space in the context window\.[^\n]*\]|No files found\."
+    r"|Found 0 results\.|Command executed\.|\(tool did not return anything\)"
+)
+"""Results that are Cline's words through and through (with :data:`CLINE_FAILED`)."""
+_CLINE_COMMAND_HEAD = re.compile(
+    r"Command executed\.\nOutput:\n|Command is still running in the user's terminal\.\nHere's the output so far:\n"
+)
+_CLINE_COMMAND_TAIL = re.compile(
+    r"\n\nYou will be updated on the terminal status and new output in the future\.\s*\Z"
+    r"|\n\nThe user provided the following feedback:\n<feedback>\n.*\Z",
+    re.S,
+)
+_CLINE_LIST_TAIL = re.compile(
+    r"\n\n\(File list truncated\. Use list_files on specific subdirectories if you need to explore further\.\)\s*\Z"
+)
+_CLINE_LOCK = "\U0001f512 "
+"""``LOCK_TEXT_SYMBOL`` before a listed file that ``.clineignore`` blocks."""
+CLINE_SEARCH = HeadingSearch(
+    file=re.compile(r"(?P<path>[^│\s][^\n]*)"),
+    prefix=re.compile(r"│"),
+    words=re.compile(r"Found [\d,]+ results?\.|Showing first [\d,]+ of [\d,]+\+ results\.[^\n]*|│----|\s*"),
+)
+"""``search_files``: ``Found N results.``, then per file its path (relative to the working folder), ``│----``,
+and each line of a match with its context after ``│``."""
+ROO_FILES = HeadingSearch(
+    file=re.compile(r"<file><path>(?P<path>[^<\n]*)</path>"),
+    prefix=re.compile(r" *\d+ \| "),
+    words=re.compile(r'</?files>|<content(?: lines="[\d-]+")?>|</content>|</file>|<notice>.*</notice>|\s*'),
+)
+"""Roo Code's ``read_file`` reply: ``<files><file><path>P</path>\\n<content lines="1-20">\\n 1 | text ...``."""
+
+
+def cline_frames(shown: str, *, tool: ClineTool) -> tuple[Frame, ...]:
+    """Cline's (and Roo Code's) words in a tool result: a result that is nothing but its words (a denial, an
+    error, a skipped tool, an empty listing or search, the notice that an old read was removed), the header and
+    trailer ``execute_command`` puts round a command's output, ``list_files``'s truncation note and lock marks,
+    ``search_files``'s header, separators, file headings and ``│`` prefixes, Roo Code's ``<files>`` wrapper and
+    line-number prefixes; and a recorded tab run's status line."""
+    status = status_start(shown)
+    core = shown[:status].strip()
+    if core and (CLINE_FAILED.fullmatch(core) or _CLINE_WHOLE.fullmatch(core)):
+        return whole(shown)
+    found: list[Frame] = []
+    if tool == "shell":
+        head = _CLINE_COMMAND_HEAD.match(shown, 0, status)
+        start = head.end() if head else 0
+        if head:
+            found.append(Frame(0, start, "frame"))
+        if tail := _CLINE_COMMAND_TAIL.search(shown, start, status):
+            found.append(Frame(tail.start(), status, "frame"))
+    elif tool == "read" and shown.startswith("<files>"):
+        found += heading_search(shown, ROO_FILES, 0, status)[1]
+    elif tool == "list":
+        if tail := _CLINE_LIST_TAIL.search(shown, 0, status):
+            found.append(Frame(tail.start(), status, "frame"))
+        found += [Frame(s, s + len(_CLINE_LOCK), "frame") for s, _, _ in _line_spans(shown, 0, status)
+                  if shown.startswith(_CLINE_LOCK, s)]  # fmt: skip
+    elif tool == "search":
+        found += heading_search(shown, CLINE_SEARCH, 0, status)[1]
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return merged(found)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# OpenCode's words in tool results (sst/opencode, now anomalyco/opencode, packages/opencode/src/tool/: read.ts,
+# grep.ts, glob.ts, bash.ts; tool/truncation.ts for outputs cut at 2000 lines / 50 KB)
+
+OpenCodeTool = Literal["shell", "read", "grep", "glob", "other"]
+"""Which OpenCode tool's result :func:`opencode_frames` frames."""
+
+_OC_READ_HEAD = re.compile(r"<path>(?P<path>[^\n]*)</path>\n<type>(?P<type>file|directory)</type>\n<(?:content|entries)>\n?"
+                           r"|<file>\n")  # fmt: skip
+"""``read``'s opening: ``<path>P</path>``, ``<type>file</type>`` (or ``directory``), ``<content>`` (or
+``<entries>``); before 2026, ``<file>``."""
+_OC_READ_LINE = re.compile(r"\d+: |\d{5}\| ")
+"""The line number before each line of a file read (``12: `` now, ``00012| `` before)."""
+_OC_READ_TAIL = re.compile(
+    r"\n*\((?:End of file - total \d+ lines|Showing lines \d+-\d+ of \d+\. Use offset=\d+ to continue\."
+    r"|Output capped at [^)\n]*|File has more lines\. Use 'offset' parameter to read beyond line \d+"
+    r"|Showing \d+ of \d+ entries\.[^)\n]*|\d+ entries)\)\n(?:</content>|</file>|</entries>)"
+    r"(?:\n\n<system-reminder>.*</system-reminder>)?\s*\Z",
+    re.S,
+)
+_OC_LINE_CUT = re.compile(r"\.\.\. \(line truncated to \d+ chars\)")
+_OC_CUT = re.compile(r"\n*\.\.\.\d+ (?:lines|bytes) truncated\.\.\.\n*")
+"""``Truncate.output``: where an output longer than its limits was cut."""
+_OC_CUT_HINT = re.compile(r"The tool call succeeded but the output was truncated\.[^\n]*(?:\n[^\n]+)*\n*")
+_OC_BASH_META = re.compile(r"\n*<bash_metadata>\n.*?</bash_metadata>\s*\Z", re.S)
+_OC_WHOLE = re.compile(r"No files found|Error: .*|File not found: .*", re.S)
+_OC_GLOB_TAIL = re.compile(r"\n*\(Results are truncated[^)\n]*\)\s*\Z")
+OPENCODE_GREP = HeadingSearch(
+    file=re.compile(r"(?P<path>\S[^\n]*):"),
+    prefix=re.compile(r"  Line \d+: "),
+    words=re.compile(r"Found \d+ matches(?: \([^)\n]*\))?|\([^\n]*\)|\s*"),
+)
+"""``grep``: ``Found N matches``, then per file its absolute path and a colon, each match as
+``  Line N: text``, a blank line between files, and a note when the results were cut."""
+
+
+def opencode_read(shown: str) -> tuple[str, str | None, int | None]:
+    """What ``read`` showed: ``("file" | "directory", the path its header names, the first line number)``."""
+    head = _OC_READ_HEAD.match(shown)
+    if head is None:
+        return "file", None, None
+    kind = head.group("type") or "file"
+    first = _OC_READ_LINE.match(shown, head.end())
+    number = int(first.group(0).rstrip(": |")) if first else None
+    return kind, head.group("path"), number
+
+
+def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
+    """OpenCode's words in a tool result: a result that is nothing but its words (no match, an error), the
+    markers where ``Truncate.output`` cut an output and its hint, ``read``'s ``<path>``/``<type>``/``<content>``
+    wrapper, line numbers, end note and cut-line markers, ``bash``'s ``<bash_metadata>``, ``grep``'s header,
+    file headings and ``Line N:`` prefixes, ``glob``'s truncation note; and a recorded tab run's status line."""
+    status = status_start(shown)
+    core = shown[:status].strip()
+    if core and _OC_WHOLE.fullmatch(core):
+        return whole(shown)
+    found: list[Frame] = []
+    found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
+    found += [Frame(m.start(), m.end(), "frame") for m in _OC_CUT_HINT.finditer(shown, 0, status)]
+    if tool == "read" and (head := _OC_READ_HEAD.match(shown, 0, status)):
+        found.append(Frame(0, head.end(), "frame"))
+        tail = _OC_READ_TAIL.search(shown, head.end(), status)
+        stop = tail.start() if tail else status
+        if tail:
+            found.append(Frame(tail.start(), status, "frame"))
+        for s, body, _ in _line_spans(shown, head.end(), stop):
+            if m := _OC_READ_LINE.match(shown, s, body):
+                found.append(Frame(s, m.end(), "frame"))
+        found += [Frame(m.start(), m.end(), "clip") for m in _OC_LINE_CUT.finditer(shown, head.end(), stop)]
+    elif tool == "shell" and (meta := _OC_BASH_META.search(shown, 0, status)):
+        found.append(Frame(meta.start(), status, "frame"))
+    elif tool == "grep":
+        found += heading_search(shown, OPENCODE_GREP, 0, status)[1]
+    elif tool == "glob" and (tail := _OC_GLOB_TAIL.search(shown, 0, status)):
+        found.append(Frame(tail.start(), status, "frame"))
+    if status < len(shown):
+        found.append(Frame(status, len(shown), "frame"))
+    return merged(found)

@@ -300,14 +300,25 @@ class Timeline:
                 again()
         return step
 
-    def submission(self, step: Step, output: str, **data: Any) -> Event:
-        """A call whose result the model never received (a final submission) as the event it is
-        (:func:`~rtlab.ingest.readers._base.submission_event`), no longer awaiting a result."""
+    def _settled(self, step: Step) -> None:
+        """``step`` no longer awaits a result by its id."""
         if step.call_id is not None and step in self._pending.get(step.call_id, []):
             self._pending[step.call_id].remove(step)
             if not self._pending[step.call_id]:
                 del self._pending[step.call_id]
+
+    def submission(self, step: Step, output: str, **data: Any) -> Event:
+        """A call whose result the model never received (a final submission) as the event it is
+        (:func:`~rtlab.ingest.readers._base.submission_event`), no longer awaiting a result."""
+        self._settled(step)
         return submission_event(self.steps, self.events, step, output, **data)
+
+    def give(self, step: Step, output: str | None, **extra: Any) -> None:
+        """Give ``step`` a result that names its call otherwise than by id (by tool name or position, as Cline's
+        text results do): recorded as :meth:`finish` records it, and the call no longer awaits one by id (a
+        later result with its id is a second one)."""
+        self._settled(step)
+        self.finish(step, output, **extra)
 
     def unknown(self, call_id: str) -> bool:
         """No call with ``call_id`` has come yet (its result, if this is one, came first)."""

@@ -111,9 +111,15 @@ def read_warning(text: str | ReadWarning, source: str, kind: WarningKind | None 
     return ReadWarning(path=path, line=line, reason=reason, kind=kind or warning_kind(reason), field=field)
 
 
-def warn(warnings: list[str], path: Path | str, line: int | None, reason: str) -> None:
-    """Say in a reader's warnings that a record was skipped, repaired or not understood."""
-    warnings.append(f"{path}:{line}: {reason}" if line is not None else f"{path}: {reason}")
+def warn(
+    warnings: list[str], path: Path | str, line: int | None, reason: str, *, field: str | None = None
+) -> None:
+    """Say in a reader's warnings that a record was skipped, repaired or not understood (``field``: where in
+    the record, as ``messages[3].parts[2]``)."""
+    where = f"{path}:{line}" if line is not None else str(path)
+    if field:
+        where += f" [{field}]"
+    warnings.append(f"{where}: {reason}")
 
 
 SKIPPED_ERRORS: tuple[type[Exception], ...] = (

@@ -60,7 +60,8 @@ from typing import Any, Literal
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions, call_command, read_command, typed
 from rtlab.ingest.readers._frames import aider_frames
-from rtlab.io import decode_text, head_text
+from rtlab.ingest.readers._tolerant import warn
+from rtlab.io import head_text, read_text
 from rtlab.records import Action, Deliverable, Event, Step, TokenUsage, Trajectory
 
 NAME = "aider"
@@ -119,11 +120,6 @@ _COMMANDS = (
     "run", "save", "settings", "test", "think-tokens", "tokens", "undo", "voice", "weak-model", "web",
 )  # fmt: skip
 """Aider's commands (``Commands.cmd_*``, v0.86): a typed word that starts exactly one of them runs it."""
-
-
-def _warn(warnings: list[str], path: Path, line: int | None, reason: str) -> None:
-    """Every reading warning of this reader, as ``"{path}:{line}: {reason}"``."""
-    warnings.append(f"{path}:{line}: {reason}" if line is not None else f"{path}: {reason}")
 
 
 def _is_user(raw: str) -> bool:
@@ -218,7 +214,7 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
                 while j + 1 < n and not lines[j].endswith(_MARK) and not _HEADER.match(lines[j + 1]):
                     j += 1
                 if not lines[j].endswith(_MARK):
-                    _warn(
+                    warn(
                         warnings,
                         path,
                         base + i,
@@ -595,7 +591,7 @@ def _sessions(path: Path, text: str, warnings: list[str]) -> list[tuple[str | No
         if m:
             if found or start is not None or any(ln.strip() for ln in current):
                 if start is None:
-                    _warn(
+                    warn(
                         warnings,
                         path,
                         1,
@@ -615,19 +611,14 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per session of the file, in order."""
     path = Path(path)
     warnings: list[str] = []
-    data = path.read_bytes()
-    try:
-        text = decode_text(data, path)
-    except ReaderError as exc:
-        text = data.decode("utf-8", errors="replace")
-        _warn(warnings, path, exc.line, "bytes that are not UTF-8 were replaced")
+    text = read_text(path, warnings)  # bytes that are not UTF-8 replaced, said
     sessions = _sessions(path, text, warnings)
     if not any(start is not None for start, _, _ in sessions):
         raise ReaderError(path, 'no Aider session header ("# aider chat started at ...") in the file', line=1)
     quoted = [ln for _, _, lines in sessions for ln in lines if _is_quote(ln) or _is_user(ln)]
     marked = any(ln.endswith(_MARK) for ln in quoted)
     if quoted and not marked:
-        _warn(
+        warn(
             warnings,
             path,
             None,

@@ -48,7 +48,8 @@ from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions, typed
 from rtlab.ingest.readers._frames import terminal_bench_command
 from rtlab.ingest.readers._terminal import Mark, Screen
-from rtlab.io import decode_text, first_json_line
+from rtlab.ingest.readers._tolerant import warn
+from rtlab.io import first_json_line, read_text, skip_reason
 from rtlab.records import Action, Event, Step, Trajectory
 
 NAME = "asciicast"
@@ -61,11 +62,6 @@ _PS2 = "> "
 _FALLBACK_PROMPT = re.compile(r"^.{0,200}?[$#%>❯➜] $")
 """A prompt where the cast has no bracketed-paste switches: a short line ending in a prompt character."""
 _DEFAULT_SIZE = (80, 24)
-
-
-def _warn(warnings: list[str], path: Path, line: int | None, reason: str) -> None:
-    """Every reading warning of this reader, as ``"{path}:{line}: {reason}"``."""
-    warnings.append(f"{path}:{line}: {reason}" if line is not None else f"{path}: {reason}")
 
 
 def _header_size(header: dict[str, Any]) -> tuple[int, int] | None:
@@ -290,6 +286,7 @@ def _events(
     """``(line, time since start, code, data)`` for every event line understood; the others warned about."""
     found: list[tuple[int, float, str, str]] = []
     clock = 0.0
+    last = max((i + 1 for i, raw in enumerate(lines) if raw.strip()), default=0)
     for i in range(first, len(lines)):
         raw = lines[i]
         lineno = i + 1
@@ -297,9 +294,11 @@ def _events(
             continue
         try:
             ev = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
-            _warn(warnings, path, lineno, f"not a JSON event line ({reason}); skipped")
+        except json.JSONDecodeError as exc:
+            warn(warnings, path, lineno, skip_reason(raw, exc, lineno == last))
+            continue
+        except RecursionError:
+            warn(warnings, path, lineno, "invalid JSON: nested too deeply to parse; skipped")
             continue
         if (
             not isinstance(ev, list)
@@ -309,7 +308,7 @@ def _events(
             or not isinstance(ev[1], str)
             or not isinstance(ev[2], str)
         ):
-            _warn(warnings, path, lineno, "not an event [time, code, data]; skipped")
+            warn(warnings, path, lineno, "expected an event [time, code, data], got something else; skipped")
             continue
         t = float(ev[0])
         if version == 3:
@@ -324,12 +323,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per recording."""
     path = Path(path)
     warnings: list[str] = []
-    data = path.read_bytes()
-    try:
-        text = decode_text(data, path)
-    except ReaderError:
-        text = data.decode("utf-8", errors="replace")
-        _warn(warnings, path, None, "bytes that are not UTF-8 were replaced")
+    text = read_text(path, warnings)  # bytes that are not UTF-8 replaced, said
     lines = text.splitlines()
     first = next((i for i, raw in enumerate(lines) if raw.strip()), None)
     if first is None:
@@ -364,11 +358,11 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             if m:
                 cast.screen.resize(int(m.group(1)), int(m.group(2)))
             else:
-                _warn(warnings, path, lineno, f"resize {payload!r} is not COLSxROWS; ignored")
+                warn(warnings, path, lineno, f"resize {payload!r} is not COLSxROWS; ignored")
         elif code == "x":
             cast._event("system", f"exit status {payload}", type="exit", status=payload)
         else:
-            _warn(warnings, path, lineno, f"unknown event code {code!r}; skipped")
+            warn(warnings, path, lineno, f"unknown event code {code!r}; skipped")
     cast.finish()
     steps, evs = cast.steps, cast.events
     tb_start = _terminal_bench_setup(cast)
