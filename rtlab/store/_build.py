@@ -65,9 +65,14 @@ class BuildOptions:
     """Shards the runs are spread over (folders ``shard=00`` ...)."""
 
     def key(self) -> dict[str, Any]:
-        """The options, rtlab's version and the fingerprint of its code, as recorded in the manifest."""
+        """The options, rtlab's version and the fingerprint of its code, as recorded in the manifest; also the
+        decompression limits the readers apply (``RTLAB_MAX_MEMBER_BYTES`` / ``RTLAB_MAX_ARCHIVE_BYTES``), since
+        they decide which samples are read: raising one rebuilds the store."""
+        from rtlab.ingest import ReadOptions
+
         return {
             **asdict(self),
+            "read_limits": asdict(ReadOptions().limits()),
             "rtlab_version": rtlab_version(),
             "rtlab_code": code_fingerprint(),
             "store_version": VERSION,

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from rtlab.ingest.readers._zip import Limits, resolve_limits
 from rtlab.io import without_surrogates
 from rtlab.records import DeliverableFile, Step, Trajectory
 
@@ -22,6 +23,17 @@ class ReadOptions:
 
     clip: str | None = None
     """Name of a clipping policy (see :mod:`rtlab.ingest._clipping`) to use instead of the reader's default."""
+    max_member_bytes: int | None = None
+    """The most one member of an archive (an Inspect ``.eval``'s sample) may decompress to, in bytes; ``None``:
+    ``RTLAB_MAX_MEMBER_BYTES`` from the environment, else 256 MiB (:mod:`rtlab.ingest.readers._zip`)."""
+    max_archive_bytes: int | None = None
+    """The most the members read from one archive may decompress to in all; ``None``: ``RTLAB_MAX_ARCHIVE_BYTES``
+    from the environment, else 1 GiB."""
+
+    def limits(self) -> Limits:
+        """The decompression limits in force for these options (the fields, else the environment, else the
+        defaults)."""
+        return resolve_limits(self.max_member_bytes, self.max_archive_bytes)
 
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
