@@ -162,3 +162,18 @@ def test_build_keeps_the_genuine_samples_and_the_reason(tmp_path: Path) -> None:
     assert unit.endswith("only.eval") and "samples/bomb_epoch_1.json" in why and MEMBER_ENV in why
     [t] = open_store(tmp_path / "store").load_trajectories()
     assert any("samples/bomb_epoch_1.json" in w for w in t.meta["warnings"])
+
+
+@pytest.mark.parametrize("suffix", [".docx", ".xlsx"])
+def test_a_delivered_office_file_bomb_is_not_inflated(tmp_path: Path, suffix: str) -> None:
+    """A delivered ``.docx`` / ``.xlsx`` (a ZIP) whose part declares 3 GiB: its text is not read (a warning
+    names the file), nothing is inflated; the values and the judge's evidence read delivered files this way."""
+    from rtlab.analysis import file_text
+    from rtlab.records import DeliverableFile
+
+    part = "word/document.xml" if suffix == ".docx" else "xl/sharedStrings.xml"
+    path = zb.write_zip(tmp_path / f"report{suffix}", [zb.bomb_entry(part, "honest", BOMB_GIB)])
+    with pytest.warns(
+        UserWarning, match=rf"report\{suffix}: cannot read delivered file \(TooLargeError: .*{part}"
+    ):
+        assert file_text(DeliverableFile(path=f"report{suffix}", local_path=str(path))) is None
