@@ -1,0 +1,234 @@
+"""A store's files checked against its manifest: the store trusts nothing it did not write as it wrote it.
+
+The manifest records, per part, each table file's size and sha256 (``parts[PART]["checksums"]``). Checked:
+
+- **the manifest itself**: part names of the store's own form (``shard=NN/part-ID``, so every path is a file
+  inside the store, in its table's folder), tables rtlab knows, each run in exactly the one part that lists it
+  (a run dropped from ``runs`` but still in a part's rows, or listed by two parts, is damage), ``files`` exactly
+  the files the parts name (no path outside the store, none twice);
+- **each file** (cheap, on every :func:`rtlab.open`): present, a regular file (not a link) inside the store, of
+  the size recorded; the schema of its table (its Parquet footer, when its table is first read);
+- **each file's bytes** (``deep``: on every rebuild and :meth:`rtlab.store.Store.verify`): the sha256 recorded
+  and its table's schema.
+
+A damaged part is reported with the file at fault and why (:class:`Damage`); ``rtlab build`` drops it and
+rebuilds the runs it held, ``rtlab.open`` refuses the store naming it (:class:`~rtlab.errors.RtlabError`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rtlab.store._schema import TABLES, arrow_schema
+
+PART = re.compile(r"shard=\d{2,}/part-[A-Za-z0-9_-]+")
+"""The form of a part's name (its path under each table's folder, without ``.parquet``)."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One thing wrong with a store."""
+
+    what: str
+    """The file at fault (relative to the store), or ``_manifest.json`` for the manifest's own entries."""
+    why: str
+    """What is wrong with it."""
+    part: str | None = None
+    """The part it belongs to (its runs are rebuilt), when it belongs to one."""
+    runs: tuple[str, ...] = ()
+    """Runs (unit paths) whose rows cannot be trusted beyond the part's own."""
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.why}"
+
+
+def part_file(table: str, part: str) -> str:
+    """A part's file of ``table``, relative to the store."""
+    shard, name = part.split("/", 1)
+    return f"{table}/{shard}/{name}.parquet"
+
+
+def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
+    """What is wrong in the manifest's own entries (no file is opened)."""
+    found: list[Damage] = []
+    parts = manifest.get("parts")
+    runs = manifest.get("runs")
+    if not isinstance(parts, dict) or not isinstance(runs, dict):
+        return [Damage("_manifest.json", "no parts or runs object: not a manifest rtlab wrote")]
+    owner: dict[str, str] = {}
+    for part, entry in parts.items():
+        bad = _part_entry_problem(part, entry, manifest)
+        if bad:
+            found.append(Damage("_manifest.json", f"part {part!r}: {bad}", part=part))
+            continue
+        for unit in entry["runs"]:
+            run = runs.get(unit)
+            if unit in owner:
+                found.append(
+                    Damage(
+                        "_manifest.json",
+                        f"run {unit} is listed by parts {owner[unit]!r} and {part!r}",
+                        part=part,
+                    )
+                )
+            elif not isinstance(run, dict):
+                found.append(
+                    Damage(
+                        "_manifest.json",
+                        f"part {part!r} holds rows of run {unit}, which the manifest's runs do not list",
+                        part=part,
+                    )
+                )
+            elif run.get("part") != part:
+                found.append(
+                    Damage(
+                        "_manifest.json",
+                        f"part {part!r} holds rows of run {unit}, whose entry names part {run.get('part')!r}",
+                        part=part,
+                    )
+                )
+            owner.setdefault(unit, part)
+    for unit, run in runs.items():
+        where = run.get("part") if isinstance(run, dict) else None
+        if where and where not in parts:
+            found.append(
+                Damage(
+                    "_manifest.json", f"run {unit} names part {where!r}, which is not listed", runs=(unit,)
+                )
+            )
+    from rtlab.store._build import manifest_files
+
+    if not found:
+        derived = manifest_files(manifest)
+        listed = manifest.get("files")
+        if listed != derived:
+            found.append(Damage("_manifest.json", _files_mismatch(listed, derived)))
+    return found
+
+
+def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any]) -> str | None:
+    if not isinstance(part, str) or not PART.fullmatch(part):
+        return "not a part name rtlab writes (shard=NN/part-ID): a path outside the store?"
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("runs"), list)
+        or not isinstance(entry.get("tables"), list)
+    ):
+        return "no runs or tables list"
+    tables = entry["tables"]
+    if any(t not in TABLES for t in tables) or len(set(tables)) != len(tables):
+        return f"tables {tables!r}: each of rtlab's tables at most once"
+    if manifest.get("version", 1) >= 2:
+        sums = entry.get("checksums")
+        if not isinstance(sums, dict) or set(sums) != set(tables):
+            return "no size and sha256 recorded for each of its files"
+        for t, s in sums.items():
+            if not (isinstance(s, list) and len(s) == 2 and isinstance(s[0], int) and isinstance(s[1], str)):
+                return f"the checksum of its {t} file is not [size, sha256]"
+    return None
+
+
+def _files_mismatch(listed: Any, derived: dict[str, list[str]]) -> str:
+    if not isinstance(listed, dict):
+        return "its files are not an object of lists"
+    extra: list[str] = []
+    for table, files in listed.items():
+        if not isinstance(files, list):
+            return f"its files of {table!r} are not a list"
+        want = set(derived.get(table, []))
+        seen: set[str] = set()
+        for f in files:
+            if f in seen:
+                extra.append(f"{f!r} listed twice")
+            elif f not in want:
+                extra.append(f"{f!r}, which no part holds")
+            seen.add(f)
+    missing = [f for table, files in derived.items() for f in files if f not in (listed.get(table) or [])]
+    said = extra + [f"{f!r} missing" for f in missing]
+    return (
+        "its file list does not match its parts: " + "; ".join(said[:5]) + (" ..." if len(said) > 5 else "")
+    )
+
+
+def check_files(store: Path, manifest: dict[str, Any], *, deep: bool = False) -> list[Damage]:
+    """What is wrong with the files the manifest's (well-formed) parts name: missing, not a regular file
+    inside the store, another size than recorded; with ``deep`` also another sha256, or not its table's
+    schema."""
+    found: list[Damage] = []
+    root = store.resolve()
+    checked = manifest.get("version", 1) >= 2
+    bad_parts = {d.part for d in check_manifest(manifest) if d.part}
+    for part, entry in sorted(manifest.get("parts", {}).items()):
+        if part in bad_parts or not PART.fullmatch(str(part)):
+            continue
+        for table in entry["tables"]:
+            rel = part_file(table, part)
+            why = _file_problem(store / rel, root, entry.get("checksums", {}).get(table) if checked else None)
+            if why is None and deep:
+                why = _bytes_problem(store / rel, table, entry["checksums"][table] if checked else None)
+            if why:
+                found.append(Damage(rel, why, part=part))
+    return found
+
+
+def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing (deleted?)"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file (a link, a folder?)"
+    if root not in path.resolve().parents:
+        return "lies outside the store"
+    if recorded is not None and st.st_size != recorded[0]:
+        return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)"
+    return None
+
+
+def _bytes_problem(path: Path, table: str, recorded: list[Any] | None) -> str | None:
+    from rtlab.store._build import file_sha256
+
+    if recorded is not None and file_sha256(path) != recorded[1]:
+        return "its sha256 is not the one the manifest recorded (damaged or replaced)"
+    return schema_problem(path, table)
+
+
+def schema_problem(path: Path, table: str) -> str | None:
+    """Why ``path`` is not a Parquet file of ``table``'s schema (its footer read), or ``None``."""
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(path)
+    except Exception as exc:  # any failure to read the footer is damage, named
+        return f"not a readable Parquet file ({type(exc).__name__}: {exc})"
+    want = arrow_schema(table)
+    if schema.remove_metadata() != want:
+        got = ", ".join(schema.names[:6]) + (" ..." if len(schema.names) > 6 else "")
+        return f"not a file of table {table!r} (its columns: {got})"
+    return None
+
+
+def verify(store: Path, manifest: dict[str, Any], *, deep: bool) -> list[Damage]:
+    """Everything wrong with the store: its manifest's entries, then its files (``deep``: their bytes)."""
+    return check_manifest(manifest) + check_files(store, manifest, deep=deep)
+
+
+def damage_message(store: Path, found: list[Damage], manifest: dict[str, Any]) -> str:
+    """The error ``rtlab.open`` raises for a damaged store: each damaged file with why, and how to repair."""
+    sources = " ".join(manifest.get("sources") or []) or "RUNS"
+    lines = [f"{store}: damaged store ({len(found)} problem{'s' if len(found) != 1 else ''}):"]
+    lines += [f"  {d}" for d in found[:10]]
+    if len(found) > 10:
+        lines.append(f"  ... and {len(found) - 10} more")
+    lines.append(
+        f"rebuild it to repair (the damaged parts' runs are read again): rtlab build {sources} -o {store}"
+    )
+    return "\n".join(lines)
