@@ -19,7 +19,8 @@ from rtlab.cli import main
 from rtlab.errors import ReaderError, RtlabError, TooLargeError
 from rtlab.ingest import ReadOptions, ingest
 from rtlab.ingest.readers import inspect
-from rtlab.ingest.readers._zip import ARCHIVE_ENV, MEMBER_ENV, Limits, ZipArchive, parse_size, resolve_limits
+from rtlab.ingest.readers._zip import ARCHIVE_ENV, MEMBER_ENV, Limits, ZipArchive, resolve_limits
+from rtlab.io import parse_size
 
 GIB = 2**30
 BOMB_GIB = 3

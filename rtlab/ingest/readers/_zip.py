@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import io
 import itertools
-import os
-import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -34,7 +32,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
 
-from rtlab.errors import ReaderError, RtlabError, TooLargeError
+from rtlab.errors import ReaderError, TooLargeError
+from rtlab.io import byte_limit, describe_size
 
 ZIP_MAGIC = b"PK\x03\x04"
 """How a ZIP file with at least one member begins (a local file header)."""
@@ -77,41 +76,12 @@ class Limits:
     """Bytes the members read from one archive may decompress to in all."""
 
 
-_SIZE = re.compile(r"\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-
-
-def parse_size(text: str, *, name: str) -> int:
-    """A positive number of bytes written ``268435456``, ``256M``, ``256MiB`` or ``2G`` (powers of 1024); any
-    other text is an :class:`~rtlab.errors.RtlabError` naming ``name`` (where the text came from)."""
-    m = _SIZE.fullmatch(text)
-    value = int(m.group(1)) * _UNITS[m.group(2).upper()] if m else 0
-    if value <= 0:
-        raise RtlabError(
-            f"{name}={text!r}: expected a positive number of bytes, such as 268435456, 256M or 2G"
-        )
-    return value
-
-
 def resolve_limits(member: int | None = None, archive: int | None = None) -> Limits:
     """The limits in force: the values given, else :data:`MEMBER_ENV` / :data:`ARCHIVE_ENV` from the
     environment, else :data:`MAX_MEMBER_BYTES` / :data:`MAX_ARCHIVE_BYTES`."""
-
-    def pick(given: int | None, env: str, default: int) -> int:
-        if given is not None:
-            if given <= 0:
-                raise RtlabError(
-                    f"{env}: a decompression limit must be a positive number of bytes, not {given}"
-                )
-            return given
-        text = os.environ.get(env)
-        return default if text is None or not text.strip() else parse_size(text, name=env)
-
-    return Limits(pick(member, MEMBER_ENV, MAX_MEMBER_BYTES), pick(archive, ARCHIVE_ENV, MAX_ARCHIVE_BYTES))
-
-
-def _mib(n: int) -> str:
-    return f"{n} bytes" if n < 2**20 else f"{n} bytes ({n / 2**20:,.0f} MiB)"
+    return Limits(
+        byte_limit(member, MEMBER_ENV, MAX_MEMBER_BYTES), byte_limit(archive, ARCHIVE_ENV, MAX_ARCHIVE_BYTES)
+    )
 
 
 @dataclass(frozen=True)
@@ -212,16 +182,16 @@ class ZipArchive:
         if m.size > self.limits.member:
             raise TooLargeError(
                 self.path,
-                f"member {m.name!r} decompresses to {_mib(m.size)}, more than the limit of "
-                f"{_mib(self.limits.member)} for one member (a zip bomb?); raise it with {MEMBER_ENV}=SIZE "
+                f"member {m.name!r} decompresses to {describe_size(m.size)}, more than the limit of "
+                f"{describe_size(self.limits.member)} for one member (a zip bomb?); raise it with {MEMBER_ENV}=SIZE "
                 "(e.g. 2G) if the log is genuine",
             )
         left = self.limits.archive - self.decompressed
         if m.size > left:
             raise TooLargeError(
                 self.path,
-                f"member {m.name!r} ({_mib(m.size)}) would take the archive's members past the limit of "
-                f"{_mib(self.limits.archive)} decompressed in all ({_mib(self.decompressed)} read before it; "
+                f"member {m.name!r} ({describe_size(m.size)}) would take the archive's members past the limit of "
+                f"{describe_size(self.limits.archive)} decompressed in all ({describe_size(self.decompressed)} read before it; "
                 f"a zip bomb?); raise it with {ARCHIVE_ENV}=SIZE (e.g. 8G) if the log is genuine",
             )
 
