@@ -11,8 +11,10 @@ every entry's data is the next entry's local header, quoted in a stored block, f
 
 from __future__ import annotations
 
+import functools
 import json
 import struct
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,7 +119,7 @@ def _end(n: int, cd_start: int, cd_size: int) -> bytes:
     return struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, n, n, cd_size, cd_start, 0)
 
 
-def write_zip(path: Path, entries: list[Entry]) -> Path:
+def zip_bytes(entries: list[Entry]) -> bytes:
     """A ZIP archive of ``entries`` exactly as declared (sizes and CRCs as given, true or not)."""
     out = bytearray()
     central = bytearray()
@@ -126,7 +128,12 @@ def write_zip(path: Path, entries: list[Entry]) -> Path:
         out += _local(e) + e.data
     cd_start = len(out)
     out += central + _end(len(entries), cd_start, len(central))
-    path.write_bytes(bytes(out))
+    return bytes(out)
+
+
+def write_zip(path: Path, entries: list[Entry]) -> Path:
+    """:func:`zip_bytes` written to ``path``."""
+    path.write_bytes(zip_bytes(entries))
     return path
 
 
@@ -193,6 +200,10 @@ def bomb_entry(name: str, kind: str, gib: int = 3) -> Entry:
     return Entry(name, 8, deflate_zeros(mib), declared, crc_of_zeros(mib))
 
 
+KINDS = ("honest", "lying", "zip64", "zstd", "overlap")
+"""Every kind of bomb :func:`bomb_eval` makes."""
+
+
 def bomb_eval(path: Path, kind: str = "honest", *, gib: int = 3, genuine: bool = True) -> Path:
     """An Inspect ``.eval`` with a genuine header, a genuine sample (unless not ``genuine``) and a bomb."""
     if kind == "overlap":
@@ -203,3 +214,10 @@ def bomb_eval(path: Path, kind: str = "honest", *, gib: int = 3, genuine: bool =
         entries.append(plain("samples/ok_epoch_1.json", sample()))
     entries.append(bomb_entry("samples/bomb_epoch_1.json", kind, gib))
     return write_zip(path, entries)
+
+
+@functools.lru_cache(maxsize=16)
+def bomb_bytes(kind: str, genuine: bool = True) -> bytes:
+    """The bytes of :func:`bomb_eval` (3 GiB bombs; remembered, for the fuzzer)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return bomb_eval(Path(tmp) / "bomb.eval", kind, genuine=genuine).read_bytes()

@@ -579,13 +579,14 @@ class _Writer:
         self.drop.clear()
 
 
-def _repair(store: Path, manifest: dict[str, Any], summary: BuildSummary) -> None:
-    """Check the committed store (its manifest's entries, every file's size, sha256 and schema) and drop what
-    is damaged: each part at fault leaves the manifest, and the runs it held (and runs whose entries cannot be
-    trusted) are rebuilt by this build; each finding goes to ``summary.damaged``."""
+def _repair(store: Path, manifest: dict[str, Any], summary: BuildSummary, malformed: list[Any]) -> None:
+    """Check the committed store (its manifest's entries, every file's size, sha256 and schema; ``malformed``:
+    what :func:`~rtlab.store._verify.sanitize` already found and mended) and drop what is damaged: each part at
+    fault leaves the manifest, and the runs it held (and runs whose entries cannot be trusted) are rebuilt by
+    this build; each finding goes to ``summary.damaged``."""
     from rtlab.store._verify import verify
 
-    found = verify(store, manifest, deep=True)
+    found = malformed + verify(store, manifest, deep=True)
     if not found:
         return
     summary.damaged = [str(d) for d in found]
@@ -724,10 +725,12 @@ def _build(
 ) -> BuildSummary:
     from rtlab.errors import UnitError
     from rtlab.ingest import iter_units
+    from rtlab.store._verify import sanitize
 
     paths = list(paths)
     old = read_manifest(store)
     summary = BuildSummary(str(store))
+    malformed = sanitize(old) if old is not None else []  # before anything reads its entries
     if old is not None and old.get("options") != options.key():
         summary.rebuild_reason = f"options or version changed ({old.get('options')} -> {options.key()})"
     manifest = old if old is not None and summary.rebuild_reason is None else _empty_manifest(options)
@@ -736,7 +739,7 @@ def _build(
         for entry in manifest["runs"].values():
             entry["stale"] = True  # every run counts as changed
     if old is not None:
-        _repair(store, manifest, summary)
+        _repair(store, manifest, summary, malformed)
     _collect_garbage(store, manifest)
 
     unclaimed: list[Any] = []

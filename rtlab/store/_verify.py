@@ -52,8 +52,75 @@ def part_file(table: str, part: str) -> str:
     return f"{table}/{shard}/{name}.parquet"
 
 
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _run_problem(entry: Any) -> str | None:
+    if not isinstance(entry, dict):
+        return "not an object"
+    if not isinstance(entry.get("hash"), str) or not isinstance(entry.get("format"), str):
+        return "no hash or format"
+    shard = entry.get("shard")
+    if not isinstance(shard, int) or isinstance(shard, bool) or shard < 0:
+        return "no shard number"
+    if entry.get("part") is not None and not isinstance(entry.get("part"), str):
+        return "its part is not a name"
+    if not _is_str_list(entry.get("trajectories", [])) or not _is_str_list(entry.get("extra_inputs", [])):
+        return "its trajectories or extra inputs are not lists of names"
+    return None
+
+
+def sanitize(manifest: dict[str, Any]) -> list[Damage]:
+    """Make the manifest's shape what rtlab writes, in place, and say what was not: a malformed run entry is
+    dropped (its rows, if a part holds them, are then found by :func:`check_manifest`), malformed bookkeeping
+    (skipped runs, file hashes, order, sources) is reset, a version that is not a number is taken as the
+    current one (whose checks are the strictest)."""
+    from rtlab.store._build import VERSION
+
+    found: list[Damage] = []
+
+    def bad(why: str, **kw: Any) -> None:
+        found.append(Damage("_manifest.json", why, **kw))
+
+    version = manifest.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
+        bad(f"version {version!r} is not one rtlab writes")
+        manifest["version"] = VERSION
+    for key in ("runs", "parts", "skipped", "files_seen"):
+        if not isinstance(manifest.get(key, {}), dict):
+            bad(f"its {key} are not an object")
+            manifest[key] = {}
+        manifest.setdefault(key, {})
+    for unit, entry in list(manifest["runs"].items()):
+        why = _run_problem(entry)
+        if why:
+            bad(f"run {unit}: {why}", runs=(unit,))
+            del manifest["runs"][unit]
+    for unit, entry in list(manifest["skipped"].items()):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("hash"), str)
+            and isinstance(entry.get("error"), str)
+            and _is_str_list(entry.get("extra_inputs", []))
+        ):
+            bad(f"skipped run {unit}: not an entry rtlab writes")
+            del manifest["skipped"][unit]
+    for path, entry in list(manifest["files_seen"].items()):
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+            del manifest["files_seen"][path]  # only a cache of hashes: it is recomputed
+    for key in ("order", "sources"):
+        if not _is_str_list(manifest.get(key, [])):
+            bad(f"its {key} is not a list of paths")
+            manifest[key] = []
+    if not isinstance(manifest.get("options", {}), dict):
+        bad("its options are not an object")
+        manifest["options"] = {}
+    return found
+
+
 def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
-    """What is wrong in the manifest's own entries (no file is opened)."""
+    """What is wrong in the manifest's own entries, its shape :func:`sanitize`'d first (no file is opened)."""
     found: list[Damage] = []
     parts = manifest.get("parts")
     runs = manifest.get("runs")
@@ -217,8 +284,9 @@ def schema_problem(path: Path, table: str) -> str | None:
 
 
 def verify(store: Path, manifest: dict[str, Any], *, deep: bool) -> list[Damage]:
-    """Everything wrong with the store: its manifest's entries, then its files (``deep``: their bytes)."""
-    return check_manifest(manifest) + check_files(store, manifest, deep=deep)
+    """Everything wrong with the store: its manifest's shape (made right in place, :func:`sanitize`), its
+    entries, then its files (``deep``: their bytes)."""
+    return sanitize(manifest) + check_manifest(manifest) + check_files(store, manifest, deep=deep)
 
 
 def damage_message(store: Path, found: list[Damage], manifest: dict[str, Any]) -> str:
