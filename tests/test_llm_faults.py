@@ -338,3 +338,19 @@ def test_annotate_counts_empty_answers_as_failed_calls(srv, tmp_path, capsys) ->
     err = capsys.readouterr().err
     assert code == EXIT_CALLS_FAILED, err
     assert "2 of 2 model calls failed after every attempt" in err and "an empty list of choices" in err
+
+
+def test_complete_works_in_a_child_forked_after_a_call(srv, tmp_path) -> None:
+    """``complete`` runs its attempts on the client's event loop thread, which a forked child does not have:
+    the child makes its own (it hung forever before this was seen to)."""
+    import os
+    import signal
+
+    client = make(srv.base_url, tmp_path, cache=False, timeout=30.0)
+    assert client.complete(req("parent")).ok
+    pid = os.fork()
+    if pid == 0:  # the child: a bounded life, its verdict in its exit status
+        signal.alarm(60)
+        os._exit(0 if client.complete(req("child")).ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -606,6 +606,8 @@ class _LoopThread:
     """
 
     def __init__(self, make_client: Callable[[], openai.AsyncOpenAI]) -> None:
+        self.pid = os.getpid()
+        """The process whose thread runs the loop."""
         self._make_client = make_client
         self._client: openai.AsyncOpenAI | None = None
         self.loop = asyncio.new_event_loop()
@@ -762,6 +764,8 @@ class LLMClient:
 
     def _loop(self) -> _LoopThread:
         with self._client_lock:
+            if self._runner is not None and self._runner.pid != os.getpid():
+                self._runner = None  # made before a fork: its thread does not run in this process
             if self._runner is None:
                 limit = self.max_response_bytes or MAX_RESPONSE_BYTES
                 make = (self.base_url, self._key(), self.timeout, self.transport, limit)
