@@ -137,7 +137,9 @@ def huge(framing: str) -> Behaviour:
             conn.sendall(_head(Transfer_Encoding="chunked"))
         else:
             conn.sendall(_head(Connection="close"))
-        pieces = itertools.chain([b'{"choices": [{"message": {"content": "'], itertools.repeat(_MIB_OF_A, 2048))
+        pieces = itertools.chain(
+            [b'{"choices": [{"message": {"content": "'], itertools.repeat(_MIB_OF_A, 2048)
+        )
         for piece in pieces:
             conn.sendall(b"%x\r\n%s\r\n" % (len(piece), piece) if framing == "chunked" else piece)
         conn.close()

@@ -19,7 +19,14 @@ from rtlab.cli import main
 from rtlab.errors import ReaderError, RtlabError, TooLargeError
 from rtlab.ingest import ReadOptions, ingest
 from rtlab.ingest.readers import inspect
-from rtlab.ingest.readers._zip import ARCHIVE_ENV, MEMBER_ENV, Limits, ZipArchive, resolve_limits
+from rtlab.ingest.readers._zip import (
+    ARCHIVE_ENV,
+    MEMBER_ENV,
+    ArchiveTooLargeError,
+    Limits,
+    ZipArchive,
+    resolve_limits,
+)
 from rtlab.io import parse_size
 
 GIB = 2**30
@@ -127,7 +134,7 @@ def test_the_limits_are_raised_by_options_or_the_environment(
     assert len(inspect.read(path, ReadOptions(max_member_bytes=65536))) == 1  # the option wins
     monkeypatch.setenv(MEMBER_ENV, "1M")
     monkeypatch.setenv(ARCHIVE_ENV, "2k")
-    with pytest.raises(TooLargeError, match="past the limit of 2048 bytes decompressed in all"):
+    with pytest.raises(ArchiveTooLargeError, match="past the limit of 2048 bytes decompressed in all"):
         inspect.read(path, ReadOptions())
     monkeypatch.setenv(ARCHIVE_ENV, "lots")
     with pytest.raises(
@@ -178,3 +185,22 @@ def test_a_delivered_office_file_bomb_is_not_inflated(tmp_path: Path, suffix: st
         UserWarning, match=rf"report\{suffix}: cannot read delivered file \(TooLargeError: .*{part}"
     ):
         assert file_text(DeliverableFile(path=f"report{suffix}", local_path=str(path))) is None
+
+
+def test_a_log_past_the_archive_limit_fails_whole(tmp_path: Path) -> None:
+    """Members each under the member limit but past the archive's in all (a log of 1 MB whose four samples of
+    250 MiB took ``info`` to 1.3 GB): the log is refused whole, naming the member where the limit was
+    reached, never read in part."""
+    members = [
+        zb.plain("header.json", json.dumps(zb.HEADER).encode()),
+        zb.plain("samples/ok_epoch_1.json", zb.sample()),
+    ]
+    members += [zb.json_sample_entry(f"s{i}", 250) for i in range(6)]
+    path = zb.write_zip(tmp_path / "many.eval", members)
+    assert path.stat().st_size < 4 * zb.MIB
+    with pytest.raises(
+        ArchiveTooLargeError, match=r"member 'samples/s4_epoch_1.json' .* past the limit of 1073741824"
+    ):
+        inspect.read(path, ReadOptions())
+    status, peak, err = _peak_rss_mb("info", str(path))
+    assert status == 4 and "RTLAB_MAX_ARCHIVE_BYTES" in err and peak < 2000, peak

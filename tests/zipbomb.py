@@ -59,16 +59,21 @@ def _apply(cols: list[int], v: int) -> int:
     return r
 
 
-def crc_of_zeros(mib: int, start: int = 0) -> int:
-    """``zlib.crc32(bytes(mib * MiB), start)`` without the pass over the bytes."""
-    cols, b = _affine(_ZEROS)
+def crc_repeat(block: bytes, n: int, start: int = 0) -> int:
+    """``zlib.crc32(block * n, start)`` without the pass over the bytes (the map raised to the ``n``-th power)."""
+    cols, b = _affine(block)
     acc_cols, acc_b = [1 << i for i in range(32)], 0  # the identity
-    while mib:
-        if mib & 1:  # acc = f . acc
+    while n:
+        if n & 1:  # acc = f . acc
             acc_cols, acc_b = [_apply(cols, c) for c in acc_cols], _apply(cols, acc_b) ^ b
         cols, b = [_apply(cols, c) for c in cols], _apply(cols, b) ^ b  # f = f . f
-        mib >>= 1
+        n >>= 1
     return _apply(acc_cols, start) ^ acc_b
+
+
+def crc_of_zeros(mib: int, start: int = 0) -> int:
+    """``zlib.crc32(bytes(mib * MiB), start)`` without the pass over the bytes."""
+    return crc_repeat(_ZEROS, mib, start)
 
 
 @dataclass
@@ -198,6 +203,22 @@ def bomb_entry(name: str, kind: str, gib: int = 3) -> Entry:
         return Entry(name, 93, zstd_zeros(mib), mib * MIB, crc_of_zeros(mib))
     declared = 1000 if kind == "lying" else mib * MIB
     return Entry(name, 8, deflate_zeros(mib), declared, crc_of_zeros(mib))
+
+
+def json_sample_entry(sample_id: str, mib: int) -> Entry:
+    """A *valid* sample member of ``mib`` MiB (and a few bytes): a genuine sample whose metadata holds a string
+    of ``mib`` MiB of ``a`` (deflate: one full-flushed piece repeated, its CRC by :func:`crc_repeat`)."""
+    head = json.loads(sample(sample_id))
+    prefix = json.dumps(head)[:-1].encode() + b', "metadata": {"pad": "'
+    suffix = b'"}}'
+    block = b"a" * MIB
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    first = c.compress(prefix) + c.flush(zlib.Z_FULL_FLUSH)
+    piece = c.compress(block) + c.flush(zlib.Z_FULL_FLUSH)
+    last = c.compress(suffix) + c.flush()
+    crc = zlib.crc32(suffix, crc_repeat(block, mib, zlib.crc32(prefix)))
+    size = len(prefix) + mib * MIB + len(suffix)
+    return Entry(f"samples/{sample_id}_epoch_1.json", 8, first + piece * mib + last, size, crc)
 
 
 KINDS = ("honest", "lying", "zip64", "zstd", "overlap")

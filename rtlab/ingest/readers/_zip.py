@@ -14,8 +14,8 @@ read from the file in chunks, to at most :attr:`Limits.member` bytes (:data:`MAX
 the members read from one archive to at most :attr:`Limits.archive` bytes in all (:data:`MAX_ARCHIVE_BYTES`,
 1 GiB); a member whose directory entry declares more is refused before any of it is decompressed, and one
 whose data inflates past what its entry declares is refused as soon as it does (the declared size bounds the
-output; it is checked, never trusted). Either refusal is a :class:`TooLargeError` naming the archive, the
-member and how to raise the limit (``RTLAB_MAX_MEMBER_BYTES`` / ``RTLAB_MAX_ARCHIVE_BYTES``, or
+output; it is checked, never trusted). Either refusal is a :class:`TooLargeError` (the archive's limit an
+:class:`ArchiveTooLargeError`) naming the archive, the member and how to raise the limit (``RTLAB_MAX_MEMBER_BYTES`` / ``RTLAB_MAX_ARCHIVE_BYTES``, or
 :class:`~rtlab.ingest.ReadOptions`). Members whose data overlap another's (the overlapping-file bomb, where
 thousands of entries share one compressed kernel) are refused when the directory is read.
 """
@@ -64,6 +64,11 @@ MEMBER_ENV = "RTLAB_MAX_MEMBER_BYTES"
 """The environment variable that sets :attr:`Limits.member` (bytes; ``K``, ``M``, ``G`` suffixes: 2**10 ...)."""
 ARCHIVE_ENV = "RTLAB_MAX_ARCHIVE_BYTES"
 """The environment variable that sets :attr:`Limits.archive`."""
+
+
+class ArchiveTooLargeError(TooLargeError):
+    """The archive's members past :attr:`Limits.archive` in all: the archive as a whole is too large to read
+    within the limit (a reader fails it whole, where it may skip one member past :attr:`Limits.member`)."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +193,7 @@ class ZipArchive:
             )
         left = self.limits.archive - self.decompressed
         if m.size > left:
-            raise TooLargeError(
+            raise ArchiveTooLargeError(
                 self.path,
                 f"member {m.name!r} ({describe_size(m.size)}) would take the archive's members past the limit of "
                 f"{describe_size(self.limits.archive)} decompressed in all ({describe_size(self.decompressed)} read before it; "

@@ -83,7 +83,7 @@ from rtlab.ingest.readers._frames import (
     session_frames,
     whole,
 )
-from rtlab.ingest.readers._zip import ZIP_MAGIC, Limits, ZipArchive, zip_names
+from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json
 from rtlab.records import (
     Action,
@@ -185,8 +185,10 @@ def _parse_member(z: ZipArchive, name: str) -> Any:
 
 
 def _load_eval(path: Path, limits: Limits) -> _Log:
-    """The log's header and samples; a sample (or summary) member past the decompression limits is skipped
-    with the reason in the warnings (:mod:`rtlab.ingest.readers._zip`), the header past them fails the log."""
+    """The log's header and samples; a sample (or summary) member past the limit of one member is skipped with
+    the reason in the warnings (:mod:`rtlab.ingest.readers._zip`); the header past it, or the members past the
+    archive's limit in all, fail the log (a log too large to read whole within the limit is never read in
+    part)."""
     with ZipArchive(path, limits=limits) as z:
         names = z.names
         if HEADER in names:
@@ -207,6 +209,8 @@ def _load_eval(path: Path, limits: Limits) -> _Log:
             if name.startswith(SAMPLES_DIR) and name.endswith(".json"):
                 try:
                     sample = _parse_member(z, name)
+                except ArchiveTooLargeError:
+                    raise
                 except TooLargeError as exc:
                     log.refused.append((name, exc))
                     continue
@@ -217,6 +221,8 @@ def _load_eval(path: Path, limits: Limits) -> _Log:
         for name in summary_names:
             try:
                 rows = _parse_member(z, name)
+            except ArchiveTooLargeError:
+                raise
             except TooLargeError as exc:
                 log.warnings.append(f"summaries not read: {exc}")
                 continue
