@@ -88,6 +88,8 @@ def test_a_bit_flip_is_named_on_read_and_repaired(built: tuple[Path, Path]) -> N
         s.load_trajectories()
     [damage] = s.verify()
     assert damage.what == f"records/{part}.parquet" and damage.part == part
+    with pytest.raises(RtlabError, match=rf"records/{part}\.parquet: its sha256"):  # DuckDB checks no page CRC
+        open_store(store).sql("SELECT count(*) FROM steps")
     _repaired(runs, store, damaged=f"records/{part}.parquet", n_redone=len(held))
 
 

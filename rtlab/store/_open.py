@@ -3,7 +3,8 @@
 A :class:`Store` reads only the files its manifest lists (what the last build committed), so a build running
 or stopped beside it never shows it half a run. It trusts none of them blindly (:mod:`rtlab.store._verify`):
 opening checks the manifest's entries and each file's presence, place and size, reading a table first checks
-its files' schema and every page's CRC, and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
+its files' schema and every page's CRC (SQL, through DuckDB, which checks no CRC: every file's sha256 before
+the first query), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
 that says how to repair it (:meth:`Store.verify` checks every file's sha256 too). Each table is also a DuckDB view over those files
 (:meth:`Store.sql`); DuckDB, Polars or Spark can read the files themselves (``STORE/<table>/shard=*/*.parquet``,
 hive-partitioned by ``shard``; docs/STORE.md).
@@ -223,10 +224,13 @@ class Store:
         return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection (in memory) with every table a view over its committed files; reused."""
+        """A DuckDB connection (in memory) with every table a view over its committed files; reused. DuckDB
+        does not check Parquet pages' CRCs, so the first connection checks every file's sha256 (once per store
+        opened; about a second per GB)."""
         if self._con is None:
             import duckdb
 
+            self._raise_if_damaged()
             con = duckdb.connect()
             for name in TABLES:
                 files = self._read_files(name)
