@@ -356,3 +356,18 @@ def test_complete_works_in_a_child_forked_after_a_call(srv, tmp_path) -> None:
         os._exit(0 if client.complete(req("child")).ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+HUGE_INT = b'{"choices": [{"message": {"content": "x"}}], "usage": {"prompt_tokens": ' + b"7" * 5000 + b"}}"
+
+
+@pytest.mark.parametrize("mode", ["complete", "batch"])
+@pytest.mark.parametrize("body", [DEEP, HUGE_INT], ids=["nested", "digits"])
+def test_json_no_parser_can_hold_is_a_failed_attempt(tmp_path, transport, mode, body) -> None:
+    """A body nested 100,000 deep, or a number of 5,000 digits: a ``RecursionError`` / ``ValueError`` escaped
+    ``complete`` and ``batch`` before (a traceback in every command that calls a model)."""
+    with scripted_server(lambda c: c.sendall(_head(Content_Length=str(len(body))) + body)) as (url, arrivals):
+        result = one(make(url, tmp_path, transport=transport, max_attempts=2), mode, req(f"deep {mode}"))
+    assert result.error is not None and result.error.startswith("an answer whose JSON cannot be read")
+    assert result.attempts == 2 == len(arrivals)

@@ -125,6 +125,11 @@ class _OutOfTime(Exception):
         self.seconds = seconds
 
 
+class _Unreadable(Exception):
+    """A body that is JSON no parser here can hold (nested too deeply, a number of too many digits): a failed
+    attempt, retried like a truncated body."""
+
+
 class _NoAnswer(Exception):
     """An HTTP 200 whose body holds no answer (no choices, an empty list of them, a message with no content
     and no tool calls where tools were offered): a failed attempt, retried, never cached."""
@@ -425,7 +430,9 @@ def _retry_after(exc: Exception) -> float | None:
 def _retryable(exc: Exception) -> bool:
     import openai
 
-    if isinstance(exc, openai.APIConnectionError | json.JSONDecodeError | _OutOfTime | _NoAnswer):
+    if isinstance(
+        exc, openai.APIConnectionError | json.JSONDecodeError | _OutOfTime | _NoAnswer | _Unreadable
+    ):
         return True  # APIConnectionError includes APITimeoutError
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in RETRY_STATUS or exc.status_code >= 500
@@ -458,7 +465,7 @@ def _describe(exc: Exception, timeout: float | None = None) -> str:
     becomes a ``ConnectTimeout``), so the OS's and the transport's errors underneath decide."""
     import openai
 
-    if isinstance(exc, _Refused | _NoAnswer):
+    if isinstance(exc, _Refused | _NoAnswer | _Unreadable):
         return str(exc)
     if isinstance(exc, _OutOfTime):
         return f"no answer in time (timed out after {exc.seconds:g} s, the answer's whole body included)"
@@ -935,6 +942,10 @@ class LLMClient:
             return await asyncio.wait_for(post, timeout)
         except TimeoutError:
             raise _OutOfTime(timeout) from None
+        except json.JSONDecodeError:
+            raise
+        except (RecursionError, ValueError) as exc:  # json's own limits: depth, digits of an integer
+            raise _Unreadable(f"an answer whose JSON cannot be read ({type(exc).__name__}: {exc})") from None
 
     async def _acomplete(self, runner: _LoopThread, call: _Call) -> CallResult:
         """:meth:`complete` on the event loop for a call not in the cache; the cache is written in a thread."""
@@ -1108,7 +1119,7 @@ def _failures() -> tuple[type[Exception], ...]:
     """What a failed attempt raises (each handled by :meth:`LLMClient._after_failure`)."""
     import openai
 
-    return (openai.APIError, json.JSONDecodeError, _Refused, _OutOfTime, _NoAnswer)
+    return (openai.APIError, json.JSONDecodeError, _Refused, _OutOfTime, _NoAnswer, _Unreadable)
 
 
 def _no_answer(data: Mapping[str, Any], record: Mapping[str, Any], *, tools: bool) -> str | None:
