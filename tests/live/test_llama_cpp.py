@@ -115,9 +115,7 @@ def test_a_tool_call_answer(live: LiveServer, tmp_path: Path) -> None:
         result = client.complete(request)
     assert result.error is None and result.finish_reason == "tool_calls" and result.content is None
     (kept,) = result.tool_calls or []
-    assert (
-        kept["function"]["name"] == "get_weather" and json.loads(kept["function"]["arguments"]) == arguments
-    )
+    assert kept["function"]["name"] == "get_weather" and json.loads(kept["function"]["arguments"]) == arguments
 
 
 def test_a_prompt_over_the_context_is_a_400_named_by_the_client(live: LiveServer, tmp_path: Path) -> None:
