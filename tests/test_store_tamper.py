@@ -88,7 +88,9 @@ def test_a_bit_flip_is_named_on_read_and_repaired(built: tuple[Path, Path]) -> N
         s.load_trajectories()
     [damage] = s.verify()
     assert damage.what == f"records/{part}.parquet" and damage.part == part
-    with pytest.raises(RtlabError, match=rf"records/{part}\.parquet: its sha256"):  # DuckDB checks no page CRC
+    with pytest.raises(
+        RtlabError, match=rf"records/{part}\.parquet: its sha256"
+    ):  # DuckDB checks no page CRC
         open_store(store).sql("SELECT count(*) FROM steps")
     _repaired(runs, store, damaged=f"records/{part}.parquet", n_redone=len(held))
 
@@ -215,3 +217,30 @@ def test_the_cli_names_the_damage_and_a_rebuild_repairs(
     assert f"{len(held)} changed" in err
     assert main(["info", str(store)]) == 0
     _read_everything(store)
+
+
+def test_a_version_1_store_opens_and_a_rebuild_upgrades_it(built: tuple[Path, Path]) -> None:
+    """A store written before checksums (version 1) opens as before; a rebuild rebuilds every run (the store's
+    version is in its key) and records every file's checksum. Saying "version 1" of a store whose parts record
+    checksums checks them all the same."""
+    runs, store = built
+    m = _manifest(store)
+    part, path, _ = _a_part(store)
+    downgraded = json.loads(json.dumps(m))
+    downgraded["version"] = 1
+    _write_manifest(store, downgraded)
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(RtlabError, match=r"bytes, the manifest recorded"):
+        open_store(store)
+    build_store([runs], store)  # repaired
+    m = _manifest(store)
+    m["version"], m["options"]["store_version"] = 1, 1
+    for entry in m["parts"].values():
+        del entry["checksums"]
+    _write_manifest(store, m)
+    assert len(open_store(store).trajectories()) == 8  # an old store still reads
+    summary = build_store([runs], store)
+    assert summary.rebuild_reason and len(summary.changed) == 8 and not summary.damaged
+    m = _manifest(store)
+    assert m["version"] == 2 and all("checksums" in e for e in m["parts"].values())
+    assert open_store(store).verify() == []

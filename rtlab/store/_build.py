@@ -348,6 +348,9 @@ def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:
     from rtlab.io import atomic_open
 
     manifest["files"] = manifest_files(manifest)
+    # the current version once every part records its checksums (a store being rebuilt from version 1 says 1
+    # until its last old part is replaced, so that opening it meanwhile does not call those parts damaged)
+    manifest["version"] = VERSION if all("checksums" in p for p in manifest["parts"].values()) else 1
     manifest["committed_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with atomic_open(store / MANIFEST, private=True) as fh:
         json.dump(manifest, fh, separators=(",", ":"))  # compact: it grows with the runs

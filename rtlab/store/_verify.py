@@ -189,8 +189,8 @@ def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any]) -> str 
     tables = entry["tables"]
     if any(t not in TABLES for t in tables) or len(set(tables)) != len(tables):
         return f"tables {tables!r}: each of rtlab's tables at most once"
-    if manifest.get("version", 1) >= 2:
-        sums = entry.get("checksums")
+    sums = entry.get("checksums")
+    if sums is not None or manifest.get("version", 1) >= 2:  # recorded ones are always checked
         if not isinstance(sums, dict) or set(sums) != set(tables):
             return "no size and sha256 recorded for each of its files"
         for t, s in sums.items():
@@ -227,16 +227,17 @@ def check_files(store: Path, manifest: dict[str, Any], *, deep: bool = False) ->
     schema."""
     found: list[Damage] = []
     root = store.resolve()
-    checked = manifest.get("version", 1) >= 2
     bad_parts = {d.part for d in check_manifest(manifest) if d.part}
     for part, entry in sorted(manifest.get("parts", {}).items()):
         if part in bad_parts or not PART.fullmatch(str(part)):
             continue
         for table in entry["tables"]:
             rel = part_file(table, part)
-            why = _file_problem(store / rel, root, entry.get("checksums", {}).get(table) if checked else None)
+            sums = entry.get("checksums")
+            recorded = sums.get(table) if isinstance(sums, dict) else None
+            why = _file_problem(store / rel, root, recorded)
             if why is None and deep:
-                why = _bytes_problem(store / rel, table, entry["checksums"][table] if checked else None)
+                why = _bytes_problem(store / rel, table, recorded)
             if why:
                 found.append(Damage(rel, why, part=part))
     return found
