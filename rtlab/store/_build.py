@@ -310,9 +310,13 @@ def read_manifest(store: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise RtlabError(f"{path}: unreadable store manifest ({exc})") from None
+        raise RtlabError(
+            f"{path}: unreadable store manifest ({exc}); remove {store} to build the store anew"
+        ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise RtlabError(f"{path}: not an rtlab store manifest (schema {SCHEMA!r})")
+        raise RtlabError(
+            f"{path}: not an rtlab store manifest (schema {SCHEMA!r}); remove {store} to build the store anew"
+        )
     return data
 
 

@@ -264,8 +264,11 @@ def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | N
 def _bytes_problem(path: Path, table: str, recorded: list[Any] | None) -> str | None:
     from rtlab.store._build import file_sha256
 
-    if recorded is not None and file_sha256(path) != recorded[1]:
-        return "its sha256 is not the one the manifest recorded (damaged or replaced)"
+    try:
+        if recorded is not None and file_sha256(path) != recorded[1]:
+            return "its sha256 is not the one the manifest recorded (damaged or replaced)"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
     return schema_problem(path, table)
 
 
