@@ -205,7 +205,7 @@ def test_annotate_keeps_its_deadline_against_a_dripping_server(tmp_path, capsys)
     err = capsys.readouterr().err
     assert code == EXIT_CALLS_FAILED, err
     assert "2 of 2 model calls failed after every attempt" in err and "no answer in time" in err
-    assert elapsed < DEADLINE + 10 + 20, f"{elapsed:.1f} s"  # the command's own work on top: still bounded
+    assert elapsed < DEADLINE + 10, f"{elapsed:.1f} s"
 
 
 def _peak_rss_call(url: str, tmp_path: Path, transport: str, mode: str) -> tuple[dict, float]:
