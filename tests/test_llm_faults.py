@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from peak_rss import PEAK_RSS
 
 from rtlab.cli import EXIT_CALLS_FAILED, main
 from rtlab.llm import SIMULATED_MODEL, LLMClient, Scripted
@@ -209,16 +210,17 @@ def test_annotate_keeps_its_deadline_against_a_dripping_server(tmp_path, capsys)
 
 
 def _peak_rss_call(url: str, tmp_path: Path, transport: str, mode: str) -> tuple[dict, float]:
-    """One call in a fresh Python process: its result and that process's peak resident memory in MB."""
-    code = (
-        "import json, resource, sys\n"
+    """One call in a fresh Python process: its result and that process's peak resident memory in MB (measured
+    there: ``peak_rss.PEAK_RSS``)."""
+    code = PEAK_RSS + (
+        "import json\n"
         "from rtlab.llm import LLMClient\n"
         "url, cache, transport, mode = sys.argv[1:]\n"
         "c = LLMClient(base_url=url, api_key='x', cache_dir=cache, transport=transport, timeout=60,\n"
         "              deadline=120, max_attempts=3, backoff=0.01)\n"
         "r = {'model': 'rtlab-simulated', 'messages': [{'role': 'user', 'content': 'big'}]}\n"
         "res = c.batch([r])[0] if mode == 'batch' else c.complete(r)\n"
-        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "peak = peak_kb() / 1024\n"
         "print(json.dumps({'error': res.error, 'attempts': res.attempts, 'ok': res.ok, 'peak': peak}))\n"
     )
     proc = subprocess.run(

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import zipbomb as zb
 from conftest import ROOT
+from peak_rss import PEAK_RSS
 
 from rtlab.cli import main
 from rtlab.errors import ReaderError, RtlabError, TooLargeError
@@ -34,14 +35,13 @@ BOMB_GIB = 3
 
 
 def _peak_rss_mb(*argv: str, env: dict[str, str] | None = None) -> tuple[int, float, str]:
-    """``rtlab ARGV`` in a fresh Python process: its exit status, its peak resident memory (MB, measured by
-    ``resource.getrusage`` in that process) and its stderr."""
-    code = (
-        "import resource, sys\n"
+    """``rtlab ARGV`` in a fresh Python process: its exit status, its peak resident memory (MB, measured in that
+    process: :data:`PEAK_RSS`) and its stderr."""
+    code = PEAK_RSS + (
         "from rtlab.cli import main\n"
         "status = main(sys.argv[1:])\n"
         "sys.stdout.flush()\n"
-        "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+        "print('PEAK', peak_kb(), file=sys.stderr)\n"
         "sys.exit(status)\n"
     )
     proc = subprocess.run(
