@@ -28,6 +28,11 @@ class ReaderError(RtlabError):
         return f"{where}: {self.message}"
 
 
+class TooLargeError(ReaderError):
+    """Input that would take more than a stated limit to hold (an archive member that decompresses past its
+    limit: a zip bomb); the message names the file, the part at fault, the limit and how to raise it."""
+
+
 class UnknownFormatError(RtlabError):
     """No reader recognised a path; the message lists the known formats and what each looked for."""
 

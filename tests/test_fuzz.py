@@ -4,10 +4,18 @@ Each case copies one seed (a sample log or run folder of ``tests/fixtures``, one
 ``rtlab.ingest.FORMATS``, plus small real logs from ``../shared/real/wild`` when present), damages one of its
 files in one way (cut short, bytes flipped, a field dropped or given another type, a line repeated or moved,
 deep nesting, a huge string, NUL bytes, invalid UTF-8, a BOM, CRLF, a lone surrogate, pretty-printed where
-lines are expected) and runs ``ingest``, ``info``, ``replay``, ``values`` and ``diagnose`` on it in-process
+lines are expected, replaced by a zip bomb: an Inspect log of 3 MB with a member of 3 to 5 GiB, honest, lying
+about its size, zstd, or overlapping entries, ``tests/zipbomb.py``) and runs ``ingest``, ``info``, ``replay``, ``values`` and ``diagnose`` on it in-process
 through ``rtlab.cli.main``, with stdout and stderr as real UTF-8 streams (a string no terminal can hold fails
 as it would there). The property: no exception escapes ``main``, no "Traceback" is printed, the exit status is
 one of rtlab's (0, 2, 3, 4).
+
+A second property (issue 30, item 5) tampers with a built store (:data:`TAMPERS`: a part's bytes flipped, cut,
+emptied or deleted, its footer broken, another table's file swapped in, the manifest's entries dropped,
+doubled, pointed out of the store, retyped, or the manifest itself damaged, a table folder linked out) and runs
+``info``, ``score``, ``values`` on the store, then ``build`` over its runs, then ``info`` again: no traceback,
+rtlab's exit statuses, and after the build the store verifies clean and holds the runs' trajectories (an
+unreadable manifest is the one thing a build refuses, naming it).
 
 The seed is fixed (``derandomize``) and the budget bounded: ``RTLAB_FUZZ_EXAMPLES`` cases (default 300: 1,500
 command runs, about half a minute here); ``bench/fuzz.py`` runs a longer campaign. The case count is
@@ -28,7 +36,8 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, REAL, fuzz_stats
+import zipbomb
+from conftest import FIXTURES, REAL, ROOT, fuzz_stats
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -99,6 +108,7 @@ MUTATIONS = (
     "lone_surrogate",
     "pretty_print",
     "empty",
+    "zip_bomb",
 )
 
 
@@ -237,6 +247,8 @@ def mutate(data: bytes, kind: str, rng: random.Random) -> bytes:
         return b"\n".join(json.dumps(v, indent=2).encode("utf-8", "surrogatepass") for v in values)
     if kind == "empty":
         return b""
+    if kind == "zip_bomb":  # whatever the file was: an Inspect log holding a bomb
+        return zipbomb.bomb_bytes(rng.choice(zipbomb.KINDS), genuine=rng.random() < 0.5)
     raise ValueError(kind)
 
 
@@ -329,5 +341,155 @@ def test_every_mutation_changes_or_keeps_bytes_as_documented(kind: str) -> None:
     assert isinstance(out, bytes)
     if kind in ("truncate", "empty"):
         assert len(out) < len(data)
+    elif kind == "zip_bomb":
+        assert out.startswith(b"PK\x03\x04") and len(out) < 8 * 2**20
     elif kind in ("bom", "crlf", "nul_bytes", "bad_utf8", "deep_nesting", "duplicate_line"):
         assert len(out) > len(data)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tampered stores
+
+STORE_RUNS = ROOT / "data" / "sample"
+TAMPERS = (
+    "flip_bytes",
+    "truncate",
+    "empty_file",
+    "delete_file",
+    "bad_footer",
+    "swap_table",
+    "drop_run",
+    "list_twice",
+    "outside_file",
+    "outside_part",
+    "retype_manifest",
+    "drop_manifest_key",
+    "manifest_garbage",
+    "link_out",
+)
+
+
+def _pristine_store() -> Path:
+    """A store of ``data/sample`` built once per session (copied for every case)."""
+    target = Path(tempfile.gettempdir()) / f"rtlab-fuzz-store-{os.getpid()}"
+    if not (target / "_manifest.json").exists():
+        from rtlab.store import build_store
+
+        build_store([STORE_RUNS], target)
+    return target
+
+
+def _part_files(store: Path) -> list[Path]:
+    return sorted(p for p in store.rglob("*.parquet") if p.is_file())
+
+
+def tamper(store: Path, kind: str, rng: random.Random) -> None:
+    """Damage ``store`` in one way (``kind`` in :data:`TAMPERS`)."""
+    manifest_path = store / "_manifest.json"
+    m = json.loads(manifest_path.read_text())
+    victim = rng.choice(_part_files(store))
+    if kind == "flip_bytes":
+        victim.write_bytes(mutate(victim.read_bytes(), "flip_bytes", rng))
+    elif kind == "truncate":
+        victim.write_bytes(victim.read_bytes()[: rng.randrange(victim.stat().st_size)])
+    elif kind == "empty_file":
+        victim.write_bytes(b"")
+    elif kind == "delete_file":
+        victim.unlink()
+    elif kind == "bad_footer":
+        data = bytearray(victim.read_bytes())
+        data[-rng.randrange(1, 9)] ^= 0xFF
+        victim.write_bytes(bytes(data))
+    elif kind == "swap_table":
+        other = rng.choice([p for p in _part_files(store) if p.parent.parent != victim.parent.parent])
+        shutil.copy(other, victim)
+    elif kind == "drop_run" and m["runs"]:
+        del m["runs"][rng.choice(sorted(m["runs"]))]
+    elif kind == "list_twice":
+        table = rng.choice([t for t, files in m["files"].items() if files])
+        m["files"][table].append(rng.choice(m["files"][table]))
+    elif kind == "outside_file":
+        table = rng.choice(sorted(m["files"]))
+        m["files"][table].append(rng.choice(["/etc/passwd", "../other/x.parquet", str(victim)]))
+    elif kind == "outside_part" and m["parts"]:
+        part = rng.choice(sorted(m["parts"]))
+        m["parts"]["shard=00/../../../tmp/" + part.split("/")[1]] = m["parts"].pop(part)
+    elif kind == "retype_manifest":
+        target = _walk_to_container(m, rng)
+        if isinstance(target, dict) and target:
+            key = rng.choice(sorted(target))
+            target[key] = _other(target[key], rng)
+        elif isinstance(target, list) and target:
+            target[rng.randrange(len(target))] = _other(target[0], rng)
+    elif kind == "drop_manifest_key":
+        del m[rng.choice(sorted(m))]
+    elif kind == "manifest_garbage":
+        manifest_path.write_bytes(
+            mutate(manifest_path.read_bytes(), rng.choice(("truncate", "flip_bytes")), rng)
+        )
+        return
+    elif kind == "link_out":
+        table = victim.parent.parent
+        elsewhere = store.parent / f"elsewhere-{table.name}"
+        shutil.copytree(table, elsewhere)
+        shutil.rmtree(table)
+        table.symlink_to(elsewhere)
+        return
+    manifest_path.write_text(json.dumps(m))
+
+
+def _run(argv: list[str]) -> tuple[int, str]:
+    out, err = _utf8_stream(), _utf8_stream()
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(argv)
+    except BaseException as exc:  # noqa: BLE001 - any exception escaping main is the failure we look for
+        raise AssertionError(f"rtlab {' '.join(argv)} raised {type(exc).__name__}: {exc}") from exc
+    said = err.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    assert "Traceback" not in said, (argv, said[-2000:])
+    fuzz_stats["runs"] += 1
+    return code, said
+
+
+def one_store_case(kind: str, rng: random.Random) -> None:
+    """Copy the pristine store, tamper with it, read it, rebuild it: no traceback, and a rebuilt store whole."""
+    from rtlab.store import open_store
+
+    pristine = _pristine_store()
+    want = len(open_store(pristine).trajectories())
+    with tempfile.TemporaryDirectory(prefix="rtlab-fuzz-store-") as tmp:
+        store = Path(tmp) / "store"
+        shutil.copytree(pristine, store)
+        tamper(store, kind, rng)
+        fuzz_stats["cases"] += 1
+        for command in ("info", "score", "values"):
+            code, said = _run([command, str(store)])
+            assert code in EXITS, (command, kind, code, said[-2000:])
+        code, said = _run(["build", str(STORE_RUNS), "-o", str(store)])
+        if code == 2:  # the one refusal: a manifest that is not JSON rtlab can read, named
+            assert kind in ("manifest_garbage", "retype_manifest", "drop_manifest_key"), said[-2000:]
+            assert "_manifest.json" in said, said[-2000:]
+            return
+        assert code == 0, (kind, code, said[-2000:])
+        code, said = _run(["info", str(store)])
+        assert code == 0, (kind, said[-2000:])
+        rebuilt = open_store(store)
+        assert rebuilt.verify() == [] and len(rebuilt.trajectories()) == want, kind
+
+
+@settings(
+    max_examples=max(15, EXAMPLES // 10),
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(kind=st.sampled_from(TAMPERS), salt=st.integers(min_value=0, max_value=2**32 - 1))
+def test_tampered_stores_never_crash(kind: str, salt: int) -> None:
+    one_store_case(kind, random.Random(salt))
+
+
+@pytest.mark.parametrize("kind", TAMPERS)
+def test_every_tamper_is_survived(kind: str) -> None:
+    """Each tampering once (the property's budget may not draw them all)."""
+    one_store_case(kind, random.Random(7))

@@ -284,6 +284,25 @@ def _xml_text(data: bytes, ns: str) -> str:
     return "\n".join(lines)
 
 
+def _within_limits(path: Path) -> None:
+    """Refuse an office file (a ZIP) whose members declare more than the readers' decompression limits
+    (``rtlab.ingest.ReadOptions.limits``): :mod:`zipfile`, and openpyxl through it, never inflate a member past
+    its declared size, so the declared sizes bound what reading the file takes."""
+    from rtlab.errors import TooLargeError
+    from rtlab.ingest import ReadOptions
+
+    limits = ReadOptions().limits()
+    with zipfile.ZipFile(path) as z:
+        sizes = [(i.file_size, i.filename) for i in z.infolist()]
+    size, name = max(sizes, default=(0, ""))
+    if size > limits.member:
+        raise TooLargeError(
+            path, f"member {name!r} declares {size} bytes, more than the limit of {limits.member}"
+        )
+    if sum(s for s, _ in sizes) > limits.archive:
+        raise TooLargeError(path, f"members declare more than {limits.archive} bytes in all")
+
+
 def _zip_text(path: Path, parts: re.Pattern[str], ns: str) -> str:
     with zipfile.ZipFile(path) as z:
         names = sorted(n for n in z.namelist() if parts.fullmatch(n))
@@ -334,6 +353,8 @@ def file_text(f: DeliverableFile) -> str | None:
     suffix = PurePosixPath(f.path).suffix.lower()
     local = Path(f.local_path) if f.local_path else None
     try:
+        if suffix in (".xlsx", ".xlsm", ".docx", ".pptx") and local is not None and local.is_file():
+            _within_limits(local)
         if suffix in (".xlsx", ".xlsm") and local is not None and local.is_file():
             return _xlsx_text(local)
         if suffix == ".docx" and local is not None and local.is_file():

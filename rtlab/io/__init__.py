@@ -1,5 +1,6 @@
 """Files: atomic writes, the one JSON-lines writer, UTF-8 and JSON(-lines) reading whose errors name the file,
-line and field, and a memo for files many runs share. Imports nothing of rtlab but its errors."""
+line and field, a memo for files many runs share, and the size limits on what is read from outside
+(``parse_size``, ``byte_limit``). Imports nothing of rtlab but its errors."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from rtlab.io._files import skip_reason as skip_reason
     from rtlab.io._files import without_surrogates as without_surrogates
     from rtlab.io._files import write_json_lines as write_json_lines
+    from rtlab.io._limits import byte_limit as byte_limit
+    from rtlab.io._limits import describe_size as describe_size
+    from rtlab.io._limits import parse_size as parse_size
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -52,5 +56,6 @@ __getattr__, __dir__, __all__ = attach(
             "without_surrogates",
             "field",
         ),
+        "._limits": ("parse_size", "byte_limit", "describe_size"),
     },
 )

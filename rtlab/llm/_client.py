@@ -14,14 +14,24 @@ workers can share a cache directory and a reader never sees half a file. Only an
 cached: errors and refusals are not. Because each call is cached as it finishes, an interrupted batch loses
 nothing and a rerun makes zero requests.
 
-Retries: 429, 408, 409, 5xx, timeouts, connection errors and 200 answers whose body is empty or not whole
-JSON, up to ``max_attempts`` in all and within one ``deadline`` per call (attempts and waits: a minute by
-default), waiting ``Retry-After`` when the server sends it, else exponential backoff with jitter. Other HTTP
+Retries: 429, 408, 409, 5xx, timeouts, connection errors, 200 answers whose body is empty or not whole
+JSON, and 200 answers without an answer (no ``choices``, empty ``choices``, a message without content, or
+without content and tool calls where tools were offered: never cached), up to ``max_attempts`` in all and
+within one ``deadline`` per call (attempts, reading each body, and waits: a minute by default), waiting
+``Retry-After`` when the server sends it, else exponential backoff with jitter. Other HTTP
 errors (400, 401, 404, ...) are configuration problems and raise :class:`LLMError` at once. A failure is named
 for what it was (a reset connection, a body cut short, a timeout), from the errors under the openai one, and
 every server text kept or raised is redacted (:func:`redact`: the key, bearer tokens, ``sk-`` keys). The sync
 and async paths share this policy (:meth:`LLMClient._after_failure`); the async one waits with
 ``asyncio.sleep``. Cache files and their folders are owner-only: prompts hold what agents read.
+
+Bounds: every attempt, from sending the request to the last byte of the answer, runs under one clock
+(``asyncio.wait_for`` on the client's event loop, which :meth:`LLMClient.complete` uses too), so a server that
+drips its body a byte at a time is cut when the attempt's time (at most what is left of the deadline) is up.
+A response body is read up to :attr:`LLMClient.max_response_bytes` (:data:`MAX_RESPONSE_BYTES`, 32 MiB;
+``RTLAB_MAX_RESPONSE_BYTES``): a ``Content-Length`` past it is refused before the body is read, a body that
+grows past it is cut there, and a compressed body (asked for ``identity``) is refused, so no answer takes
+more memory than the limit; such a call fails at once (retrying would fetch the same).
 """
 
 from __future__ import annotations
@@ -49,7 +59,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 from urllib.parse import urlparse
 
 from rtlab.errors import RtlabError
-from rtlab.io import atomic_open
+from rtlab.io import atomic_open, byte_limit, describe_size
 
 if TYPE_CHECKING:
     import openai
@@ -91,10 +101,38 @@ LONG_STRING = 256
 request repeats is encoded once)."""
 MEMO_SIZE = 64
 """Most encodings remembered at once (then forgotten together), so a batch of long unique prompts stays small."""
+MAX_RESPONSE_BYTES = 32 * 2**20
+"""The default for the most bytes of one response body read (32 MiB: a chat completion is kilobytes; a long
+answer with log-probabilities a few MB)."""
+RESPONSE_ENV = "RTLAB_MAX_RESPONSE_BYTES"
+"""The environment variable that sets :attr:`LLMClient.max_response_bytes` (bytes; ``K``, ``M``, ``G``)."""
 
 
 class LLMError(RtlabError):
     """A call that cannot succeed by retrying (bad request, authentication, unknown model, no API key)."""
+
+
+class _Refused(Exception):
+    """A response not read to its end: its body past the size limit, or compressed though ``identity`` was
+    asked. The call fails at once, never retried (the server would send the same)."""
+
+
+class _OutOfTime(Exception):
+    """An attempt, its body's reading included, ran past its time (:meth:`LLMClient._attempt`)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"timed out after {seconds:g} s")
+        self.seconds = seconds
+
+
+class _Unreadable(Exception):
+    """A body that is JSON no parser here can hold (nested too deeply, a number of too many digits): a failed
+    attempt, retried like a truncated body."""
+
+
+class _NoAnswer(Exception):
+    """An HTTP 200 whose body holds no answer (no choices, an empty list of them, a message with no content
+    and no tool calls where tools were offered): a failed attempt, retried, never cached."""
 
 
 @dataclass
@@ -227,11 +265,14 @@ class _Call:
     model: str
     body: bytes
     """The canonical JSON in UTF-8: what is hashed, sent, and (parsed) cached as the request."""
+    tools: bool = False
+    """The request offers tools (then tool calls without content are an answer)."""
 
 
 def _prepare(request: Mapping[str, Any], memo: dict[str, str] | None = None) -> _Call:
     body = _canonical(request, memo).encode("utf-8")
-    return _Call(hashlib.sha256(body).hexdigest(), str(request["model"]), body)
+    offered = bool(request.get("tools") or request.get("functions"))
+    return _Call(hashlib.sha256(body).hexdigest(), str(request["model"]), body, offered)
 
 
 def normalize_request(request: Mapping[str, Any]) -> dict[str, Any]:
@@ -389,8 +430,10 @@ def _retry_after(exc: Exception) -> float | None:
 def _retryable(exc: Exception) -> bool:
     import openai
 
-    if isinstance(exc, openai.APIConnectionError | json.JSONDecodeError):  # includes APITimeoutError
-        return True
+    if isinstance(
+        exc, openai.APIConnectionError | json.JSONDecodeError | _OutOfTime | _NoAnswer | _Unreadable
+    ):
+        return True  # APIConnectionError includes APITimeoutError
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in RETRY_STATUS or exc.status_code >= 500
     return False
@@ -422,6 +465,10 @@ def _describe(exc: Exception, timeout: float | None = None) -> str:
     becomes a ``ConnectTimeout``), so the OS's and the transport's errors underneath decide."""
     import openai
 
+    if isinstance(exc, _Refused | _NoAnswer | _Unreadable):
+        return str(exc)
+    if isinstance(exc, _OutOfTime):
+        return f"no answer in time (timed out after {exc.seconds:g} s, the answer's whole body included)"
     if isinstance(exc, json.JSONDecodeError):
         if not exc.doc.strip():
             return "empty response body (HTTP 200 with no JSON)"
@@ -480,9 +527,10 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 
 def _async_openai(
-    base_url: str | None, api_key: str, timeout: float, transport: Transport
+    base_url: str | None, api_key: str, timeout: float, transport: Transport, max_body: int
 ) -> openai.AsyncOpenAI:
-    """The async openai client (own retries off) on the transport asked for; made on the loop that uses it."""
+    """The async openai client (own retries off) on the transport asked for, every response body read within
+    ``max_body`` bytes (:func:`_cap_body`); made on the loop that uses it."""
     import openai
 
     aiohttp = transport == "aiohttp" or (
@@ -490,13 +538,71 @@ def _async_openai(
         and importlib.util.find_spec("aiohttp") is not None
         and hasattr(openai, "DefaultAioHttpClient")  # older openai releases have no aiohttp transport
     )
+    hooks = {"response": [_cap_body(max_body)]}
+    http = openai.DefaultAioHttpClient if aiohttp else openai.DefaultAsyncHttpxClient
     return openai.AsyncOpenAI(
         base_url=base_url,
         api_key=api_key,
         max_retries=0,
         timeout=timeout,
-        http_client=openai.DefaultAioHttpClient() if aiohttp else None,
+        default_headers={
+            "Accept-Encoding": "identity"
+        },  # the limit counts the bytes kept, not compressed ones
+        http_client=http(event_hooks=hooks),
     )
+
+
+_CAPPED: dict[type, type] = {}
+"""The capped stream class made for each HTTP library's ``AsyncByteStream`` (httpx, httpx2)."""
+
+
+def _cap_body(limit: int) -> Callable[[Any], Awaitable[None]]:
+    """An HTTP response hook (httpx's ``event_hooks``, run before the body is read, on every transport) that
+    refuses a ``Content-Length`` past ``limit`` or a compressed body, and makes the body's stream stop past
+    ``limit`` bytes (:class:`_Refused`)."""
+    import sys
+
+    async def hook(response: Any) -> None:
+        declared = response.headers.get("content-length", "")
+        if declared.strip().isdigit() and int(declared) > limit:
+            raise _Refused(
+                f"response body of {describe_size(int(declared))} (Content-Length), more than the limit of "
+                f"{describe_size(limit)}; raise it with {RESPONSE_ENV}=SIZE if the endpoint is genuine"
+            )
+        encoding = response.headers.get("content-encoding", "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            raise _Refused(f"response body compressed ({encoding}) though identity was asked: not read")
+        library = sys.modules[type(response).__module__.partition(".")[0]]
+        base = library.AsyncByteStream
+        capped = _CAPPED.get(base)
+        if capped is None:
+            capped = _CAPPED[base] = type("_CappedStream", (_CappedStream, base), {})
+        response.stream = capped(response.stream, limit)
+
+    return hook
+
+
+class _CappedStream:
+    """A response body's stream that raises :class:`_Refused` once more than ``limit`` bytes came (mixed into
+    the HTTP library's ``AsyncByteStream`` by :func:`_cap_body`)."""
+
+    def __init__(self, inner: Any, limit: int) -> None:
+        self.inner = inner
+        self.limit = limit
+
+    async def __aiter__(self) -> Any:
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.limit:
+                raise _Refused(
+                    f"response body past the limit of {describe_size(self.limit)} (cut there); raise it with "
+                    f"{RESPONSE_ENV}=SIZE if the endpoint is genuine"
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
 
 
 class _LoopThread:
@@ -507,6 +613,8 @@ class _LoopThread:
     """
 
     def __init__(self, make_client: Callable[[], openai.AsyncOpenAI]) -> None:
+        self.pid = os.getpid()
+        """The process whose thread runs the loop."""
         self._make_client = make_client
         self._client: openai.AsyncOpenAI | None = None
         self.loop = asyncio.new_event_loop()
@@ -619,7 +727,10 @@ class LLMClient:
     async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     """How batches wait between attempts (on the event loop: it must not block)."""
     transport: Transport = "auto"
-    """HTTP transport of batches, one of :data:`TRANSPORTS`."""
+    """HTTP transport, one of :data:`TRANSPORTS`."""
+    max_response_bytes: int | None = None
+    """The most bytes of one response body read (a call whose answer is longer fails); ``None``:
+    ``RTLAB_MAX_RESPONSE_BYTES`` from the environment, else :data:`MAX_RESPONSE_BYTES` (32 MiB)."""
 
     def __post_init__(self) -> None:
         if self.transport not in TRANSPORTS:
@@ -633,6 +744,7 @@ class LLMClient:
         ):
             key = "local"  # a local server takes any key
         self.api_key = key
+        self.max_response_bytes = byte_limit(self.max_response_bytes, RESPONSE_ENV, MAX_RESPONSE_BYTES)
         self._store = DiskCache(self.cache_dir or default_cache_dir()) if self.cache else None
         self._rng = random.Random(self.seed)
         self._rng_lock = threading.Lock()
@@ -659,8 +771,11 @@ class LLMClient:
 
     def _loop(self) -> _LoopThread:
         with self._client_lock:
+            if self._runner is not None and self._runner.pid != os.getpid():
+                self._runner = None  # made before a fork: its thread does not run in this process
             if self._runner is None:
-                make = (self.base_url, self._key(), self.timeout, self.transport)
+                limit = self.max_response_bytes or MAX_RESPONSE_BYTES
+                make = (self.base_url, self._key(), self.timeout, self.transport, limit)
                 self._runner = _LoopThread(lambda: _async_openai(*make))
                 weakref.finalize(self, self._runner.close)  # not a method of self: it would keep self alive
             return self._runner
@@ -706,10 +821,18 @@ class LLMClient:
         failed result once every attempt is spent or the deadline would pass; raises :class:`LLMError` when
         retrying cannot help. Every message is redacted (:func:`redact`): servers echo credentials back."""
         what = self._redact(_describe(exc, timeout))
+        elapsed = time.monotonic() - start
+        if isinstance(exc, _Refused):  # the same server would send the same body: not retried
+            return CallResult(
+                key=call.key,
+                model=call.model,
+                attempts=attempt,
+                error=f"{what} (not retried)",
+                seconds=elapsed,
+            )
         if not _retryable(exc):
             raise LLMError(f"{call.model}: {what}") from exc
         wait = None if attempt >= self.max_attempts else self._wait(attempt, exc)
-        elapsed = time.monotonic() - start
         if wait is not None and self.deadline is not None and elapsed + wait >= self.deadline:
             wait, why = (
                 None,
@@ -726,8 +849,17 @@ class LLMClient:
     def _answered(
         self, call: _Call, data: Any, attempt: int, start: float
     ) -> tuple[CallResult, dict[str, Any] | None]:
-        """The result of an answered attempt, and the record to cache (``None``: not to be cached)."""
+        """The result of an answered attempt, and the record to cache (``None``: not to be cached); an answer
+        that holds none (:func:`_no_answer`) raises :class:`_NoAnswer`, a failed attempt."""
+        if not isinstance(data, Mapping):
+            raise _NoAnswer(
+                "HTTP 200 with something other than a JSON object: "
+                f"{self._redact(json.dumps(data, ensure_ascii=False)[:200])!r}"
+            )
         record = _record(data, self._redact)
+        why = _no_answer(data, record, tools=call.tools)
+        if why:
+            raise _NoAnswer(f"HTTP 200 without an answer: {why}")
         result = self._result(
             call.key, call.model, record, cached=False, attempts=attempt, seconds=time.monotonic() - start
         )
@@ -773,49 +905,64 @@ class LLMClient:
     def complete(self, request: Mapping[str, Any]) -> CallResult:
         """One request: from the cache, else from the endpoint with retries; cached when answered with content.
 
+        Each attempt runs on the client's event loop thread under one clock (:meth:`_attempt`), so the deadline
+        bounds reading the answer too; the waits between attempts are :attr:`sleep` in the calling thread.
         Returns a result with ``error`` set when every attempt failed; raises :class:`LLMError` when the
         endpoint rejects the request itself (retrying cannot help).
         """
-        import openai
-
         call = _prepare(request)
         hit = self._lookup(call.key, call.model)
         if hit is not None:
             return hit
-        client = self._openai()
+        runner = self._loop()
+        failures = _failures()
         start = time.monotonic()
         for attempt in range(1, self.max_attempts + 1):
             timeout = self._attempt_timeout(start)
             try:
-                data = client.post("/chat/completions", cast_to=object, **_post_args(call, timeout))
-            except (openai.APIError, json.JSONDecodeError) as exc:
+                result, record = self._answered(
+                    call, runner.run(self._attempt(runner, call, timeout)), attempt, start
+                )
+            except failures as exc:
                 step = self._after_failure(call, attempt, exc, start, timeout)
                 if isinstance(step, CallResult):
                     return step
                 self.sleep(step)
                 continue
-            result, record = self._answered(call, data, attempt, start)
             if self._store is not None and record is not None:
                 self._store.put(call.key, record)
             return result
         raise AssertionError("unreachable")  # the loop returns on its last attempt
 
-    async def _acomplete(self, client: openai.AsyncOpenAI, call: _Call) -> CallResult:
-        """:meth:`complete` on the event loop for a call not in the cache; the cache is written in a thread."""
-        import openai
+    async def _attempt(self, runner: _LoopThread, call: _Call, timeout: float) -> Any:
+        """One HTTP attempt on the loop, sending the request and reading the whole answer within ``timeout``
+        seconds (else :class:`_OutOfTime`): the transport's own timeouts bound each read, not their sum."""
+        post = runner.client().post("/chat/completions", cast_to=object, **_post_args(call, timeout))
+        try:
+            return await asyncio.wait_for(post, timeout)
+        except TimeoutError:
+            raise _OutOfTime(timeout) from None
+        except json.JSONDecodeError:
+            raise
+        except (RecursionError, ValueError) as exc:  # json's own limits: depth, digits of an integer
+            raise _Unreadable(f"an answer whose JSON cannot be read ({type(exc).__name__}: {exc})") from None
 
+    async def _acomplete(self, runner: _LoopThread, call: _Call) -> CallResult:
+        """:meth:`complete` on the event loop for a call not in the cache; the cache is written in a thread."""
+        failures = _failures()
         start = time.monotonic()
         for attempt in range(1, self.max_attempts + 1):
             timeout = self._attempt_timeout(start)
             try:
-                data = await client.post("/chat/completions", cast_to=object, **_post_args(call, timeout))
-            except (openai.APIError, json.JSONDecodeError) as exc:
+                result, record = self._answered(
+                    call, await self._attempt(runner, call, timeout), attempt, start
+                )
+            except failures as exc:
                 step = self._after_failure(call, attempt, exc, start, timeout)
                 if isinstance(step, CallResult):
                     return step
                 await self.async_sleep(step)
                 continue
-            result, record = self._answered(call, data, attempt, start)
             if self._store is not None and record is not None:
                 await asyncio.to_thread(self._store.put, call.key, record)
             return result
@@ -858,7 +1005,7 @@ class LLMClient:
                     call = next(calls, None)  # one shared iterator: each call is taken by one worker
                     if call is None:
                         return
-                    results[call.key] = await self._acomplete(runner.client(), call)
+                    results[call.key] = await self._acomplete(runner, call)
                 except Exception as exc:  # re-raised below, once the other workers stop
                     failures.append(exc)
                     return
@@ -966,6 +1113,38 @@ class LLMClient:
             cost=None if unpriced else cost,
             unpriced=tuple(sorted(unpriced)),
         )
+
+
+def _failures() -> tuple[type[Exception], ...]:
+    """What a failed attempt raises (each handled by :meth:`LLMClient._after_failure`)."""
+    import openai
+
+    return (openai.APIError, json.JSONDecodeError, _Refused, _OutOfTime, _NoAnswer, _Unreadable)
+
+
+def _no_answer(data: Mapping[str, Any], record: Mapping[str, Any], *, tools: bool) -> str | None:
+    """Why an HTTP 200 body holds no answer, or ``None``: no ``choices``, an empty list of them, or a first
+    choice whose message has no content (nor a refusal, nor tool calls where the request offered tools)."""
+    choices = data.get("choices")
+    if choices is None:
+        return "no choices"
+    if not isinstance(choices, list):
+        return f"choices is {type(choices).__name__}, not a list"
+    if not choices:
+        return "an empty list of choices"
+    if not isinstance(_get(choices[0], "message"), Mapping):
+        return "the first choice has no message"
+    if record.get("refusal") is not None:
+        return None  # a refusal is an answer (reported as one, never cached)
+    if record.get("tool_calls") and tools:
+        return None
+    if not record.get("content"):
+        content = "null" if record.get("content") is None else "empty"
+        extra = "" if not record.get("tool_calls") else ", only tool calls where no tools were offered"
+        return f"the message's content is {content}" + (
+            extra or (" and it has no tool calls" if tools else "")
+        )
+    return None
 
 
 def _post_args(call: _Call, timeout: float) -> dict[str, Any]:

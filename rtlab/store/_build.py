@@ -35,7 +35,8 @@ MANIFEST = "_manifest.json"
 """The store's manifest: its commit point. Written atomically after every part it lists; readers read only
 the files it lists."""
 SCHEMA = "rtlab.store"
-VERSION = 1
+VERSION = 2
+"""2: every part records its files' sizes and sha256 (``parts[PART]["checksums"]``), checked on open and rebuild."""
 DEFAULT_SHARDS = 16
 """Shards a store's runs are spread over (by their unit path): a rebuild rewrites only the parts of the shards
 whose runs changed."""
@@ -65,9 +66,14 @@ class BuildOptions:
     """Shards the runs are spread over (folders ``shard=00`` ...)."""
 
     def key(self) -> dict[str, Any]:
-        """The options, rtlab's version and the fingerprint of its code, as recorded in the manifest."""
+        """The options, rtlab's version and the fingerprint of its code, as recorded in the manifest; also the
+        decompression limits the readers apply (``RTLAB_MAX_MEMBER_BYTES`` / ``RTLAB_MAX_ARCHIVE_BYTES``), since
+        they decide which samples are read: raising one rebuilds the store."""
+        from rtlab.ingest import ReadOptions
+
         return {
             **asdict(self),
+            "read_limits": asdict(ReadOptions().limits()),
             "rtlab_version": rtlab_version(),
             "rtlab_code": code_fingerprint(),
             "store_version": VERSION,
@@ -313,9 +319,13 @@ def read_manifest(store: Path) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise RtlabError(f"{path}: unreadable store manifest ({exc})") from None
+        raise RtlabError(
+            f"{path}: unreadable store manifest ({exc}); remove {store} to build the store anew"
+        ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise RtlabError(f"{path}: not an rtlab store manifest (schema {SCHEMA!r})")
+        raise RtlabError(
+            f"{path}: not an rtlab store manifest (schema {SCHEMA!r}); remove {store} to build the store anew"
+        )
     return data
 
 
@@ -351,6 +361,9 @@ def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:
     from rtlab.io import atomic_open
 
     manifest["files"] = manifest_files(manifest)
+    # the current version once every part records its checksums (a store being rebuilt from version 1 says 1
+    # until its last old part is replaced, so that opening it meanwhile does not call those parts damaged)
+    manifest["version"] = VERSION if all("checksums" in p for p in manifest["parts"].values()) else 1
     manifest["committed_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     with atomic_open(store / MANIFEST, private=True) as fh:
         json.dump(manifest, fh, separators=(",", ":"))  # compact: it grows with the runs
@@ -383,6 +396,10 @@ class BuildSummary:
     """Files found that no reader claims."""
     rebuild_reason: str | None = None
     """Why every run was rebuilt (options or version changed), if it was."""
+    damaged: list[str] = field(default_factory=list)
+    """What was found damaged in the store before building (a part's file missing, truncated, of another
+    sha256 or schema than recorded; the manifest's entries at odds with its parts), each with why: the parts
+    at fault were dropped and their runs rebuilt (counted in ``changed``)."""
 
     @property
     def processed(self) -> int:
@@ -400,6 +417,8 @@ class BuildSummary:
         ]
         if self.rebuild_reason:
             lines.append(f"  every run rebuilt: {self.rebuild_reason}")
+        for damage in self.damaged:
+            lines.append(f"  damaged, repaired: {damage}")
         for unit, why in self.skipped.items():
             lines.append(f"  skipped {unit}: {why}")
         if self.unclaimed:
@@ -474,8 +493,9 @@ class _Writer:
         self.seq = 0
         self.buffer: dict[int, list[tuple[str, UnitRows, dict[str, Any]]]] = {}
         self.buffered: dict[int, int] = {}  # bytes of Arrow data buffered per shard
-        self.pending: list[tuple[str, list[tuple[str, dict[str, Any]]], list[str]]] = []
-        """Parts written since the last commit, not yet in any manifest: (part, its runs, its tables)."""
+        self.pending: list[tuple[str, list[tuple[str, dict[str, Any]]], dict[str, list[Any]]]] = []
+        """Parts written since the last commit, not yet in any manifest: (part, its runs, its files' checksums
+        by table)."""
         self.incoming: set[str] = set()  # units built since the last commit (their old rows go at the commit)
         self.drop: set[str] = set()  # units whose committed rows must go at the next commit
 
@@ -503,13 +523,15 @@ class _Writer:
         self.seq += 1
         return f"shard={shard:02d}/part-{self.build_id}-{self.seq:05d}"
 
-    def _write_part(self, part: str, tables: dict[str, list[pa.Table]]) -> list[str]:
+    def _write_part(self, part: str, tables: dict[str, list[pa.Table]]) -> dict[str, list[Any]]:
+        """Write a part's file of each table that has rows; each file's ``[size, sha256]`` by table (what the
+        manifest records, and :mod:`rtlab.store._verify` checks). Pages carry CRC checksums too."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
         from rtlab.io import atomic_open
 
-        written = []
+        written: dict[str, list[Any]] = {}
         shard, name = part.split("/", 1)
         for table, pieces in tables.items():
             pieces = [p for p in pieces if p.num_rows]
@@ -519,8 +541,8 @@ class _Writer:
             target = self.store / table / shard / f"{name}.parquet"
             target.parent.mkdir(parents=True, exist_ok=True)
             with atomic_open(target, "wb", private=True) as fh:
-                pq.write_table(data, fh, compression="zstd", row_group_size=64_000)
-            written.append(table)
+                pq.write_table(data, fh, compression="zstd", row_group_size=64_000, write_page_checksum=True)
+            written[table] = [target.stat().st_size, file_sha256(target)]
         return written
 
     def commit(self) -> None:
@@ -549,16 +571,20 @@ class _Writer:
             shard = part.split("/", 1)[0]
             tables: dict[str, list[pa.Table]] = {}
             for t in entry["tables"]:
-                data = pq.read_table(self.store / t / shard / f"{part.split('/', 1)[1]}.parquet")
+                data = pq.read_table(
+                    self.store / t / shard / f"{part.split('/', 1)[1]}.parquet",
+                    page_checksum_verification=True,
+                )
                 tables[t] = [data.filter(pc.is_in(data["run_hash"], value_set=pa_array(keep_hashes)))]
             new = self._part_name(int(shard.split("=")[1]))
-            parts[new] = {"runs": keep_units, "tables": self._write_part(new, tables)}
+            sums = self._write_part(new, tables)
+            parts[new] = {"runs": keep_units, "tables": list(sums), "checksums": sums}
             for u in keep_units:
                 runs[u]["part"] = new
         for unit in self.drop:
             runs.pop(unit, None)
-        for part, members, written in self.pending:
-            parts[part] = {"runs": [u for u, _ in members], "tables": written}
+        for part, members, sums in self.pending:
+            parts[part] = {"runs": [u for u, _ in members], "tables": list(sums), "checksums": sums}
             for u, e in members:
                 runs[u] = {**e, "part": part}
         _write_manifest(self.store, self.manifest)  # the commit point
@@ -569,6 +595,34 @@ class _Writer:
         self.drop.clear()
 
 
+def _repair(store: Path, manifest: dict[str, Any], summary: BuildSummary, malformed: list[Any]) -> None:
+    """Check the committed store (its manifest's entries, every file's size, sha256 and schema; ``malformed``:
+    what :func:`~rtlab.store._verify.sanitize` already found and mended) and drop what is damaged: each part at
+    fault leaves the manifest, and the runs it held (and runs whose entries cannot be trusted) are rebuilt by
+    this build; each finding goes to ``summary.damaged``."""
+    from rtlab.store._verify import verify
+
+    found = malformed + verify(store, manifest, deep=True)
+    if not found:
+        return
+    summary.damaged = [str(d) for d in found]
+    parts, runs = manifest["parts"], manifest["runs"]
+    if not isinstance(parts, dict) or not isinstance(runs, dict):
+        manifest["parts"], manifest["runs"] = {}, {}
+        return
+    redo: set[str] = {u for d in found for u in d.runs}
+    for part in {d.part for d in found if d.part}:
+        entry = parts.pop(part, None)
+        if isinstance(entry, dict) and isinstance(entry.get("runs"), list):
+            redo.update(u for u in entry["runs"] if isinstance(u, str))
+    for unit, entry in list(runs.items()):
+        if not isinstance(entry, dict):
+            runs.pop(unit)
+        elif unit in redo or entry.get("part") not in parts:
+            entry["part"] = None
+            entry["stale"] = True  # rebuilt, its rows written anew
+
+
 def pa_array(values: list[str]) -> Any:
     import pyarrow as pa
 
@@ -576,15 +630,26 @@ def pa_array(values: list[str]) -> Any:
 
 
 def _collect_garbage(store: Path, manifest: dict[str, Any]) -> None:
-    """Remove table files no committed manifest lists (a build stopped before its commit left them)."""
+    """Remove table files no committed manifest lists (a build stopped before its commit left them, or they
+    were found damaged). Links are removed as links, never followed: a table or shard folder that is a link
+    out of the store is unlinked, and nothing outside the store is touched."""
     listed = {rel for files in manifest_files(manifest).values() for rel in files}
     for table in TABLES:
         folder = store / table
+        if folder.is_symlink():
+            folder.unlink()
+            continue
         if not folder.is_dir():
             continue
-        for path in folder.rglob("*"):
-            if path.is_file() and path.relative_to(store).as_posix() not in listed:
-                path.unlink(missing_ok=True)
+        for here, dirs, files in os.walk(folder):
+            for name in list(dirs):
+                if (Path(here) / name).is_symlink():
+                    (Path(here) / name).unlink()
+                    dirs.remove(name)
+            for name in files:
+                path = Path(here) / name
+                if path.relative_to(store).as_posix() not in listed:
+                    path.unlink(missing_ok=True)
 
 
 def build_store(
@@ -679,10 +744,12 @@ def _build(
 ) -> BuildSummary:
     from rtlab.errors import UnitError
     from rtlab.ingest import iter_units
+    from rtlab.store._verify import sanitize
 
     paths = list(paths)
     old = read_manifest(store)
     summary = BuildSummary(str(store))
+    malformed = sanitize(old) if old is not None else []  # before anything reads its entries
     if old is not None and old.get("options") != options.key():
         summary.rebuild_reason = f"options or version changed ({old.get('options')} -> {options.key()})"
     manifest = old if old is not None and summary.rebuild_reason is None else _empty_manifest(options)
@@ -690,6 +757,8 @@ def _build(
         manifest = {**old, "options": options.key()}
         for entry in manifest["runs"].values():
             entry["stale"] = True  # every run counts as changed
+    if old is not None:
+        _repair(store, manifest, summary, malformed)
     _collect_garbage(store, manifest)
 
     unclaimed: list[Any] = []

@@ -1,7 +1,11 @@
 """``rtlab.open(STORE)``: the store's tables as DataFrames, and SQL over them through DuckDB.
 
 A :class:`Store` reads only the files its manifest lists (what the last build committed), so a build running
-or stopped beside it never shows it half a run. Each table is also a DuckDB view over those files
+or stopped beside it never shows it half a run. It trusts none of them blindly (:mod:`rtlab.store._verify`):
+opening checks the manifest's entries and each file's presence, place and size, reading a table first checks
+its files' schema and every page's CRC (SQL, through DuckDB, which checks no CRC: every file's sha256 before
+the first query), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
+that says how to repair it (:meth:`Store.verify` checks every file's sha256 too). Each table is also a DuckDB view over those files
 (:meth:`Store.sql`); DuckDB, Polars or Spark can read the files themselves (``STORE/<table>/shard=*/*.parquet``,
 hive-partitioned by ``shard``; docs/STORE.md).
 """
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtlab.store._build import MANIFEST, read_manifest
 from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
+from rtlab.store._verify import Damage, damage_message, schema_problem, verify
 
 if TYPE_CHECKING:
     import duckdb
@@ -39,7 +44,11 @@ class Store:
             raise RtlabError(
                 f"{self.path}: not a store (no {MANIFEST}); build one with rtlab build RUNS -o {path}"
             )
+        found = verify(self.path, manifest, deep=False)
+        if found:
+            raise RtlabError(damage_message(self.path, found, manifest))
         self.manifest: dict[str, Any] = manifest
+        self._schema_checked: set[str] = set()
         order = {u: i for i, u in enumerate(manifest.get("order", []))}
         self._order = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -72,6 +81,35 @@ class Store:
         self._check(table)
         return [self.path / rel for rel in self.manifest["files"].get(table, [])]
 
+    def verify(self) -> list[Damage]:
+        """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
+        manifest's record): an empty list when the store is as its last build committed it."""
+        return verify(self.path, self.manifest, deep=True)
+
+    def _read_files(self, table: str) -> list[str]:
+        """``table``'s files, their schemas checked (once per store opened) before anything reads them."""
+        from rtlab.errors import RtlabError
+
+        files = self.files(table)
+        if table not in self._schema_checked:
+            found = [
+                Damage(str(f.relative_to(self.path)), why)
+                for f in files
+                if (why := schema_problem(f, table)) is not None
+            ]
+            if found:
+                raise RtlabError(damage_message(self.path, found, self.manifest))
+            self._schema_checked.add(table)
+        return [str(f) for f in files]
+
+    def _raise_if_damaged(self) -> None:
+        """After a read failed: name the damaged files (every file's bytes checked) in an error, if any is."""
+        from rtlab.errors import RtlabError
+
+        found = self.verify()
+        if found:
+            raise RtlabError(damage_message(self.path, found, self.manifest)) from None
+
     def _check(self, table: str) -> None:
         if table not in TABLES:
             raise KeyError(f"no table {table!r} in the store (tables: {', '.join(TABLES)})")
@@ -93,18 +131,26 @@ class Store:
         self._check(name)
         wanted = list(columns) if columns is not None else [c.name for c in TABLES[name]]
         read = list(dict.fromkeys([*wanted, "run_hash"]))
-        files = [str(f) for f in self.files(name)]
+        files = self._read_files(name)
         schema = arrow_schema(name).append(pa.field("shard", pa.int64()))
         if files:
             dataset = ds.dataset(
                 files,
                 schema=schema,
-                format="parquet",
+                format=ds.ParquetFileFormat(
+                    default_fragment_scan_options=ds.ParquetFragmentScanOptions(
+                        page_checksum_verification=True
+                    )
+                ),
                 partitioning=ds.partitioning(pa.schema([("shard", pa.int64())]), flavor="hive"),
                 partition_base_dir=str(self.path / name),
             )
             expr = _expression(filters) if filters else None
-            data = dataset.to_table(columns=[*read, "shard"] if keys else read, filter=expr)
+            try:
+                data = dataset.to_table(columns=[*read, "shard"] if keys else read, filter=expr)
+            except (pa.ArrowException, OSError):
+                self._raise_if_damaged()
+                raise
         else:
             data = schema.empty_table().select([*read, "shard"] if keys else read)
         order = [self._order.get(h, len(self._order)) for h in data.column("run_hash").to_pylist()]
@@ -157,9 +203,16 @@ class Store:
 
         from rtlab.records import trajectory_from_dict
 
-        pieces = [
-            pq.read_table(f, columns=["trajectory", "record", "run_hash"]) for f in self.files("records")
-        ]
+        try:
+            pieces = [
+                pq.read_table(
+                    f, columns=["trajectory", "record", "run_hash"], page_checksum_verification=True
+                )
+                for f in self._read_files("records")
+            ]
+        except (pa.ArrowException, OSError):
+            self._raise_if_damaged()
+            raise
         if not pieces:
             return []
         data = pa.concat_tables(pieces)
@@ -171,13 +224,16 @@ class Store:
         return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection (in memory) with every table a view over its committed files; reused."""
+        """A DuckDB connection (in memory) with every table a view over its committed files; reused. DuckDB
+        does not check Parquet pages' CRCs, so the first connection checks every file's sha256 (once per store
+        opened; about a second per GB)."""
         if self._con is None:
             import duckdb
 
+            self._raise_if_damaged()
             con = duckdb.connect()
             for name in TABLES:
-                files = [str(f) for f in self.files(name)]
+                files = self._read_files(name)
                 if files:
                     listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
                     con.execute(
@@ -191,8 +247,14 @@ class Store:
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
         """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame."""
+        import duckdb
+
         con = self.connect()
-        return con.execute(query, params or []).df()
+        try:
+            return con.execute(query, params or []).df()
+        except (duckdb.IOException, duckdb.InvalidInputException, duckdb.InternalException):
+            self._raise_if_damaged()
+            raise
 
     def close(self) -> None:
         """Close the DuckDB connection, if one was opened."""

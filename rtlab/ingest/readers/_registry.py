@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from rtlab.errors import UnknownFormatError
+from rtlab.ingest.readers._zip import Limits, resolve_limits
 from rtlab.records import Step, Trajectory
 
 
@@ -27,6 +28,17 @@ class ReadOptions:
     alternatives: bool = True
     """When a file yields no tool call, try the other readers on it to name the formats that find steps
     (:func:`rtlab.ingest.readers._tolerant.settle`); off while those readers are tried."""
+    max_member_bytes: int | None = None
+    """The most one member of an archive (an Inspect ``.eval``'s sample) may decompress to, in bytes; ``None``:
+    ``RTLAB_MAX_MEMBER_BYTES`` from the environment, else 256 MiB (:mod:`rtlab.ingest.readers._zip`)."""
+    max_archive_bytes: int | None = None
+    """The most the members read from one archive may decompress to in all; ``None``: ``RTLAB_MAX_ARCHIVE_BYTES``
+    from the environment, else 1 GiB."""
+
+    def limits(self) -> Limits:
+        """The decompression limits in force for these options (the fields, else the environment, else the
+        defaults)."""
+        return resolve_limits(self.max_member_bytes, self.max_archive_bytes)
 
 
 class ReaderModule(Protocol):

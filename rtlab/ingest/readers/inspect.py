@@ -64,7 +64,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from rtlab.errors import ReaderError
+from rtlab.errors import ReaderError, TooLargeError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import (
     ReadOptions,
@@ -84,7 +84,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._tolerant import record, skipped_because
-from rtlab.ingest.readers._zip import ZIP_MAGIC, ZipArchive, zip_names
+from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json
 from rtlab.records import (
     Action,
@@ -165,14 +165,20 @@ class _Log:
     warnings: list[str] = field(default_factory=list)
     faults: list[ReaderError] = field(default_factory=list)
     """Why samples were skipped (the first is raised when none could be read)."""
+    refused: list[tuple[str, TooLargeError]] = field(default_factory=list)
+    """Sample members not read, each with why (past the decompression limits)."""
+
+
+def _member_text(z: ZipArchive, name: str) -> str:
+    data = z.read(name)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ReaderError(z.path, f"not valid UTF-8 (byte offset {exc.start})", field=name) from None
 
 
 def _parse_member(z: ZipArchive, name: str) -> Any:
-    data = z.read(name)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ReaderError(z.path, f"not valid UTF-8 (byte offset {exc.start})", field=name) from None
+    text = _member_text(z, name)  # the bytes are let go before parsing: a member is held twice at most
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -181,8 +187,12 @@ def _parse_member(z: ZipArchive, name: str) -> Any:
         ) from None
 
 
-def _load_eval(path: Path) -> _Log:
-    with ZipArchive(path) as z:
+def _load_eval(path: Path, limits: Limits) -> _Log:
+    """The log's header and samples; a sample (or summary) member past the limit of one member is skipped with
+    the reason in the warnings (:mod:`rtlab.ingest.readers._zip`); the header past it, or the members past the
+    archive's limit in all, fail the log (a log too large to read whole within the limit is never read in
+    part)."""
+    with ZipArchive(path, limits=limits) as z:
         names = z.names
         if HEADER in names:
             header_name = HEADER
@@ -206,6 +216,11 @@ def _load_eval(path: Path) -> _Log:
                         raise ReaderError(
                             path, f"expected an object, got {type(sample).__name__}", field=name
                         )
+                except ArchiveTooLargeError:
+                    raise
+                except TooLargeError as exc:  # past the limit of one member: skipped, said below
+                    log.refused.append((name, exc))
+                    continue
                 except ReaderError as exc:  # one sample not readable: said, the others read
                     log.faults.append(exc)
                     log.warnings.append(skipped_because(exc, path, None, "sample"))
@@ -213,10 +228,24 @@ def _load_eval(path: Path) -> _Log:
                 log.samples.append((name, sample))
         summary_names = [SUMMARIES] if SUMMARIES in names else _journal_summaries(names)
         for name in summary_names:
-            rows = _parse_member(z, name)
+            try:
+                rows = _parse_member(z, name)
+            except ArchiveTooLargeError:
+                raise
+            except TooLargeError as exc:
+                log.warnings.append(f"summaries not read: {exc}")
+                continue
             if isinstance(rows, list):
                 log.summarized += [(r.get("id"), r.get("epoch")) for r in rows if isinstance(r, dict)]
+    log.warnings += [f"sample skipped: {exc}" for _, exc in log.refused]
     return log
+
+
+def _sample_key(member: str) -> tuple[str, Any]:
+    """``(id, epoch)`` from a sample member's name (``samples/<id>_epoch_<n>.json``, as Inspect names them)."""
+    stem = member[len(SAMPLES_DIR) : -len(".json")]
+    sample_id, _, epoch = stem.rpartition("_epoch_")
+    return (sample_id, int(epoch)) if epoch.isdigit() else (stem, None)
 
 
 def _journal_summaries(names: list[str]) -> list[str]:
@@ -251,8 +280,11 @@ def _load_json(path: Path) -> _Log:
     return log
 
 
-def _load(path: Path) -> _Log:
-    log = _load_eval(path) if head_bytes(path, 4).startswith(ZIP_MAGIC) else _load_json(path)
+def _load(path: Path, options: ReadOptions) -> _Log:
+    if head_bytes(path, 4).startswith(ZIP_MAGIC):
+        log = _load_eval(path, options.limits())
+    else:
+        log = _load_json(path)
     spec = log.header.get("eval")
     if not isinstance(spec, dict):
         raise ReaderError(path, "missing field or not an object: not an Inspect log", field="eval")
@@ -276,12 +308,18 @@ def _load(path: Path) -> _Log:
         stored.add((str(sample["id"]), sample["epoch"]))
     skipped = [w for w in log.warnings if "not understood" in w]
     log.samples = kept
-    missing = [(i, e) for i, e in log.summarized if (str(i), e) not in stored]
+    refused = {_sample_key(name) for name, _ in log.refused}
+    missing = [(i, e) for i, e in log.summarized if (str(i), e) not in stored and (str(i), e) not in refused]
     if missing:
         log.warnings.append(
             f"{len(missing)} sample(s) summarized but not stored (log_samples off, or not flushed yet): "
             + ", ".join(f"{i} epoch {e}" for i, e in missing[:10])
             + (" ..." if len(missing) > 10 else "")
+        )
+    if not log.samples and log.refused:
+        raise TooLargeError(
+            path,
+            f"no sample read: {len(log.refused)} refused, the first: {log.refused[0][1].message}",
         )
     if not log.samples and log.faults:  # samples there, none readable: the first one's fault
         raise log.faults[0]
@@ -1217,6 +1255,6 @@ def _written(steps: list[Step]) -> list[DeliverableFile]:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per sample and epoch of an Inspect log; the log holds what the model saw (``none``)."""
     path = Path(path)
-    log = _load(path)
+    log = _load(path, options)
     policy = get_policy(options.clip or DEFAULT_CLIP)
     return [_Sample(log, where, sample, policy).build() for where, sample in log.samples]

@@ -1,0 +1,306 @@
+"""A store's files checked against its manifest: the store trusts nothing it did not write as it wrote it.
+
+The manifest records, per part, each table file's size and sha256 (``parts[PART]["checksums"]``). Checked:
+
+- **the manifest itself**: part names of the store's own form (``shard=NN/part-ID``, so every path is a file
+  inside the store, in its table's folder), tables rtlab knows, each run in exactly the one part that lists it
+  (a run dropped from ``runs`` but still in a part's rows, or listed by two parts, is damage), ``files`` exactly
+  the files the parts name (no path outside the store, none twice);
+- **each file** (cheap, on every :func:`rtlab.open`): present, a regular file (not a link) inside the store, of
+  the size recorded; the schema of its table (its Parquet footer, when its table is first read);
+- **each file's bytes** (``deep``: on every rebuild and :meth:`rtlab.store.Store.verify`): the sha256 recorded
+  and its table's schema.
+
+A damaged part is reported with the file at fault and why (:class:`Damage`); ``rtlab build`` drops it and
+rebuilds the runs it held, ``rtlab.open`` refuses the store naming it (:class:`~rtlab.errors.RtlabError`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rtlab.store._schema import TABLES, arrow_schema
+
+PART = re.compile(r"shard=\d{2,}/part-[A-Za-z0-9_-]+")
+"""The form of a part's name (its path under each table's folder, without ``.parquet``)."""
+
+
+@dataclass(frozen=True)
+class Damage:
+    """One thing wrong with a store."""
+
+    what: str
+    """The file at fault (relative to the store), or ``_manifest.json`` for the manifest's own entries."""
+    why: str
+    """What is wrong with it."""
+    part: str | None = None
+    """The part it belongs to (its runs are rebuilt), when it belongs to one."""
+    runs: tuple[str, ...] = ()
+    """Runs (unit paths) whose rows cannot be trusted beyond the part's own."""
+
+    def __str__(self) -> str:
+        return f"{self.what}: {self.why}"
+
+
+def part_file(table: str, part: str) -> str:
+    """A part's file of ``table``, relative to the store."""
+    shard, name = part.split("/", 1)
+    return f"{table}/{shard}/{name}.parquet"
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _run_problem(entry: Any) -> str | None:
+    if not isinstance(entry, dict):
+        return "not an object"
+    if not isinstance(entry.get("hash"), str) or not isinstance(entry.get("format"), str):
+        return "no hash or format"
+    shard = entry.get("shard")
+    if not isinstance(shard, int) or isinstance(shard, bool) or shard < 0:
+        return "no shard number"
+    if entry.get("part") is not None and not isinstance(entry.get("part"), str):
+        return "its part is not a name"
+    if not _is_str_list(entry.get("trajectories", [])) or not _is_str_list(entry.get("extra_inputs", [])):
+        return "its trajectories or extra inputs are not lists of names"
+    return None
+
+
+def sanitize(manifest: dict[str, Any]) -> list[Damage]:
+    """Make the manifest's shape what rtlab writes, in place, and say what was not: a malformed run entry is
+    dropped (its rows, if a part holds them, are then found by :func:`check_manifest`), malformed bookkeeping
+    (skipped runs, file hashes, order, sources) is reset, a version that is not a number is taken as the
+    current one (whose checks are the strictest)."""
+    from rtlab.store._build import VERSION
+
+    found: list[Damage] = []
+
+    def bad(why: str, **kw: Any) -> None:
+        found.append(Damage("_manifest.json", why, **kw))
+
+    version = manifest.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
+        bad(f"version {version!r} is not one rtlab writes")
+        manifest["version"] = VERSION
+    for key in ("runs", "parts", "skipped", "files_seen"):
+        if not isinstance(manifest.get(key, {}), dict):
+            bad(f"its {key} are not an object")
+            manifest[key] = {}
+        manifest.setdefault(key, {})
+    for unit, entry in list(manifest["runs"].items()):
+        why = _run_problem(entry)
+        if why:
+            bad(f"run {unit}: {why}", runs=(unit,))
+            del manifest["runs"][unit]
+    for unit, entry in list(manifest["skipped"].items()):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("hash"), str)
+            and isinstance(entry.get("error"), str)
+            and _is_str_list(entry.get("extra_inputs", []))
+        ):
+            bad(f"skipped run {unit}: not an entry rtlab writes")
+            del manifest["skipped"][unit]
+    for path, entry in list(manifest["files_seen"].items()):
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+            del manifest["files_seen"][path]  # only a cache of hashes: it is recomputed
+    for key in ("order", "sources"):
+        if not _is_str_list(manifest.get(key, [])):
+            bad(f"its {key} is not a list of paths")
+            manifest[key] = []
+    if not isinstance(manifest.get("options", {}), dict):
+        bad("its options are not an object")
+        manifest["options"] = {}
+    return found
+
+
+def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
+    """What is wrong in the manifest's own entries, its shape :func:`sanitize`'d first (no file is opened)."""
+    found: list[Damage] = []
+    parts = manifest.get("parts")
+    runs = manifest.get("runs")
+    if not isinstance(parts, dict) or not isinstance(runs, dict):
+        return [Damage("_manifest.json", "no parts or runs object: not a manifest rtlab wrote")]
+    owner: dict[str, str] = {}
+    for part, entry in parts.items():
+        bad = _part_entry_problem(part, entry, manifest)
+        if bad:
+            found.append(Damage("_manifest.json", f"part {part!r}: {bad}", part=part))
+            continue
+        for unit in entry["runs"]:
+            run = runs.get(unit)
+            if unit in owner:
+                found.append(
+                    Damage(
+                        "_manifest.json",
+                        f"run {unit} is listed by parts {owner[unit]!r} and {part!r}",
+                        part=part,
+                    )
+                )
+            elif not isinstance(run, dict):
+                found.append(
+                    Damage(
+                        "_manifest.json",
+                        f"part {part!r} holds rows of run {unit}, which the manifest's runs do not list",
+                        part=part,
+                    )
+                )
+            elif run.get("part") != part:
+                found.append(
+                    Damage(
+                        "_manifest.json",
+                        f"part {part!r} holds rows of run {unit}, whose entry names part {run.get('part')!r}",
+                        part=part,
+                    )
+                )
+            owner.setdefault(unit, part)
+    for unit, run in runs.items():
+        where = run.get("part") if isinstance(run, dict) else None
+        if where and where not in parts:
+            found.append(
+                Damage(
+                    "_manifest.json", f"run {unit} names part {where!r}, which is not listed", runs=(unit,)
+                )
+            )
+    from rtlab.store._build import manifest_files
+
+    if not found:
+        derived = manifest_files(manifest)
+        listed = manifest.get("files")
+        if listed != derived:
+            found.append(Damage("_manifest.json", _files_mismatch(listed, derived)))
+    return found
+
+
+def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any]) -> str | None:
+    if not isinstance(part, str) or not PART.fullmatch(part):
+        return "not a part name rtlab writes (shard=NN/part-ID): a path outside the store?"
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("runs"), list)
+        or not isinstance(entry.get("tables"), list)
+    ):
+        return "no runs or tables list"
+    tables = entry["tables"]
+    if any(t not in TABLES for t in tables) or len(set(tables)) != len(tables):
+        return f"tables {tables!r}: each of rtlab's tables at most once"
+    sums = entry.get("checksums")
+    if sums is not None or manifest.get("version", 1) >= 2:  # recorded ones are always checked
+        if not isinstance(sums, dict) or set(sums) != set(tables):
+            return "no size and sha256 recorded for each of its files"
+        for t, s in sums.items():
+            if not (isinstance(s, list) and len(s) == 2 and isinstance(s[0], int) and isinstance(s[1], str)):
+                return f"the checksum of its {t} file is not [size, sha256]"
+    return None
+
+
+def _files_mismatch(listed: Any, derived: dict[str, list[str]]) -> str:
+    if not isinstance(listed, dict):
+        return "its files are not an object of lists"
+    extra: list[str] = []
+    for table, files in listed.items():
+        if not isinstance(files, list):
+            return f"its files of {table!r} are not a list"
+        want = set(derived.get(table, []))
+        seen: set[str] = set()
+        for f in files:
+            if f in seen:
+                extra.append(f"{f!r} listed twice")
+            elif f not in want:
+                extra.append(f"{f!r}, which no part holds")
+            seen.add(f)
+    missing = [f for table, files in derived.items() for f in files if f not in (listed.get(table) or [])]
+    said = extra + [f"{f!r} missing" for f in missing]
+    return (
+        "its file list does not match its parts: " + "; ".join(said[:5]) + (" ..." if len(said) > 5 else "")
+    )
+
+
+def check_files(store: Path, manifest: dict[str, Any], *, deep: bool = False) -> list[Damage]:
+    """What is wrong with the files the manifest's (well-formed) parts name: missing, not a regular file
+    inside the store, another size than recorded; with ``deep`` also another sha256, or not its table's
+    schema."""
+    found: list[Damage] = []
+    root = store.resolve()
+    bad_parts = {d.part for d in check_manifest(manifest) if d.part}
+    for part, entry in sorted(manifest.get("parts", {}).items()):
+        if part in bad_parts or not PART.fullmatch(str(part)):
+            continue
+        for table in entry["tables"]:
+            rel = part_file(table, part)
+            sums = entry.get("checksums")
+            recorded = sums.get(table) if isinstance(sums, dict) else None
+            why = _file_problem(store / rel, root, recorded)
+            if why is None and deep:
+                why = _bytes_problem(store / rel, table, recorded)
+            if why:
+                found.append(Damage(rel, why, part=part))
+    return found
+
+
+def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return "missing (deleted?)"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file (a link, a folder?)"
+    if root not in path.resolve().parents:
+        return "lies outside the store"
+    if recorded is not None and st.st_size != recorded[0]:
+        return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)"
+    return None
+
+
+def _bytes_problem(path: Path, table: str, recorded: list[Any] | None) -> str | None:
+    from rtlab.store._build import file_sha256
+
+    try:
+        if recorded is not None and file_sha256(path) != recorded[1]:
+            return "its sha256 is not the one the manifest recorded (damaged or replaced)"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return schema_problem(path, table)
+
+
+def schema_problem(path: Path, table: str) -> str | None:
+    """Why ``path`` is not a Parquet file of ``table``'s schema (its footer read), or ``None``."""
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(path)
+    except Exception as exc:  # any failure to read the footer is damage, named
+        return f"not a readable Parquet file ({type(exc).__name__}: {exc})"
+    want = arrow_schema(table)
+    if schema.remove_metadata() != want:
+        got = ", ".join(schema.names[:6]) + (" ..." if len(schema.names) > 6 else "")
+        return f"not a file of table {table!r} (its columns: {got})"
+    return None
+
+
+def verify(store: Path, manifest: dict[str, Any], *, deep: bool) -> list[Damage]:
+    """Everything wrong with the store: its manifest's shape (made right in place, :func:`sanitize`), its
+    entries, then its files (``deep``: their bytes)."""
+    return sanitize(manifest) + check_manifest(manifest) + check_files(store, manifest, deep=deep)
+
+
+def damage_message(store: Path, found: list[Damage], manifest: dict[str, Any]) -> str:
+    """The error ``rtlab.open`` raises for a damaged store: each damaged file with why, and how to repair."""
+    sources = " ".join(manifest.get("sources") or []) or "RUNS"
+    lines = [f"{store}: damaged store ({len(found)} problem{'s' if len(found) != 1 else ''}):"]
+    lines += [f"  {d}" for d in found[:10]]
+    if len(found) > 10:
+        lines.append(f"  ... and {len(found) - 10} more")
+    lines.append(
+        f"rebuild it to repair (the damaged parts' runs are read again): rtlab build {sources} -o {store}"
+    )
+    return "\n".join(lines)
