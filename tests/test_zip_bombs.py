@@ -63,7 +63,7 @@ def test_a_bomb_sample_is_skipped_with_bounded_memory(tmp_path: Path, kind: str)
     assert peak < 400, f"peak {peak:.0f} MB reading a {BOMB_GIB} GiB bomb"
     [t] = inspect.read(bomb, ReadOptions())
     assert t.id == "inspect:Bomb0001/ok/1"
-    [warning] = [w for w in t.meta["warnings"] if w.startswith("sample skipped")]
+    [warning] = [w.reason for w in t.warnings if w.reason.startswith("sample skipped")]
     assert str(bomb) in warning and "'samples/bomb_epoch_1.json'" in warning
     if kind == "lying":
         assert "more than the 1000 bytes its directory entry declares" in warning
@@ -169,7 +169,7 @@ def test_build_keeps_the_genuine_samples_and_the_reason(tmp_path: Path) -> None:
     [(unit, why)] = summary.skipped.items()
     assert unit.endswith("only.eval") and "samples/bomb_epoch_1.json" in why and MEMBER_ENV in why
     [t] = open_store(tmp_path / "store").load_trajectories()
-    assert any("samples/bomb_epoch_1.json" in w for w in t.meta["warnings"])
+    assert any("samples/bomb_epoch_1.json" in str(w) for w in t.warnings)
 
 
 @pytest.mark.parametrize("suffix", [".docx", ".xlsx"])

@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.store._schema import TABLES, to_arrow
+from rtlab.store._schema import TABLES, VERSION, to_arrow
+from rtlab.store._verify import file_sha256, manifest_files
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,8 +36,6 @@ MANIFEST = "_manifest.json"
 """The store's manifest: its commit point. Written atomically after every part it lists; readers read only
 the files it lists."""
 SCHEMA = "rtlab.store"
-VERSION = 2
-"""2: every part records its files' sizes and sha256 (``parts[PART]["checksums"]``), checked on open and rebuild."""
 DEFAULT_SHARDS = 16
 """Shards a store's runs are spread over (by their unit path): a rebuild rewrites only the parts of the shards
 whose runs changed."""
@@ -260,15 +259,6 @@ def unit_files(unit: Path) -> list[Path]:
     return found
 
 
-def file_sha256(path: Path) -> str:
-    """The sha256 of a file's bytes."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class _Hasher:
     """File hashes, reusing the manifest's where a file's size and modification time are those recorded. An
     entry is ``[sha256, size, mtime_ns]`` (a list, not an object: the manifest holds one per input file)."""
@@ -345,16 +335,6 @@ def _empty_manifest(options: BuildOptions) -> dict[str, Any]:
         "skipped": {},
         "files_seen": {},
     }
-
-
-def manifest_files(manifest: dict[str, Any]) -> dict[str, list[str]]:
-    """Every table's committed files (paths relative to the store), in a stable order."""
-    files: dict[str, list[str]] = {name: [] for name in TABLES}
-    for part, entry in sorted(manifest["parts"].items()):
-        shard, name = part.split("/", 1)
-        for table in entry["tables"]:
-            files[table].append(f"{table}/{shard}/{name}.parquet")
-    return files
 
 
 def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:

@@ -38,6 +38,9 @@ def _c(name: str, type: ArrowType, pandas: str, doc: str) -> Column:
     return Column(name, type, pandas, doc)
 
 
+VERSION = 2
+"""The store's format. 2: every part records its files' sizes and sha256 (``parts[PART]["checksums"]``), checked on open and rebuild."""
+
 KEY_COLUMNS: tuple[Column, ...] = (
     _c(
         "run_hash",

@@ -17,13 +17,14 @@ rebuilds the runs it held, ``rtlab.open`` refuses the store naming it (:class:`~
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtlab.store._schema import TABLES, arrow_schema
+from rtlab.store._schema import TABLES, VERSION, arrow_schema
 
 PART = re.compile(r"shard=\d{2,}/part-[A-Za-z0-9_-]+")
 """The form of a part's name (its path under each table's folder, without ``.parquet``)."""
@@ -44,6 +45,25 @@ class Damage:
 
     def __str__(self) -> str:
         return f"{self.what}: {self.why}"
+
+
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def manifest_files(manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """Every table's committed files (paths relative to the store), in a stable order."""
+    files: dict[str, list[str]] = {name: [] for name in TABLES}
+    for part, entry in sorted(manifest["parts"].items()):
+        shard, name = part.split("/", 1)
+        for table in entry["tables"]:
+            files[table].append(f"{table}/{shard}/{name}.parquet")
+    return files
 
 
 def part_file(table: str, part: str) -> str:
@@ -76,8 +96,6 @@ def sanitize(manifest: dict[str, Any]) -> list[Damage]:
     dropped (its rows, if a part holds them, are then found by :func:`check_manifest`), malformed bookkeeping
     (skipped runs, file hashes, order, sources) is reset, a version that is not a number is taken as the
     current one (whose checks are the strictest)."""
-    from rtlab.store._build import VERSION
-
     found: list[Damage] = []
 
     def bad(why: str, **kw: Any) -> None:
@@ -167,7 +185,6 @@ def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
                     "_manifest.json", f"run {unit} names part {where!r}, which is not listed", runs=(unit,)
                 )
             )
-    from rtlab.store._build import manifest_files
 
     if not found:
         derived = manifest_files(manifest)
@@ -262,7 +279,6 @@ def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | N
 
 
 def _bytes_problem(path: Path, table: str, recorded: list[Any] | None) -> str | None:
-    from rtlab.store._build import file_sha256
 
     try:
         if recorded is not None and file_sha256(path) != recorded[1]:
