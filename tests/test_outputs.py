@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from rtlab.errors import RtlabError
 from rtlab.io import atomic_open
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "pi"
@@ -66,7 +65,7 @@ def test_a_folder_in_place_of_the_output_is_refused_and_kept(tmp_path: Path) -> 
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "keep.txt").write_text("keep", encoding="utf-8")
     with (
-        pytest.raises(RtlabError, match="not a regular file .a folder."),
+        pytest.raises(IsADirectoryError, match="not a regular file .a folder."),
         atomic_open(tmp_path / "out") as fh,
     ):
         fh.write("x")

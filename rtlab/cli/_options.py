@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rtlab.cli._common import COUNT, _positive, existing_folder
+from rtlab.cli._common import COUNT, NON_NEGATIVE, _positive, existing_folder
 
 ABLATIONS = ("full", "no-capture", "no-review", "no-evidence-check", "no-finish-check")
 """``--ablation``'s choices: the tab in full or with one component off (``rtlab.environment.ABLATIONS``)."""
@@ -210,7 +210,7 @@ def by_option(p: argparse.ArgumentParser, *, default: str, help: str) -> None:
 
 def bootstrap_options(p: argparse.ArgumentParser, *, over: str) -> None:
     """``--n-boot`` resamples over ``over`` (tasks, items) and the ``--seed`` they are drawn with."""
-    p.add_argument("--n-boot", type=COUNT, default=1000, help=f"bootstrap resamples over {over}")
+    p.add_argument("--n-boot", type=NON_NEGATIVE, default=1000, help=f"bootstrap resamples over {over}")
     p.add_argument("--seed", type=int, default=0)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -13,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
 
-from rtlab.errors import ReaderError, RtlabError
+from rtlab.errors import ReaderError
 
 T = TypeVar("T")
 
@@ -36,7 +37,7 @@ def atomic_open(
     Only a regular file or a new path is ever replaced. A character device or a named pipe at ``path``
     (``-o /dev/stdout``, ``/dev/null``, a FIFO) is written as a stream, in place (a write error such as
     ``/dev/full``'s is raised); any other kind of file there (a folder, a block device, a socket) is refused with
-    :class:`~rtlab.errors.RtlabError` and left as it was.
+    an ``OSError`` naming it (``IsADirectoryError`` for a folder, as ``open`` would raise) and left as it was.
     """
     path = Path(path)
     try:
@@ -49,7 +50,10 @@ def atomic_open(
                 yield stream
                 stream.flush()
             return
-        raise RtlabError(f"{path}: not a regular file ({_kind_name(kind)}); rtlab writes only regular files")
+        what = f"not a regular file ({_kind_name(kind)}); rtlab writes only regular files"
+        if stat.S_ISDIR(kind):
+            raise IsADirectoryError(errno.EISDIR, what, str(path))
+        raise OSError(errno.EINVAL, what, str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
