@@ -8,7 +8,7 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, Literal
 
@@ -98,6 +98,26 @@ def deliverable_file(
         sha256=hashlib.sha256(data).hexdigest(),
         origin=origin,
     )
+
+
+def files_written_by_tools(
+    steps: list[Step], tools: Collection[str], path_of: Callable[[dict[str, Any]], str | None]
+) -> list[DeliverableFile]:
+    """The files a run delivered through its write tools (``tools``; ``path_of`` finds a call's path in its
+    arguments): for each path, the ``content`` of its last answered, successful call (a call whose content is not
+    text gives the path alone), in the order the paths were first written."""
+    files: dict[str, DeliverableFile] = {}
+    for step in steps:
+        path = path_of(step.args)
+        if step.tool not in tools or path is None or not step.answered or step.is_error:
+            continue
+        content = step.args.get("content")
+        files[path] = (
+            deliverable_file(path, content.encode("utf-8", "surrogatepass"), origin="write_tool")
+            if isinstance(content, str)
+            else DeliverableFile(path=path, origin="write_tool")
+        )
+    return list(files.values())
 
 
 def inside(path: Path, root: Path) -> bool:

@@ -41,7 +41,7 @@ from rtlab.ingest.readers._base import (
     ReadOptions,
     call_command,
     compact_json,
-    deliverable_file,
+    files_written_by_tools,
     parse_arguments,
     read_command,
     read_inside,
@@ -58,7 +58,7 @@ from rtlab.ingest.readers._frames import (
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import head_text, load_json, loads
-from rtlab.records import Action, Deliverable, DeliverableFile, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
 
 NAME = "cline"
 HISTORY = "api_conversation_history.json"
@@ -511,21 +511,6 @@ def _sidecar(folder: Path, name: str, task: _Task) -> Any:
         return None
 
 
-def _written(steps: list[Step]) -> list[DeliverableFile]:
-    files: dict[str, DeliverableFile] = {}
-    for step in steps:
-        path = _path(step.args)
-        if step.tool not in WRITE_TOOLS or path is None or not step.answered or step.is_error:
-            continue
-        content = step.args.get("content")
-        files[path] = (
-            deliverable_file(path, content.encode("utf-8", "surrogatepass"), origin="write_tool")
-            if isinstance(content, str)
-            else DeliverableFile(path=path, origin="write_tool")
-        )
-    return list(files.values())
-
-
 @typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory from a Cline / Roo Code task folder (or its ``api_conversation_history.json``)."""
@@ -567,7 +552,10 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             source_path=str(path),
             steps=tl.steps,
             events=tl.events,
-            deliverable=Deliverable(final_message=task.final or task.last_text, files=_written(tl.steps)),
+            deliverable=Deliverable(
+                final_message=task.final or task.last_text,
+                files=files_written_by_tools(tl.steps, WRITE_TOOLS, _path),
+            ),
             instruction=task.instruction,
             model=model,
             harness="cline" if versions else None,

@@ -46,7 +46,7 @@ from rtlab.ingest.readers._base import (
     ReadOptions,
     call_command,
     compact_json,
-    deliverable_file,
+    files_written_by_tools,
     parse_arguments,
     read_command,
     typed,
@@ -64,7 +64,7 @@ from rtlab.ingest.readers._frames import (
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy, trajectory_id
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import head_json_lines, head_text, iter_json_lines, load_json
-from rtlab.records import Action, Deliverable, DeliverableFile, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
 
 NAME = "gemini-cli"
 HARNESS = "gemini-cli"
@@ -615,22 +615,6 @@ def _type_stream_step(step: Step) -> None:
         step.frames = whole(step.shown or "")
 
 
-def _written(steps: list[Step]) -> list[DeliverableFile]:
-    """Files written by answered, successful ``write_file`` calls; the last write of a path wins."""
-    files: dict[str, DeliverableFile] = {}
-    for step in steps:
-        path = _first_str(step.args, _PATH_KEYS)
-        if step.tool not in WRITE_TOOLS or path is None or not step.answered or step.is_error:
-            continue
-        content = step.args.get("content")
-        files[path] = (
-            deliverable_file(path, content.encode("utf-8", "surrogatepass"), origin="write_tool")
-            if isinstance(content, str)
-            else DeliverableFile(path=path, origin="write_tool")
-        )
-    return list(files.values())
-
-
 @typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory from a Gemini CLI session file or stream-json output (see the module docstring)."""
@@ -675,7 +659,12 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             source_path=str(path),
             steps=tl.steps,
             events=tl.events,
-            deliverable=Deliverable(final_message=run.final, files=_written(tl.steps)),
+            deliverable=Deliverable(
+                final_message=run.final,
+                files=files_written_by_tools(
+                    tl.steps, WRITE_TOOLS, lambda args: _first_str(args, _PATH_KEYS)
+                ),
+            ),
             instruction=run.instruction,
             model=run.models.most_common(1)[0][0] if run.models else None,
             harness=HARNESS,

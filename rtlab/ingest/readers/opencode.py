@@ -27,7 +27,7 @@ from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import (
     ReadOptions,
     call_command,
-    deliverable_file,
+    files_written_by_tools,
     parse_arguments,
     read_command,
     typed,
@@ -43,7 +43,7 @@ from rtlab.ingest.readers._frames import (
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy, join_field
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import head_text, load_json
-from rtlab.records import Action, Deliverable, DeliverableFile, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
 
 NAME = "opencode"
 LOOKS_FOR = (
@@ -314,21 +314,6 @@ def _part(session: _Session, part: Any, role: str, index: int, where: str) -> No
         session.note(index + 1, join_field(where, "type"), f"unknown part type {kind!r}; skipped")
 
 
-def _written(steps: list[Step]) -> list[DeliverableFile]:
-    files: dict[str, DeliverableFile] = {}
-    for step in steps:
-        path = _path(step.args)
-        if step.tool not in WRITE_TOOLS or path is None or not step.answered or step.is_error:
-            continue
-        content = step.args.get("content")
-        files[path] = (
-            deliverable_file(path, content.encode("utf-8", "surrogatepass"), origin="write_tool")
-            if isinstance(content, str)
-            else DeliverableFile(path=path, origin="write_tool")
-        )
-    return list(files.values())
-
-
 @typed(type_step)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory from an OpenCode session export (see the module docstring)."""
@@ -369,7 +354,9 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             source_path=str(path),
             steps=tl.steps,
             events=tl.events,
-            deliverable=Deliverable(final_message=session.final, files=_written(tl.steps)),
+            deliverable=Deliverable(
+                final_message=session.final, files=files_written_by_tools(tl.steps, WRITE_TOOLS, _path)
+            ),
             instruction=session.instruction,
             model=model.split("/", 1)[-1] if model else None,
             harness="opencode",
