@@ -22,8 +22,7 @@ from rtlab.cli._common import (
     _json_safe,
     _llm_client,
     _nothing_read,
-    _report_scan,
-    _report_skipped,
+    _replayed,
 )
 from rtlab.cli._options import (
     annotator_options,
@@ -141,7 +140,7 @@ def _rows_per_run(
 ) -> tuple[list[dict[str, Any]], bool]:
     """``each(replay)``'s rows for every run under ``args.paths``, in order: each unit read, replayed (default
     tab) and turned into rows where it is (a worker with ``--jobs``); unreadable units reported, not fatal."""
-    from rtlab.runner import ReplayOptions, replay_paths
+    from rtlab.runner import ReplayOptions
 
     if args.clip is not None:
         from rtlab.ingest import get_policy
@@ -152,26 +151,10 @@ def _rows_per_run(
     options = ReplayOptions(
         format=args.format, clip=args.clip, join=not args.no_join, follow_links=args.follow_links
     )
-    unclaimed: list[Any] = []
-    renamed: list[Any] = []
-    n_read = 0
-    for done, failures in replay_paths(
-        args.paths,
-        options,
-        jobs=args.jobs,
-        progress=args.progress,
-        strict=args.strict,
-        each=each,
-        unclaimed=unclaimed,
-        renamed=renamed,
-    ):
-        _report_skipped(failures)
+    for done, failures in _replayed(args, options, each):
         failed = failed or bool(failures)
-        n_read += len(done) + sum(1 for f in failures if f.trajectory is not None)
         for unit_rows in done:
             rows += unit_rows
-    _report_scan(unclaimed, renamed, full=args.list_unread)
-    _nothing_read(args, n_read)
     return rows, failed
 
 

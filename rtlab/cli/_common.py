@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -202,3 +202,29 @@ def existing_folder(text: str) -> str:
         what = "a file" if os.path.exists(text) else "no such folder"
         raise argparse.ArgumentTypeError(f"{text}: {what}; a folder is needed")
     return text
+
+
+def _replayed(args: argparse.Namespace, options: Any, each: Any) -> Iterator[tuple[list[Any], list[Any]]]:
+    """``replay_paths`` over ``args.paths`` as every replaying command runs it (``--jobs``, ``--progress``,
+    ``--strict``): each unit's ``(done, failures)`` as it is finished, its failures reported on stderr; once all
+    are, the files the scan did not read are reported and a scan that read nothing stops the command."""
+    from rtlab.runner import replay_paths
+
+    unclaimed: list[Any] = []
+    renamed: list[Any] = []
+    n_read = 0
+    for done, failures in replay_paths(
+        args.paths,
+        options,
+        jobs=args.jobs,
+        progress=args.progress,
+        strict=args.strict,
+        each=each,
+        unclaimed=unclaimed,
+        renamed=renamed,
+    ):
+        _report_skipped(failures)
+        n_read += len(done) + sum(1 for f in failures if f.trajectory is not None)
+        yield done, failures
+    _report_scan(unclaimed, renamed, full=args.list_unread)
+    _nothing_read(args, n_read)

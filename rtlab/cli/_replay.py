@@ -17,9 +17,7 @@ from rtlab.cli._common import (
     EXIT_PARTIAL,
     NON_NEGATIVE,
     _ingest,
-    _nothing_read,
-    _report_scan,
-    _report_skipped,
+    _replayed,
 )
 from rtlab.cli._options import (
     command,
@@ -68,7 +66,6 @@ def _summary_json(replay: Any, *, redact: bool) -> str:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     from rtlab.environment import export_parquet, replay_summary
-    from rtlab.runner import replay_paths
 
     options = _replay_options(args)
     # Without --out the replays themselves are not needed here: workers send back only what is printed
@@ -76,22 +73,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if not args.out:
         each = functools.partial(_summary_json, redact=args.redact) if args.json else replay_summary
     replays, failures = [], []
-    unclaimed: list[Any] = []
-    renamed: list[Any] = []
-    n_read = 0
-    for done, failed in replay_paths(
-        args.paths,
-        options,
-        jobs=args.jobs,
-        progress=args.progress,
-        strict=args.strict,
-        each=each,
-        unclaimed=unclaimed,
-        renamed=renamed,
-    ):
-        _report_skipped(failed)
+    for done, failed in _replayed(args, options, each):
         failures.extend(failed)
-        n_read += len(done) + sum(1 for f in failed if f.trajectory is not None)
         if args.out:
             replays.extend(done)
             if args.json:
@@ -108,8 +91,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
                     f"{len(s['requirements'])} requirements"
                     + (f", finish check: {s['finish_check'].splitlines()[0]}" if s["finish_check"] else "")
                 )
-    _report_scan(unclaimed, renamed, full=args.list_unread)
-    _nothing_read(args, n_read)
     if args.out:
         for path in export_parquet(replays, args.out, redact=args.redact):
             print(f"wrote {path}", file=sys.stderr)
