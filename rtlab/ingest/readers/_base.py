@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from rtlab.ingest.readers._registry import ReadOptions  # noqa: E402  (re-exported)
 from rtlab.io import without_surrogates
-from rtlab.records import DeliverableFile, Event, Step, Trajectory
+from rtlab.records import Action, DeliverableFile, Event, Step, Trajectory
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
 
@@ -60,6 +60,46 @@ def read_command(path: str, offset: int | None = None, limit: int | None = None)
     if limit is not None:
         parts.append(str(limit))
     return " ".join(parts)
+
+
+def file_tool_command(
+    tool: str,
+    args: dict[str, Any],
+    path: str | None,
+    *,
+    shell: Collection[str],
+    read: Collection[str],
+    write: Collection[str],
+    edit: Collection[str] = (),
+    window: tuple[int | None, int | None] = (None, None),
+) -> str:
+    """``Step.command`` for a harness whose tools are named sets (``path``: the call's file, as its reader finds
+    it): a shell tool's ``command`` as it is, ``read PATH [OFFSET [LIMIT]]`` for a read tool (``window``: its
+    offset and limit), ``write PATH``, ``edit PATH``, else ``tool {json args}`` (``tool RAW`` for arguments that
+    were not JSON)."""
+    if set(args) == {"_raw"}:
+        return call_command(tool, args)
+    if tool in shell and isinstance(args.get("command"), str):
+        return str(args["command"])
+    if path is not None:
+        if tool in read:
+            return read_command(path, *window)
+        if tool in write:
+            return f"write {path}"
+        if tool in edit:
+            return f"edit {path}"
+    return call_command(tool, args)
+
+
+def search_action(tool: str, pattern: str, files: list[str]) -> Action:
+    """What a search did whose result names the files it matched in (under a heading per file, as Gemini CLI,
+    OpenCode and Cline print them): matches in one file are a read of it, none a search for ``pattern``; matches
+    in several are not typed (capture reads a search's lines as ``path:N:text`` only)."""
+    if len(files) == 1:
+        return Action.read(files[0])
+    if not files:
+        return Action("search", pattern=pattern)
+    return Action.other(tool)
 
 
 def compact_json(value: Any) -> str:

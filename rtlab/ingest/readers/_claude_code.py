@@ -35,10 +35,9 @@ from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import (
     ReadOptions,
-    call_command,
     deliverable_file,
+    file_tool_command,
     parse_arguments,
-    read_command,
 )
 from rtlab.ingest.readers._frames import (
     ClaudeCodeTool,
@@ -101,18 +100,16 @@ def tool_path(args: dict[str, Any]) -> str | None:
 def step_command(tool: str, args: dict[str, Any]) -> str:
     """``Step.command``: Bash's command line, ``read PATH [OFFSET [LIMIT]]``, ``write PATH`` / ``edit PATH``, or
     ``tool {json args}``."""
-    if set(args) == {"_raw"}:
-        return call_command(tool, args)
-    path = tool_path(args)
-    if tool in SHELL_TOOLS and isinstance(args.get("command"), str):
-        return str(args["command"])
-    if tool in READ_TOOLS and path is not None:
-        return read_command(path, _int(args.get("offset")), _int(args.get("limit")))
-    if tool in WRITE_TOOLS and path is not None:
-        return f"write {path}"
-    if tool in EDIT_TOOLS and path is not None:
-        return f"edit {path}"
-    return call_command(tool, args)
+    return file_tool_command(
+        tool,
+        args,
+        tool_path(args),
+        shell=SHELL_TOOLS,
+        read=READ_TOOLS,
+        write=WRITE_TOOLS,
+        edit=EDIT_TOOLS,
+        window=(_int(args.get("offset")), _int(args.get("limit"))),
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -39,12 +39,12 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import (
     ReadOptions,
-    call_command,
     compact_json,
+    file_tool_command,
     files_written_by_tools,
     parse_arguments,
-    read_command,
     read_inside,
+    search_action,
     typed,
 )
 from rtlab.ingest.readers._frames import (
@@ -204,16 +204,7 @@ def _path(args: dict[str, Any]) -> str | None:
 
 def step_command(tool: str, args: dict[str, Any]) -> str:
     """``Step.command``: the shell command, ``read PATH``, ``write PATH``, or ``tool {json}``."""
-    if set(args) == {"_raw"}:
-        return call_command(tool, args)
-    path = _path(args)
-    if tool in SHELL_TOOLS and isinstance(args.get("command"), str):
-        return str(args["command"])
-    if tool in READ_TOOLS and path is not None:
-        return read_command(path)
-    if tool in WRITE_TOOLS and path is not None:
-        return f"write {path}"
-    return call_command(tool, args)
+    return file_tool_command(tool, args, _path(args), shell=SHELL_TOOLS, read=READ_TOOLS, write=WRITE_TOOLS)
 
 
 def type_step(step: Step) -> None:
@@ -244,14 +235,8 @@ def type_step(step: Step) -> None:
     elif tool in LIST_TOOLS and path is not None:
         step.action, kind = Action("list", base=path), "list"
     elif tool in SEARCH_TOOLS and isinstance(args.get("regex"), str):
-        files = heading_search(shown, CLINE_SEARCH)[0]
+        step.action = search_action(tool, args["regex"], heading_search(shown, CLINE_SEARCH)[0])
         kind = "search"
-        if len(files) == 1:
-            step.action = Action.read(files[0])
-        elif not files:
-            step.action = Action("search", pattern=args["regex"])
-        else:
-            step.action = Action.other(tool)
     else:
         step.action = Action.other(tool)
     step.frames = cline_frames(shown, tool=kind)

@@ -44,11 +44,11 @@ from typing import Any, Literal
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import (
     ReadOptions,
-    call_command,
     compact_json,
+    file_tool_command,
     files_written_by_tools,
     parse_arguments,
-    read_command,
+    search_action,
     typed,
 )
 from rtlab.ingest.readers._frames import (
@@ -175,16 +175,15 @@ def _window(args: dict[str, Any]) -> tuple[int | None, int | None]:
 
 def step_command(tool: str, args: dict[str, Any]) -> str:
     """``Step.command``: the shell command, ``read PATH [OFFSET [LIMIT]]``, ``write PATH``, or ``tool {json}``."""
-    if set(args) == {"_raw"}:
-        return call_command(tool, args)
-    path = _first_str(args, _PATH_KEYS)
-    if tool in SHELL_TOOLS and isinstance(args.get("command"), str):
-        return str(args["command"])
-    if tool in READ_TOOLS and path is not None:
-        return read_command(path, *_window(args))
-    if tool in WRITE_TOOLS and path is not None:
-        return f"write {path}"
-    return call_command(tool, args)
+    return file_tool_command(
+        tool,
+        args,
+        _first_str(args, _PATH_KEYS),
+        shell=SHELL_TOOLS,
+        read=READ_TOOLS,
+        write=WRITE_TOOLS,
+        window=_window(args),
+    )
 
 
 def type_step(step: Step) -> None:
@@ -211,20 +210,16 @@ def type_step(step: Step) -> None:
     elif tool in EDIT_TOOLS and path is not None:
         step.action = Action("edit", path=path)
     elif tool in GREP_TOOLS and pattern is not None:
-        files = heading_search(shown, GEMINI_GREP)[0]
         kind = "grep"
         if args.get("names_only") is True:
             step.action = Action("list", pattern=pattern)
-        elif len(files) == 1:
-            where = _first_str(args, _DIR_KEYS)  # the files are named relative to the folder searched
-            found = (
-                files[0] if where is None or posixpath.isabs(files[0]) else posixpath.join(where, files[0])
-            )
-            step.action = Action.read(found)
-        elif not files:
-            step.action = Action("search", pattern=pattern)
         else:
-            step.action = Action.other(tool)
+            where = _first_str(args, _DIR_KEYS)  # the files are named relative to the folder searched
+            files = [
+                f if where is None or posixpath.isabs(f) else posixpath.join(where, f)
+                for f in heading_search(shown, GEMINI_GREP)[0]
+            ]
+            step.action = search_action(tool, pattern, files)
     elif tool in GLOB_TOOLS and pattern is not None:
         step.action, kind = Action("list", pattern=pattern), "glob"
     elif tool in LIST_TOOLS and not raw:

@@ -26,10 +26,10 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import (
     ReadOptions,
-    call_command,
+    file_tool_command,
     files_written_by_tools,
     parse_arguments,
-    read_command,
+    search_action,
     typed,
 )
 from rtlab.ingest.readers._frames import (
@@ -92,16 +92,15 @@ def _int(value: Any) -> int | None:
 
 def step_command(tool: str, args: dict[str, Any]) -> str:
     """``Step.command``: the shell command, ``read PATH [OFFSET [LIMIT]]``, ``write PATH``, or ``tool {json}``."""
-    if set(args) == {"_raw"}:
-        return call_command(tool, args)
-    path = _path(args)
-    if tool in SHELL_TOOLS and isinstance(args.get("command"), str):
-        return str(args["command"])
-    if tool in READ_TOOLS and path is not None:
-        return read_command(path, _int(args.get("offset")), _int(args.get("limit")))
-    if tool in WRITE_TOOLS and path is not None:
-        return f"write {path}"
-    return call_command(tool, args)
+    return file_tool_command(
+        tool,
+        args,
+        _path(args),
+        shell=SHELL_TOOLS,
+        read=READ_TOOLS,
+        write=WRITE_TOOLS,
+        window=(_int(args.get("offset")), _int(args.get("limit"))),
+    )
 
 
 def type_step(step: Step) -> None:
@@ -139,14 +138,8 @@ def type_step(step: Step) -> None:
         else:
             step.action = Action.other(tool)
     elif tool in GREP_TOOLS and isinstance(args.get("pattern"), str):
-        files = heading_search(shown, OPENCODE_GREP)[0]
+        step.action = search_action(tool, args["pattern"], heading_search(shown, OPENCODE_GREP)[0])
         kind = "grep"
-        if len(files) == 1:
-            step.action = Action.read(files[0])
-        elif not files:
-            step.action = Action("search", pattern=args["pattern"])
-        else:
-            step.action = Action.other(tool)
     elif tool in GLOB_TOOLS and isinstance(args.get("pattern"), str):
         step.action, kind = Action("list", pattern=args["pattern"]), "glob"
     else:
