@@ -29,9 +29,10 @@ def raw() -> dict:
 
 def test_packaged_codebook_loads_with_its_version():
     cb = load_codebook()
-    # codebook 2 (anchors, item attribution), 2.1 (how a wrong one-number answer was built)
-    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.1"
-    assert cb.changes[0].startswith("2.1") and cb.changes[1].startswith("2.0")  # newest first
+    # codebook 2 (anchors, item attribution), 2.1 (how a wrong one-number answer was built), 2.2 (what an item
+    # needs, derived from the records shown)
+    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.2"
+    assert cb.changes[0].startswith("2.2") and cb.changes[1].startswith("2.1")  # newest first
     assert tuple(c.key for c in cb.categories) == CATEGORIES
     assert load_codebook() is cb  # read once; records are immutable
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -63,6 +64,7 @@ def test_rules_are_ordered_and_each_assigns_a_known_category():
         == [
             *ids[:2],
             "R2a",
+            "R2b",
             *ids[2:7],
             "R7a",
             "R7b",
@@ -71,11 +73,14 @@ def test_rules_are_ordered_and_each_assigns_a_known_category():
             "R10a",
             "R10b",
             "R10c",
-            *ids[10:15],
+            *ids[10:14],
+            "R9a",
+            ids[14],
             "R15a",
             ids[15],
         ]
-    )  # and 2.1's R2a (data asked of a run that opened no source), R15a (the judge's claim checked) before R16
+    )  # and 2.1's R2a (data asked of a run that opened no source), R15a (the judge's claim checked) before R16;
+    # 2.2's R2b (a data file opened as far as its headers) after R2a, R9a (records shown, none delivered) before R15
     for r in cb.rules:
         assert r.category in CATEGORIES
         assert (r.subreason is None) == (r.category != "other")
@@ -160,7 +165,7 @@ def test_load_from_path_and_its_errors(tmp_path):
         (lambda d: d["rules"][1].update(id="R1"), r"rule ids repeat"),
         (
             lambda d: d["rules"][1].update(category="other"),
-            r"category discovery: lists rules \[.R2., .R2a.\], rules assigning it are \(.R2a.,\)",
+            r"category discovery: lists rules \[.R2., .R2a., .R2b.\], rules assigning it are \(.R2a., .R2b.\)",
         ),
         (lambda d: d["rules"][0].update(subreason="misc"), r"subreason missing_deliverable: lists rules"),
         (lambda d: d["lexicon"].pop("absent_phrases"), r"lexicon lacks \['absent_phrases'\]"),

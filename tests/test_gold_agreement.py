@@ -277,7 +277,7 @@ def test_rules_against_workspace_bench_gold(real: Path) -> None:
     summary = report.summary.set_index("subset")
     assert summary["n"].to_dict() == {"all": 177, "clear": 120}
     assert report.unlabelled.empty
-    assert summary.loc["clear", "kappa"] >= 0.90
+    assert summary.loc["clear", "kappa"] >= 0.95 and summary.loc["all", "kappa"] > 0.80  # rtlab issue 25's goals
     pinned = RULES_WB
     assert summary.loc["all", "kappa"] == pytest.approx(pinned["all"], abs=5e-4)
     assert summary.loc["clear", "kappa"] == pytest.approx(pinned["clear"], abs=5e-4)
@@ -291,12 +291,14 @@ def test_rules_against_officeqa_gold(real: Path) -> None:
     assert int((found["label"] == R).sum()) == RULES_OQA_DISTORTED
 
 
-RULES_WB = {"all": 0.7732, "clear": 0.9666}
-"""Rule labels (codebook 2.1) against the Workspace-Bench gold: kappa over all 177 items and the 120 clear
-(0.7387 and 0.9332 under codebooks 1.1 and 2.0). R2a turned five items of the runs that opened no source file
-from format to discovery: four agree with the gold now (15_nokg and 15_gfs_off, items 4 and 12, two of them
-clear), one no longer does (15_gfs_on #12, which the gold calls a missing deliverable, unclear: the evaluated
-file is another run's)."""
+RULES_WB = {"all": 0.8284, "clear": 1.0}
+"""Rule labels (codebook 2.2) against the Workspace-Bench gold: kappa over all 177 items and the 120 clear
+(0.7387 and 0.9332 under codebooks 1.1 and 2.0; 0.7732 and 0.9666 under 2.1). 2.1's R2a turned five items of
+the runs that opened no source file from format to discovery. 2.2: R2b turns 15_cloud #10 and #11 (clear) from
+other/reasoning to discovery (file 5 was opened as far as its header rows: one record shown); R9a turns the 12
+items of 95_nokg from other (R15a's judge_error, R15) to shown_but_missing (the release notes' versions and
+dates were shown, the report holds none of them): 7 of them agree with the gold (all unclear), 5 no longer do
+(the gold calls them judge_error, unclear: the report is consistent in itself, built from the wrong files)."""
 RULES_OQA_AGREE = 11
 """Rule labels (codebook 2.1) that agree with the OfficeQA gold, of 18 (5 with codebooks 1.1 and 2.0: the six
 more are R7a-R7c's Dropped or Distorted answers, each found with no other label changed)."""

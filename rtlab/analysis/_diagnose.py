@@ -21,6 +21,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, Codebook, load_codebook
+from rtlab.analysis._coverage import Coverage, DeliverableIndex, coverage
 from rtlab.analysis._operands import Misbuilt, misbuilt
 from rtlab.records import Deliverable, Trajectory
 from rtlab.text import (
@@ -49,6 +50,9 @@ MIN_CONTENT_CHARS = 40
 file's path, white space and markdown punctuation (``# | : -``): a search hit showing only the path and a
 heading line (``/x/4-dashboard.xlsx:## Income Expense Dashboard``) does not open the file."""
 _NOT_CONTENT = re.compile(r"[\s#|:\-]+")
+DATA_SUFFIXES = frozenset({".xlsx", ".xlsm", ".xls", ".csv", ".tsv", ".json", ".jsonl", ".parquet"})
+"""Files made of records (spreadsheets, delimited text, JSON): one whose shown excerpts hold no records showed
+its headers only (codebook 2.2, R2b)."""
 RefMode = Literal["named", "tokens", "anchors", "format", "all"]
 """How an item's referred files were found (:attr:`ItemFacts.ref_mode`)."""
 
@@ -143,6 +147,11 @@ class ItemFacts:
     """Task source files the judge's evidence names while saying files were not found or not read
     (``unread_phrases``), each with the step that opened it, when the read log shows every one it names
     opened; else empty (codebook 2.1, R15a)."""
+    coverage: Coverage | None = None
+    """The records the run was shown of the files the item needs, and how many the deliverable holds
+    (:mod:`rtlab.analysis._coverage`; codebook 2.2); ``None`` for a format item."""
+    data_files: tuple[str, ...] = ()
+    """The needed files that are data files (:data:`DATA_SUFFIXES`): their records are what they hold."""
     misbuilt: Misbuilt | None = None
     """How a wrong one-number answer was built, where the item expects one value that was not delivered and
     one of R7a-R7c's conditions holds (:func:`rtlab.analysis._operands.misbuilt`; codebook 2.1)."""
@@ -347,6 +356,10 @@ class RunEvidence:
     """The anchors of everything the agent was shown (codebook 2)."""
     delivered_anchors: AnchorIndex | None = None
     """The anchors of everything it delivered."""
+    delivered_index: DeliverableIndex | None = None
+    """The numbers and anchors of everything it delivered, to test shown records in (codebook 2.2)."""
+    instruction: str = ""
+    """The task's instruction (records it states are not the sources' records)."""
 
 
 def run_evidence(
@@ -364,6 +377,8 @@ def run_evidence(
         delivered_text=fold_text("\n".join(t for _, t in files), compatibility=True),
         shown_anchors=AnchorIndex("\n".join(s.shown or "" for s in trajectory.steps)),
         delivered_anchors=AnchorIndex("\n".join(t for _, t in files)),
+        delivered_index=DeliverableIndex(files),
+        instruction=trajectory.task.instruction if trajectory.task else "",
     )
 
 
@@ -463,6 +478,11 @@ def item_facts(
             if hits:
                 listed[s] = (hits[0][1], hits[0][0])
     quotes = [next(g for g in m.groups() if g) for m in _QUOTE.finditer(text)]
+    needed = referred if referred else ([] if format_item else sources)
+    cover = None
+    if seen.delivered_index is not None and needed and not format_item:
+        shown_of = {s: [e for e in replay.tab.read_log if same_file(s, e.path)] for s in needed}
+        cover = coverage(needed, shown_of, seen.delivered_index, known=seen.instruction)
     unread = lex.find("unread_phrases", judge) if judge and "unread_phrases" in lex.lists else []
     return ItemFacts(
         rubric_index=index,
@@ -495,6 +515,8 @@ def item_facts(
         },
         has_deliverable=_has_deliverable(trajectory.deliverable),
         deliverable_files=seen.files,
+        coverage=cover if any(r.id == "R9a" for r in cb.rules) else None,
+        data_files=tuple(s for s in needed if posixpath.splitext(name_key(s))[1] in DATA_SUFFIXES),
         misbuilt=_misbuilt(trajectory, rows, seen.files) if any(r.id == "R7a" for r in cb.rules) else None,
         unread_claims=_unread_claims(judge, sources, replay) if unread else [],
     )
@@ -703,6 +725,22 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             f"The item asks for the sources' data and the run opened none of the task's source files "
             f"({', '.join(facts.sources)}).",
         )
+    cover = facts.coverage
+    if (
+        cover is not None
+        and facts.data_files
+        and not any(cover.data_shown(s) for s in cover.needed)
+        and not any(_flag(r, "delivered") for r in values)
+        and not any(facts.anchors_delivered)
+    ):
+        return (
+            "R2b",
+            "discovery",
+            None,
+            f"The item needs {', '.join(facts.data_files)}: opened, but no excerpt shown of "
+            f"{'it' if len(facts.data_files) == 1 else 'them'} holds their records (headers, a title or a "
+            f"summary line only); {files}.",
+        )
     if _says(facts, "rubric_error"):
         return (
             "R3",
@@ -778,6 +816,15 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             )
     if _says(facts, "mismatch"):
         return "R14", "dropped_or_distorted", None, f"{_quote_judge(facts, 'mismatch')}; {files}."
+    if cover is not None and cover.with_records and cover.none_delivered:
+        return (
+            "R9a",
+            "shown_but_missing",
+            None,
+            f"The item names no value; the run was shown {cover.shown} records of "
+            f"{', '.join(cover.with_records)} and the deliverable holds {cover.delivered} of them (lacking "
+            f"e.g. {', '.join(cover.examples[:3])}); {files}.",
+        )
     if facts.reasoning_item:
         return (
             "R15",
