@@ -69,7 +69,10 @@ def test_rules_are_ordered_and_each_assigns_a_known_category():
             "R7a",
             "R7b",
             "R7c",
-            *ids[7:10],
+            "R7d",
+            *ids[7:9],
+            "R9b",
+            ids[9],
             "R10a",
             "R10b",
             "R10c",
@@ -80,7 +83,8 @@ def test_rules_are_ordered_and_each_assigns_a_known_category():
             ids[15],
         ]
     )  # and 2.1's R2a (data asked of a run that opened no source), R15a (the judge's claim checked) before R16;
-    # 2.2's R2b (a data file opened as far as its headers) after R2a, R9a (records shown, none delivered) before R15
+    # 2.2's R2b (a data file opened as far as its headers) after R2a, R9a (records shown, none delivered) before R15,
+    # R7d (the expression's neighbour gives the answer) after R7c, R9b (only the source files hold it) after R9
     for r in cb.rules:
         assert r.category in CATEGORIES
         assert (r.subreason is None) == (r.category != "other")
@@ -165,7 +169,7 @@ def test_load_from_path_and_its_errors(tmp_path):
         (lambda d: d["rules"][1].update(id="R1"), r"rule ids repeat"),
         (
             lambda d: d["rules"][1].update(category="other"),
-            r"category discovery: lists rules \[.R2., .R2a., .R2b.\], rules assigning it are \(.R2a., .R2b.\)",
+            r"category discovery: lists rules \[.R2., .R2a., .R2b., .R9b.\], rules assigning it are \(.R2a., .R2b., .R9b.\)",
         ),
         (lambda d: d["rules"][0].update(subreason="misc"), r"subreason missing_deliverable: lists rules"),
         (lambda d: d["lexicon"].pop("absent_phrases"), r"lexicon lacks \['absent_phrases'\]"),

@@ -299,12 +299,19 @@ other/reasoning to discovery (file 5 was opened as far as its header rows: one r
 items of 95_nokg from other (R15a's judge_error, R15) to shown_but_missing (the release notes' versions and
 dates were shown, the report holds none of them): 7 of them agree with the gold (all unclear), 5 no longer do
 (the gold calls them judge_error, unclear: the report is consistent in itself, built from the wrong files)."""
-RULES_OQA_AGREE = 11
-"""Rule labels (codebook 2.1) that agree with the OfficeQA gold, of 18 (5 with codebooks 1.1 and 2.0: the six
-more are R7a-R7c's Dropped or Distorted answers, each found with no other label changed)."""
-RULES_OQA_DISTORTED = 6
+RULES_OQA_AGREE = 13
+"""Rule labels (codebook 2.2) that agree with the OfficeQA gold, of 18 (5 with codebooks 1.1 and 2.0; 11 with
+2.1: R7a-R7c's six Dropped or Distorted answers). 2.2: oqa-0's calendar-year total is the sum of the twelve
+monthly cells of the row 'National defense' shown at step 3, and the answer 1580 a cell of the same name (the
+fiscal-year total): R7d, Dropped or Distorted as the gold says; oqa-126's expected 0.03 stood in the shown text
+only as a coincidence of digits (no quantity term of the question near it), so R9 no longer calls it Shown but
+Missing: R10, reasoning, as the gold says. With the bulletins given as --sources the count is the same: the
+strict search of whole files finds no expression for the five still other (oqa-122's three months of savings
+notes are named by none of the question's terms)."""
+RULES_OQA_DISTORTED = 7
 """Of the 9 items the OfficeQA gold labels Dropped or Distorted, how many the rules label so (codebook 2.1; 0
 before): a wrong operand shown beside the right one (R7a: oqa-109's row, oqa-129's and oqa-34's column,
 oqa-58's estimate row for the actual one of another bulletin, each the gold's own explanation), the wrong scale
-(R7b: oqa-16), the wrong cell (R7c: oqa-37). Not found: oqa-11 (operands left out), oqa-40 (rows pooled),
-oqa-0 (a sum over a row answered by the fiscal-year total). No other item is labelled Dropped or Distorted."""
+(R7b: oqa-16), the wrong cell (R7c: oqa-37), and under 2.2 a cell of the same name as the expected expression's
+line (R7d: oqa-0, the fiscal-year total for the calendar year's twelve months). Not found: oqa-11 (operands left
+out), oqa-40 (rows pooled). No other item is labelled Dropped or Distorted."""

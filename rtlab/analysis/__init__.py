@@ -21,10 +21,12 @@ if TYPE_CHECKING:
     from rtlab.analysis._codebook import CATEGORIES as CATEGORIES
     from rtlab.analysis._codebook import CODEBOOK_FILE as CODEBOOK_FILE
     from rtlab.analysis._codebook import CODEBOOK_VERSION as CODEBOOK_VERSION
+    from rtlab.analysis._codebook import CONFIDENCES as CONFIDENCES
     from rtlab.analysis._codebook import LEXICON_LISTS as LEXICON_LISTS
     from rtlab.analysis._codebook import Category as Category
     from rtlab.analysis._codebook import Codebook as Codebook
     from rtlab.analysis._codebook import CodebookError as CodebookError
+    from rtlab.analysis._codebook import Confidence as Confidence
     from rtlab.analysis._codebook import Example as Example
     from rtlab.analysis._codebook import Feature as Feature
     from rtlab.analysis._codebook import Lexicon as Lexicon
@@ -154,6 +156,8 @@ __getattr__, __dir__, __all__ = attach(
             "LEXICON_LISTS",
             "Example",
             "Rule",
+            "Confidence",
+            "CONFIDENCES",
             "Subreason",
             "Category",
             "Feature",

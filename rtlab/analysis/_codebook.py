@@ -17,13 +17,16 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 CODEBOOK_VERSION = "rtlab-codebook/2.2"
 CODEBOOK_FILE = "codebook_v2.json"
 """The packaged codebook the labeler applies; ``codebook_v1.json`` (version 1.1) stays beside it, loadable by
 path, so that labels written under it can be read against the rules that made them."""
 CATEGORIES: tuple[str, ...] = ("shown_but_missing", "dropped_or_distorted", "discovery", "other")
+Confidence = Literal["high", "low"]
+"""How far a rule's label can be trusted (:attr:`Rule.confidence`)."""
+CONFIDENCES: tuple[Confidence, ...] = ("high", "low")
 """The category keys, in the order tables show them."""
 LEXICON_LISTS: tuple[str, ...] = (
     "format_words",
@@ -70,6 +73,11 @@ class Rule:
     """The condition, written for a human annotator."""
     labeler: str | None = None
     """How the labeler tests the condition where it cannot read what a human reads (``None``: as written)."""
+    confidence: Confidence = "high"
+    """How far the rule's label can be trusted (codebook 2.2): ``high`` when it reads the evidence itself
+    (what was opened, shown and delivered, an answer re-run); ``low`` when it rests on the judge's wording, on
+    a fallback that found no evidence, or on a reading a careful annotator often labels otherwise (a codebook
+    without the field: every rule ``high``)."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +228,13 @@ def _get(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: s
     return value
 
 
+def _confidence(data: dict[str, Any], where: str) -> Confidence:
+    value = data.get("confidence", "high")
+    if value not in CONFIDENCES:
+        raise CodebookError(f"{where}.confidence: expected one of {list(CONFIDENCES)}, got {value!r}")
+    return "high" if value == "high" else "low"
+
+
 def _example(data: dict[str, Any], where: str) -> Example:
     run = _get(data, "run", (str, type(None)), where)
     index = _get(data, "rubric_index", (int, type(None)), where)
@@ -332,6 +347,7 @@ def parse_codebook(data: dict[str, Any], where: str = "codebook") -> Codebook:
                 subreason=_get(r, "subreason", (str, type(None)), f"{where}.rules[{i}]"),
                 text=_get(r, "text", str, f"{where}.rules[{i}]"),
                 labeler=_get(r, "labeler", (str, type(None)), f"{where}.rules[{i}]"),
+                confidence=_confidence(r, f"{where}.rules[{i}]"),
             )
             for i, r in enumerate(_get(data, "rules", list, where))
         ),

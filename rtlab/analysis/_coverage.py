@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rtlab.text import AnchorIndex, Number, find_anchors, find_numbers, is_year_like, number_index
+from rtlab.text import AnchorIndex, AnchorKind, Number, find_anchors, find_numbers, is_year_like, number_index
 
 if TYPE_CHECKING:
     from rtlab.environment import ReadEntry
@@ -43,7 +43,7 @@ MIN_SHOWN_RECORDS = 3
 EMPTY_SHARE = 0.05
 """A deliverable holding less than this share of the shown records holds none of them: an empty template or a
 placeholder may repeat a date or a total by chance."""
-RECORD_KINDS = ("date", "code", "money", "quantity")
+RECORD_KINDS: tuple[AnchorKind, ...] = ("date", "code", "money", "quantity")
 """The anchor kinds that are records (names are left out: mostly headers and labels)."""
 
 _LINE_NUMBER = re.compile(r"^[ \t]*\d+(?:\t|:|→|\|)|^[^\s:]+:\d+:", re.MULTILINE)
@@ -149,7 +149,8 @@ class DeliverableIndex:
                 found = find_numbers(record.text)
                 self._found[key] = bool(found) and self.numbers.find(found[0]) is not None
             else:
-                anchors = find_anchors(record.text, kinds=(record.kind,))  # type: ignore[arg-type]
+                kind = next(k for k in RECORD_KINDS if k == record.kind)
+                anchors = find_anchors(record.text, kinds=(kind,))
                 self._found[key] = bool(anchors) and self.anchors.find(anchors[0]) is not None
         return self._found[key]
 

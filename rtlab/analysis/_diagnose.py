@@ -18,11 +18,13 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from rtlab.analysis._codebook import CATEGORIES, Codebook, load_codebook
+from rtlab.analysis._codebook import CATEGORIES, Codebook, Confidence, load_codebook
 from rtlab.analysis._coverage import Coverage, DeliverableIndex, coverage
-from rtlab.analysis._operands import Misbuilt, misbuilt
+from rtlab.analysis._expressions import SourceFolder, Trace, trace
+from rtlab.analysis._operands import Misbuilt, misbuilt, one_number_answer
 from rtlab.records import Deliverable, Trajectory
 from rtlab.text import (
     Anchor,
@@ -79,6 +81,9 @@ class Label:
     """One or two sentences: the rule's finding in this item's terms."""
     rule: str = ""
     """Id of the codebook rule that decided (``R9``)."""
+    confidence: Confidence = "high"
+    """The deciding rule's confidence (:attr:`rtlab.analysis.Rule.confidence`): ``low`` marks a label to check
+    by hand before quoting it."""
 
 
 @dataclass
@@ -152,6 +157,10 @@ class ItemFacts:
     (:mod:`rtlab.analysis._coverage`; codebook 2.2); ``None`` for a format item."""
     data_files: tuple[str, ...] = ()
     """The needed files that are data files (:data:`DATA_SUFFIXES`): their records are what they hold."""
+    trace: Trace | None = None
+    """Where a one-number item's expected value comes from (:func:`rtlab.analysis._expressions.trace`), for an
+    item that expects one value, not delivered, by a run whose deliverable states one number and whose answer
+    R7a-R7c do not explain (codebook 2.2); else ``None``."""
     misbuilt: Misbuilt | None = None
     """How a wrong one-number answer was built, where the item expects one value that was not delivered and
     one of R7a-R7c's conditions holds (:func:`rtlab.analysis._operands.misbuilt`; codebook 2.1)."""
@@ -431,6 +440,7 @@ def item_facts(
     codebook: Codebook | None = None,
     delivered: list[tuple[str, str]] | None = None,
     run: RunEvidence | None = None,
+    folder: SourceFolder | None = None,
 ) -> ItemFacts:
     """The codebook's features for rubric item ``index`` (see ``codebook_v1.json``, "features"). ``run``, the
     run's :func:`run_evidence` when several of its items are looked at, stands for ``values`` and
@@ -484,6 +494,8 @@ def item_facts(
         shown_of = {s: [e for e in replay.tab.read_log if same_file(s, e.path)] for s in needed}
         cover = coverage(needed, shown_of, seen.delivered_index, known=seen.instruction)
     unread = lex.find("unread_phrases", judge) if judge and "unread_phrases" in lex.lists else []
+    built = _misbuilt(trajectory, rows, seen.files) if any(r.id == "R7a" for r in cb.rules) else None
+    traces = any(r.id == "R7d" for r in cb.rules)
     return ItemFacts(
         rubric_index=index,
         text=text,
@@ -517,7 +529,8 @@ def item_facts(
         deliverable_files=seen.files,
         coverage=cover if any(r.id == "R9a" for r in cb.rules) else None,
         data_files=tuple(s for s in needed if posixpath.splitext(name_key(s))[1] in DATA_SUFFIXES),
-        misbuilt=_misbuilt(trajectory, rows, seen.files) if any(r.id == "R7a" for r in cb.rules) else None,
+        misbuilt=built,
+        trace=_trace(trajectory, rows, seen.files, folder) if built is None and traces else None,
         unread_claims=_unread_claims(judge, sources, replay) if unread else [],
     )
 
@@ -544,6 +557,30 @@ def _unread_claims(judge: str, sources: list[str], replay: Replay) -> list[tuple
             return []
         out.append((s, first.step))
     return out
+
+
+def _trace(
+    trajectory: Trajectory,
+    rows: list[dict[str, Any]],
+    files: list[tuple[str, str]],
+    sources: SourceFolder | None,
+) -> Trace | None:
+    """R7d / R9 / R9b's reading of an item with one expected value, not delivered, whose deliverable states
+    one number (:func:`rtlab.analysis._expressions.trace`)."""
+    if len(rows) != 1 or _flag(rows[0], "delivered") or trajectory.task is None:
+        return None
+    expected = find_numbers(str(rows[0]["value"]))
+    answer = one_number_answer(files)
+    if len(expected) != 1 or answer is None:
+        return None
+    return trace(
+        [(s.index, s.shown or "") for s in trajectory.steps if s.answered],
+        expected[0],
+        answer,
+        trajectory.task.instruction,
+        sources=sources,
+        source_files=trajectory.task.source_files,
+    )
 
 
 def _misbuilt(
@@ -771,14 +808,47 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
         if facts.misbuilt is not None:
             rule = {"operand": "R7a", "scale": "R7b", "cell": "R7c"}[facts.misbuilt.kind]
             return rule, "dropped_or_distorted", None, f"{summary}. {facts.misbuilt.rationale}."
+        traced = facts.trace
+        if traced is not None and traced.answer:
+            return (
+                "R7d",
+                "dropped_or_distorted",
+                None,
+                f"{summary}. The expected value is {traced.expression}; the same over other operands gives the "
+                f"answer ({traced.answer}): the right operands were shown, others used.",
+            )
         if _says(facts, "mismatch"):
             return "R8", "dropped_or_distorted", None, f"{summary}; {_quote_judge(facts, 'mismatch')}."
-        if shown:
+        if shown and (traced is None or traced.shown_as_quantity):
             return (
                 "R9",
                 "shown_but_missing",
                 None,
                 f"{summary}. Shown in an observation, absent from the deliverable.",
+            )
+        if traced is not None and traced.where == "workspace":
+            return (
+                "R9b",
+                "discovery",
+                None,
+                f"{summary}. Never shown: the source files hold it as {traced.expression}, which the run never "
+                "printed.",
+            )
+        if traced is not None:
+            where = (
+                f"computed from shown operands as {traced.expression}; the answer is none of its neighbours"
+                if traced.where == "shown"
+                else "no small expression over what was shown"
+                + (" or the source files" if traced.sources_searched else "")
+                + " gives it"
+            )
+            coincidence = " (its digits appear in what was shown, not as that quantity)" if shown else ""
+            budget = f" ({traced.evaluated:,} expressions tried{', search cut' if traced.cut else ''})"
+            return (
+                "R10",
+                "other",
+                "reasoning_computation",
+                f"{summary}. Not shown as that quantity{coincidence}: {where}{budget}.",
             )
         return (
             "R10",
@@ -936,13 +1006,16 @@ def diagnose(
     values: pd.DataFrame | None = None,
     *,
     codebook: Codebook | None = None,
+    sources: str | Path | SourceFolder | None = None,
 ) -> list[Label]:
     """One :class:`Label` per failed rubric item (judge ``passed`` false), deterministic, from the evidence.
 
     ``replay`` is the trajectory replayed with the default tab (``rtlab.environment.replay(trajectory)``);
     ``values`` its :func:`rtlab.analysis._values.values_frame` rows, computed from ``replay`` when not given
     (pass a frame to reuse one computed for many trajectories). A trajectory without a judgement has no
-    failed items and gets no label.
+    failed items and gets no label. ``sources``: a folder holding the task's source files by name (the
+    workspace), searched for an expected value the run never showed (R9b); without it such a value is
+    traced through what was shown only.
     """
     indices = failed_items(trajectory)
     if not indices:
@@ -953,9 +1026,11 @@ def diagnose(
 
         values = values_frame([trajectory], [replay])
     run = run_evidence(trajectory, values)
+    folder = sources if isinstance(sources, SourceFolder) or sources is None else SourceFolder(sources)
+    confidence = {r.id: r.confidence for r in cb.rules}
     labels = []
     for index in indices:
-        facts = item_facts(trajectory, index, replay, None, codebook=cb, run=run)
+        facts = item_facts(trajectory, index, replay, None, codebook=cb, run=run, folder=folder)
         rule, category, subreason, rationale = decide(facts)
         if facts.unread_claims and rule != "R15a":  # the judge's claim is checked whatever rule decided
             opened = "; ".join(f"{s} opened at step {step}" for s, step in facts.unread_claims)
@@ -970,6 +1045,7 @@ def diagnose(
                 evidence=_evidence(rule, facts, trajectory, replay),
                 rationale=f"{rule}: {rationale}",
                 rule=rule,
+                confidence=confidence.get(rule, "high"),
             )
         )
     return labels
@@ -994,6 +1070,7 @@ LABEL_COLUMNS = [
     "category",
     "subreason",
     "rule",
+    "confidence",
     "codebook_version",
     "rationale",
     "evidence",
@@ -1006,20 +1083,23 @@ def diagnose_frame(
     replays: Sequence[Replay],
     *,
     values: pd.DataFrame | None = None,
+    sources: str | Path | None = None,
 ) -> pd.DataFrame:
     """One row per failed rubric item of every trajectory: the label plus the trajectory's grouping columns
     (task, benchmark, model, method, variant, run) for :func:`breakdown`. ``replays`` are the trajectories
-    replayed, in the same order; ``values`` their values frame, computed from them when not given."""
+    replayed, in the same order; ``values`` their values frame, computed from them when not given; ``sources``
+    the tasks' source files (:func:`diagnose`)."""
     trajectories = list(trajectories)
     if values is None:
         from rtlab.analysis._values import values_frame
 
         values = values_frame(trajectories, list(replays))
     by_trajectory = dict(tuple(values.groupby("trajectory", sort=False))) if not values.empty else {}
+    folder = SourceFolder(sources) if sources is not None else None  # each file parsed once for all runs
     none = values.iloc[0:0]
     rows = []
     for t, r in zip(trajectories, replays, strict=True):
-        rows += _label_rows(t, diagnose(t, r, by_trajectory.get(t.id, none)))
+        rows += _label_rows(t, diagnose(t, r, by_trajectory.get(t.id, none), sources=folder))
     return labels_frame(rows)
 
 
@@ -1055,13 +1135,13 @@ def labels_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def diagnosis_rows(replay: Replay) -> list[dict[str, Any]]:
+def diagnosis_rows(replay: Replay, *, sources: str | Path | None = None) -> list[dict[str, Any]]:
     """The :func:`diagnose_frame` rows of the trajectory ``replay`` replayed (``replay.trajectory``): what a
     worker of :func:`rtlab.environment._replay.replay_paths` sends back (``each=diagnosis_rows``)."""
     t = replay.trajectory
     if t is None:
         raise ValueError(f"{replay.trajectory_id}: the replay does not hold its trajectory")
-    return _label_rows(t, diagnose(t, replay))
+    return _label_rows(t, diagnose(t, replay, sources=sources))
 
 
 LABEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Label))

@@ -1,10 +1,10 @@
 """How a wrong one-number answer was built: from a wrong operand shown beside the right one, at the wrong
-scale, or by copying the wrong cell (codebook 2.1, rules R10d, R10e, R10f).
+scale, or by copying the wrong cell (codebook 2.1, rules R7a, R7b, R7c).
 
 An item whose expected value is one number, not delivered, by a run whose deliverable states one number (the
 answer of a question-answering task such as OfficeQA) is looked at three ways, each a general condition:
 
-- **operand** (R10d): the agent's own arithmetic is re-run with one of its operands replaced by a value shown
+- **operand** (R7a): the agent's own arithmetic is re-run with one of its operands replaced by a value shown
   beside it, and reproduces the expected value. The arithmetic is a Python program the agent ran (a ``-c``
   string, a here-document, a script call) whose printed value is the delivered answer; its operands are its
   numeric literals of three or more significant digits that appear as cells of a table (``|``-separated
@@ -18,8 +18,8 @@ answer of a question-answering task such as OfficeQA) is looked at three ways, e
   and ``for`` over its own data, lists, tuples, dicts and comprehensions, ``abs round min max sum len sorted
   zip range enumerate``, ``math`` and ``statistics`` functions, ``print``); a name bound to anything else (a
   file read, a library call) is unknown and stops the re-run where it is used.
-- **scale** (R10e): the answer times a power of a thousand (10^±3, ±6, ±9) is the expected value.
-- **cell** (R10f): the expected value was shown as a cell of a table, and the answer is another cell of the same
+- **scale** (R7b): the answer times a power of a thousand (10^±3, ±6, ±9) is the expected value.
+- **cell** (R7c): the expected value was shown as a cell of a table, and the answer is another cell of the same
   table in the same observation.
 
 A re-run (or a rescaled answer) reproduces the expected value when it is the expected value to the last digit
@@ -676,7 +676,7 @@ def _fmt(v: float) -> str:
 def wrong_operand(
     trajectory: Trajectory, expected: Number, answer: Number, *, shown: _Shown | None = None
 ) -> Misbuilt | None:
-    """R10d: a program the agent ran prints ``answer`` and, with one operand (or one column of operands)
+    """R7a: a program the agent ran prints ``answer`` and, with one operand (or one column of operands)
     replaced by a value shown beside it, prints ``expected`` instead (the module's docstring)."""
     shown = shown if shown is not None else _Shown(trajectory.steps)
     for step in reversed(trajectory.steps):
@@ -744,7 +744,7 @@ def wrong_operand(
 
 
 def wrong_scale(expected: Number, answer: Number) -> Misbuilt | None:
-    """R10e: ``answer`` times 10^±3, ±6 or ±9 is ``expected``."""
+    """R7b: ``answer`` times 10^±3, ±6 or ±9 is ``expected``."""
     for k in (3, 6, 9, -3, -6, -9):
         if _as_written(answer.value * 10.0**k, expected):
             return Misbuilt(
@@ -757,7 +757,7 @@ def wrong_scale(expected: Number, answer: Number) -> Misbuilt | None:
 
 
 def wrong_cell(expected: Number, answer: Number, shown: _Shown) -> Misbuilt | None:
-    """R10f: ``expected`` was shown as a table cell, and ``answer`` is another cell of the same table."""
+    """R7c: ``expected`` was shown as a table cell, and ``answer`` is another cell of the same table."""
     for cell in shown.find(expected.value):
         for other in shown.cells:
             if (

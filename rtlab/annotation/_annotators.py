@@ -84,12 +84,15 @@ def rule_labels(
     values: pd.DataFrame | None = None,
     *,
     annotator: str = RULE_ANNOTATOR,
+    sources: str | Path | None = None,
 ) -> pd.DataFrame:
     """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form; ``replays``
-    are the trajectories replayed, in the same order."""
+    are the trajectories replayed, in the same order; ``sources`` the tasks' source files."""
     from rtlab.analysis import diagnose_frame
 
-    return long_form(diagnose_frame(trajectories, replays, values=values), annotator=annotator)
+    return long_form(
+        diagnose_frame(trajectories, replays, values=values, sources=sources), annotator=annotator
+    )
 
 
 def long_form(diagnosis: pd.DataFrame, *, annotator: str = RULE_ANNOTATOR) -> pd.DataFrame:

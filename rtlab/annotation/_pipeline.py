@@ -88,6 +88,7 @@ def annotate(
     batch: bool = False,
     batch_dir: str | Path | None = None,
     batch_poll: float | None = None,
+    sources: str | Path | None = None,
 ) -> Annotation:
     """Label every failed rubric item of ``trajectories`` with the rules and with every LLM annotator.
 
@@ -96,10 +97,11 @@ def annotate(
     items put to the LLM annotators (a sample drawn with ``seed``); the rules label all of them.
     ``max_workers``: requests in flight at once. ``batch``: send the first requests through the Batch API
     (state files in ``batch_dir``, default the cache's ``batches/``; first poll after ``batch_poll`` seconds).
+    ``sources``: the tasks' source files, for the rules (:func:`rtlab.analysis.diagnose`).
     """
     trajectories = list(trajectories)
     replays = [replay(t) for t in trajectories]
-    diagnosis = diagnose_frame(trajectories, replays)
+    diagnosis = diagnose_frame(trajectories, replays, sources=sources)
     rules = long_form(diagnosis)
     if client is None:
         if annotators:

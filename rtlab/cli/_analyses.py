@@ -12,6 +12,7 @@ import contextlib
 import json
 import sys
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from rtlab.cli._common import (
@@ -35,6 +36,7 @@ from rtlab.cli._options import (
     level_option,
     llm_annotator_options,
     llm_options,
+    sources_option,
 )
 
 if TYPE_CHECKING:
@@ -218,7 +220,8 @@ def _rule_rows(args: argparse.Namespace) -> tuple[list[dict[str, Any]], bool]:
         labels = concat_tables(stores, "labels")
         labels = labels[labels["annotator"] == "rules"].drop(columns="annotator")
         return labels.to_dict(orient="records"), any(st.skipped for st in stores)
-    return _rows_per_run(args, diagnosis_rows)  # only the label rows come back from a worker
+    each = partial(diagnosis_rows, sources=args.sources) if getattr(args, "sources", None) else diagnosis_rows
+    return _rows_per_run(args, each)  # only the label rows come back from a worker
 
 
 class _UsageError(Exception):
@@ -316,6 +319,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     by_option(p, default="method", help="grouping for --breakdown (comma-separated; '' for overall)")
     level_option(p)
+    sources_option(p)
     jobs_option(p)
     annotator_options(
         p,

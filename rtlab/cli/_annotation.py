@@ -35,6 +35,7 @@ from rtlab.cli._options import (
     llm_annotator_options,
     llm_options,
     output_option,
+    sources_option,
 )
 
 TITLE = "annotation and agreement"
@@ -133,6 +134,7 @@ def _agree_with_gold(args: argparse.Namespace) -> int:
                 client,
                 max_workers=args.concurrency,
                 progress=args.progress,
+                sources=args.sources,
             )
         labels = run.labels
         if run.llm is not None:
@@ -295,6 +297,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--reference", help="annotator to score the others against (precision, recall, F1, kappa)")
     p.add_argument("--gold", metavar="GOLD.csv", help="careful human labels to score one annotator against")
+    sources_option(p)
     annotator_options(
         p,
         annotator_help="with --gold: who labels (default rules)",

@@ -198,6 +198,17 @@ def annotator_options(p: argparse.ArgumentParser, *, annotator_help: str, name_h
     p.add_argument("--name", help=name_help)
 
 
+def sources_option(p: argparse.ArgumentParser) -> None:
+    """``--sources DIR``: the tasks' source files, for the diagnosis of values the runs never showed."""
+    p.add_argument(
+        "--sources",
+        metavar="DIR",
+        type=existing_folder,
+        help="a folder holding the tasks' source files by name (the workspace): an expected value no shown "
+        "table gives is looked for there, and found only there is a discovery failure (codebook R9b)",
+    )
+
+
 def level_option(p: argparse.ArgumentParser) -> None:
     """``--level``: labels as categories or as sub-reasons."""
     p.add_argument("--level", choices=LEVELS, default="category")

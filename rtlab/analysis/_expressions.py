@@ -1,0 +1,678 @@
+"""Where a computed answer comes from: a bounded search for a small expression over the tables a run was shown
+(and over the task's source files, when given) that gives the expected value (codebook 2.2, rules R7d, R9,
+R10, R9b).
+
+A question-answering item (one expected number, a deliverable that states one number) often expects a value
+that no text states: a calendar-year total summed from twelve monthly cells, a mean of three months, a
+percentage change between two years. Such a value can still be traced to what the run was shown:
+
+- **Tables** (:func:`tables_of`): runs of ``|``-separated lines (a harness's or the agent's own line numbers
+  before them are dropped), each row with its label (its first cell, when that is text or a year) and each
+  column with its header (the lines above a ``---`` separator, else the first line).
+- **Expressions** (:data:`ExpressionKind`), over one row or one column of one table: one cell; the sum or the
+  mean of a contiguous run of cells (two or more); the difference, ratio or relative change of two cells of
+  the line. A value counts when it is the expected value to the last digit it is written with and within
+  :data:`TOLERANCE` (a percentage also as a fraction).
+- **As that quantity, never by chance**: an expression counts only when its line's label or the headers of its
+  cells share a term with the question that names a quantity, not a period (:func:`quantity_terms`: months,
+  years, ``fiscal`` or ``calendar`` name when, not what); a large table holds many numbers with the expected
+  digits, and a sum, mean or pair, which have many more ways to hit them, must share
+  :data:`MIN_COMPUTED_OVERLAP` terms. Among the expressions that give the value, the one sharing most terms with the question,
+  then the simplest, is kept.
+- **The operation asked**: a question that names operations (a total, an average, a change, a ratio:
+  :data:`OPERATIONS`) is searched for those and single cells only.
+- **Source files** are searched only for what the shown tables do not give, and more strictly: a whole file
+  holds many times more lines than a run is shown, so the line must share at least half of the question's
+  quantity terms (and two whatever the kind).
+- **Neighbours** (:func:`explain_answer`): the delivered answer is tested against the same expression over
+  the neighbouring lines of its table (other rows for a row's run, other columns for a column's), the run
+  moved or resized within its line, the line of the same label in another table (another bulletin, a revised
+  figure), and a single cell whose row or column carries the expression's label (a fiscal-year total where a
+  calendar year was asked, a total where a component was). One that reproduces the answer explains it: the
+  right operands were shown and the wrong ones used.
+
+The search is bounded (:data:`MAX_CANDIDATES` expressions in all) and reports how many it evaluated.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from rtlab.text import Number, find_numbers, is_year_like, terms
+
+ExpressionKind = Literal["cell", "sum", "mean", "difference", "ratio", "change"]
+"""What an expression computes over its cells (the module's docstring defines each)."""
+TOLERANCE = 0.001
+"""Relative difference within which an expression's value is the expected value (besides the last written
+digit)."""
+MAX_CANDIDATES = 3_000_000
+"""Expressions evaluated per search at most (vectorised: about a second); a search cut there says so."""
+MIN_COMPUTED_OVERLAP = 2
+"""Quantity terms a computed expression's line must share with the question (one for a single cell): a run
+or a pair has many more ways to hit the expected digits by chance."""
+MAX_RUN = 40
+"""Longest run of cells summed or averaged."""
+MAX_SHIFT = 12
+"""How far a run is moved within its line, or resized, when neighbours are tried."""
+
+_PREFIX = re.compile(r"^\s*(?:[^\s:|]+:)?\d+\s*(?::|\t|→)\s*")
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
+
+
+@dataclass
+class Table:
+    """One table of a shown text: its cells' numbers, row labels and column headers."""
+
+    source: str
+    """Where it was shown: ``step N`` (or a source file's name, for the workspace)."""
+    step: int | None
+    """The step whose output showed it (``None`` for a workspace file)."""
+    rows: list[list[float | None]]
+    """Per data row, per column, the cell's number (``None``: text, empty or several numbers)."""
+    labels: list[str]
+    """Per data row, its label (its first cell's text when that cell is text or a year; else empty)."""
+    headers: list[str]
+    """Per column, its header text (empty when the table has none)."""
+    lines: list[str]
+    """Per data row, the line as shown (for evidence)."""
+
+
+@dataclass(frozen=True)
+class Expression:
+    """A small expression over the cells of one line of one table, with its value."""
+
+    kind: ExpressionKind
+    """What it computes (:data:`ExpressionKind`)."""
+    table: int
+    """The table's index in the searched list."""
+    axis: Literal["row", "column"]
+    """Whether its cells lie along a row or down a column."""
+    line: int
+    """The row (axis ``row``) or column (axis ``column``) index."""
+    cells: tuple[int, ...]
+    """The positions along the line: a run's first and last, or the two cells of a pair (first, second)."""
+    value: float
+    """What it gives."""
+    overlap: int = 0
+    """Terms the line's label and the cells' headers share with the question."""
+
+    def describe(self, tables: Sequence[Table]) -> str:
+        t = tables[self.table]
+        where = (
+            f"row {t.labels[self.line]!r}" if self.axis == "row" and t.labels[self.line] else f"{self.axis}"
+        )
+        if self.axis == "column":
+            where = f"column {t.headers[self.line]!r}" if t.headers[self.line] else "a column"
+        span = (
+            f"cells {self.cells[0] + 1}-{self.cells[-1] + 1}"
+            if self.kind in ("sum", "mean")
+            else "cells " + ", ".join(str(c + 1) for c in self.cells)
+        )
+        return f"the {self.kind} of {span} of {where} ({t.source}) = {_fmt(self.value)}"
+
+
+@dataclass
+class Search:
+    """The result of a bounded search."""
+
+    found: Expression | None
+    """The best expression giving the target, if any."""
+    evaluated: int = 0
+    """Expressions evaluated."""
+    cut: bool = False
+    """The search stopped at :data:`MAX_CANDIDATES`."""
+    tables: list[Table] = field(default_factory=list)
+    """The tables searched (the expression's ``table`` indexes them)."""
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}" if abs(v) < 1e6 else f"{v:.0f}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tables
+
+
+def _cells(line: str) -> list[str]:
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|"):
+        body = body[:-1]
+    return [c.strip() for c in body.split("|")]
+
+
+def _number(cell: str) -> float | None:
+    """The cell's number when the cell is one number (a footnote mark such as ``2/`` or ``r`` allowed)."""
+    found = find_numbers(cell)
+    if not found:
+        return None
+    first = found[0]
+    rest = (cell[: first.start] + cell[first.end :]).strip()
+    rest = re.sub(r"\b\d{1,2}/|[*†‡]|\br\b|\bp\b|\be\b", "", rest).strip()
+    if len(found) > 1 and not all(re.fullmatch(r"\d{1,2}/", n.text + "/") for n in found[1:]):
+        if rest or len(found) > 2:
+            return None
+    if re.search(r"[A-Za-z]{2,}", rest):
+        return None
+    return first.value if math.isfinite(first.value) else None
+
+
+def _label(cell: str) -> str | None:
+    """A row's label: its first cell when that is text or a year (``1940``, ``1946-December``)."""
+    if not cell:
+        return None
+    found = find_numbers(cell)
+    if not found or re.search(r"[A-Za-z\u4e00-\u9fff]{2,}", cell):
+        return cell
+    if len(found) == 1 and is_year_like(found[0]):
+        return cell
+    return None
+
+
+def tables_of(text: str, *, source: str, step: int | None = None) -> list[Table]:
+    """The tables of ``text`` (the module's docstring)."""
+    out: list[Table] = []
+    block: list[str] = []
+
+    def close() -> None:
+        if len(block) >= 2:
+            table = _table(block, source=source, step=step)
+            if table is not None:
+                out.append(table)
+        block.clear()
+
+    for raw in text.splitlines():
+        line = _PREFIX.sub("", raw, count=1) if "|" in raw else raw
+        if line.count("|") >= 2:
+            block.append(line)
+        else:
+            close()
+    close()
+    return out
+
+
+def _table(block: list[str], *, source: str, step: int | None) -> Table | None:
+    sep = next((i for i, line in enumerate(block) if _SEPARATOR.match(line)), None)
+    header_lines = block[:sep] if sep is not None else block[:1]
+    data = block[sep + 1 :] if sep is not None else block[1:]
+    parsed = [_cells(line) for line in data if not _SEPARATOR.match(line)]
+    kept = [line for line in data if not _SEPARATOR.match(line)]
+    if not parsed:
+        return None
+    width = max(len(r) for r in parsed)
+    headers = [""] * width
+    for line in header_lines:
+        for j, cell in enumerate(_cells(line)[:width]):
+            if cell and not re.fullmatch(r"__EMPTY(_\d+)?|nan|Unnamed: \d+", cell):
+                headers[j] = f"{headers[j]} {cell}".strip()
+    rows: list[list[float | None]] = []
+    labels: list[str] = []
+    for cells in parsed:
+        label = _label(cells[0]) if cells else None
+        labels.append(label or "")
+        values: list[float | None] = [None] * width
+        for j, cell in enumerate(cells):
+            if j == 0 and label is not None:
+                continue
+            values[j] = _number(cell)
+        rows.append(values)
+    if not any(v is not None for r in rows for v in r):
+        return None
+    return Table(source=source, step=step, rows=rows, labels=labels, headers=headers, lines=kept)
+
+
+def shown_tables(steps: Iterable[tuple[int, str]]) -> list[Table]:
+    """The tables of every step's shown text, ``(step index, shown)`` pairs in order."""
+    return [t for index, shown in steps for t in tables_of(shown, source=f"step {index}", step=index)]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The search
+
+
+def _matches(values: Any, target: Number) -> Any:
+    """Elementwise: the value is ``target`` to its last written digit and within :data:`TOLERANCE` (a
+    percentage also read as a fraction, and a fraction as a percentage)."""
+    import numpy as np
+
+    v = np.asarray(values, dtype=float)
+    out = np.zeros(v.shape, dtype=bool)
+    goals = [(target.value, target.ulp)]
+    if target.percent:
+        goals.append((target.value / 100, target.ulp / 100))
+    for goal, ulp in goals:
+        close = np.abs(v - goal) <= ulp / 2 + 1e-9 * abs(goal)
+        rel = np.abs(v - goal) <= TOLERANCE * np.maximum(np.abs(v), abs(goal))
+        out |= close & rel & np.isfinite(v)
+    return out
+
+
+def _lines(table: Table) -> Iterator[tuple[Literal["row", "column"], int, list[int], list[float]]]:
+    """Each row and each column of ``table``: (axis, index, positions of numeric cells, their values)."""
+    for i, row in enumerate(table.rows):
+        pos = [j for j, v in enumerate(row) if v is not None]
+        if pos:
+            yield "row", i, pos, [row[j] for j in pos]  # type: ignore[misc]
+    width = max((len(r) for r in table.rows), default=0)
+    for j in range(width):
+        pos = [i for i, r in enumerate(table.rows) if j < len(r) and r[j] is not None]
+        if pos:
+            yield "column", j, pos, [table.rows[i][j] for i in pos]  # type: ignore[misc]
+
+
+_PERIOD = re.compile(
+    r"^(?:\d+|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|year|years|month|months|monthly|annual|fiscal|calendar|quarter|"
+    r"week|weeks|weekly|day|days|daily|end|ended|ending|period|est|estimate|actual|half|first|second|third|"
+    r"fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|fy|cy|q[1-4]|h[12])$"
+)
+"""Terms that name a period, not a quantity: months, numbers, ``fiscal``, ``calendar``, ``year``, ...; a line
+shares the question's quantity only through other terms."""
+
+
+_NOT_QUANTITY = re.compile(
+    r"^(?:answer|answers|report|reported|reporting|round|rounded|rounding|nearest|decimal|decimals|places?|"
+    r"commas?|numeric|numerical|value|values|number|numbers|single|using|use|used|data|calculate|calculated|"
+    r"compute|computed|find|express|expressed|provide|give|given|according|based|figure|figures|nominal|real|"
+    r"dollars?|cents?|units?|millions?|billions?|thousands?|trillions?|percent|percentage|points?|bulletins?|"
+    r"treasury|department|statistics|statistical|table|tables|total|totals|sum|average|mean|amount|amounts|"
+    r"overall|net|change|difference|ratio|rate|rates|growth|increase|decrease)$"
+)
+"""Words a question uses about its answer or its operation, not to name the quantity (the answer's format and
+units, the sources, an operation's name: a label sharing only these names nothing the question asks)."""
+
+
+def quantity_terms(text: str) -> set[str]:
+    """The terms of ``text`` that name a quantity: periods (:data:`_PERIOD`) and words about the answer or its
+    operation (:data:`_NOT_QUANTITY`) left out."""
+    return {t for t in terms(text) if not _PERIOD.match(t) and not _NOT_QUANTITY.match(t)}
+
+
+def line_terms(table: Table, axis: str, line: int, cells: Sequence[int]) -> set[str]:
+    """The quantity terms naming a line's cells: the row's label and the cells' column headers (axis ``row``),
+    or the column's header and the cells' row labels (axis ``column``)."""
+    if axis == "row":
+        words = [table.labels[line], *(table.headers[c] for c in cells if c < len(table.headers))]
+    else:
+        words = [table.headers[line] if line < len(table.headers) else "", *(table.labels[c] for c in cells)]
+    return quantity_terms(" ".join(words))
+
+
+def candidates(pos: list[int], vals: list[float]) -> Iterator[tuple[ExpressionKind, Any, Any]]:
+    """Every expression of one line, vectorised: (kind, values, cell index pairs)."""
+    import numpy as np
+
+    v = np.asarray(vals, dtype=float)
+    n = len(v)
+    yield "cell", v, np.stack([np.arange(n), np.arange(n)], axis=1)
+    if n >= 2:
+        i, j = np.triu_indices(n, k=1)
+        keep = (j - i) < MAX_RUN
+        i, j = i[keep], j[keep]
+        prefix = np.concatenate([[0.0], np.cumsum(v)])
+        sums = prefix[j + 1] - prefix[i]
+        yield "sum", sums, np.stack([i, j], axis=1)
+        yield "mean", sums / (j - i + 1), np.stack([i, j], axis=1)
+        a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+        off = a != b
+        a, b = a[off], b[off]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            yield "difference", v[a] - v[b], np.stack([a, b], axis=1)
+            yield "ratio", v[a] / v[b], np.stack([a, b], axis=1)
+            yield "change", (v[a] - v[b]) / v[b], np.stack([a, b], axis=1)
+
+
+_SIMPLE = {"cell": 0, "sum": 1, "mean": 1, "difference": 2, "change": 2, "ratio": 3}
+OPERATIONS: dict[ExpressionKind, re.Pattern[str]] = {
+    "sum": re.compile(
+        r"\b(?:total|sum|combined|aggregate|cumulative|altogether)\b|合计|总计|总额|总和", re.I
+    ),
+    "mean": re.compile(r"\b(?:average|mean)\b|平均", re.I),
+    "difference": re.compile(r"\b(?:difference|differ|minus|net|gap|more than|less than)\b|差", re.I),
+    "change": re.compile(
+        r"\b(?:change|growth|grew|increase|decrease|decline|rise|fall|rate of|percent(?:age)? (?:change|increase|"
+        r"decrease))\b|增长|下降|变化",
+        re.I,
+    ),
+    "ratio": re.compile(
+        r"\b(?:ratio|share|proportion|fraction|percent of|percentage of|per)\b|比例|占比", re.I
+    ),
+}
+"""The operations a question can name: when it names some, only those (and a single cell) are searched."""
+
+
+def asked_kinds(question: str) -> tuple[ExpressionKind, ...] | None:
+    """The expression kinds ``question`` names (:data:`OPERATIONS`), with ``cell``; ``None`` when it names
+    none (every kind is searched)."""
+    named = [k for k, pattern in OPERATIONS.items() if pattern.search(question)]
+    return ("cell", *named) if named else None
+
+
+def find_expression(
+    tables: Sequence[Table],
+    target: Number,
+    question: str,
+    *,
+    kinds: Sequence[ExpressionKind] | None = None,
+    strict: bool = False,
+) -> Search:
+    """The best expression over ``tables`` giving ``target`` whose line shares a quantity term with
+    ``question``; ``kinds`` defaults to what the question names (:func:`asked_kinds`). ``strict`` (a search
+    of whole source files, many times larger than what a run is shown): the line must share at least half of
+    the question's quantity terms, and :data:`MIN_COMPUTED_OVERLAP` whatever the kind."""
+    import numpy as np
+
+    wanted = quantity_terms(question)
+    floor = max(MIN_COMPUTED_OVERLAP, math.ceil(len(wanted) / 2)) if strict else 0
+    if kinds is None:
+        kinds = asked_kinds(question)
+    search = Search(found=None, tables=list(tables))
+    best: tuple[int, int, int] | None = None
+    for ti, table in enumerate(tables):
+        for axis, line, pos, vals in _lines(table):
+            for kind, values, idx in candidates(pos, vals):
+                if kinds is not None and kind not in kinds:
+                    continue
+                arr = np.asarray(values)
+                search.evaluated += int(arr.size)
+                hits = np.flatnonzero(_matches(arr, target))
+                for h in hits[:50]:
+                    a, b = (int(x) for x in np.asarray(idx)[h])
+                    cells = (pos[a],) if kind == "cell" else (pos[a], pos[b])
+                    overlap = len(line_terms(table, axis, line, cells) & wanted)
+                    need = 1 if kind == "cell" else min(MIN_COMPUTED_OVERLAP, len(wanted))
+                    if overlap < max(need, floor) or overlap == 0:
+                        continue
+                    key = (-overlap, _SIMPLE[kind], ti)
+                    if best is None or key < best:
+                        best = key
+                        search.found = Expression(
+                            kind=kind,
+                            table=ti,
+                            axis=axis,
+                            line=line,
+                            cells=cells,
+                            value=float(arr[h]),
+                            overlap=overlap,
+                        )
+                if search.evaluated >= MAX_CANDIDATES:
+                    search.cut = True
+                    return search
+    return search
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The answer against the expression's neighbours
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """The same expression over other operands, and what it gives."""
+
+    what: str
+    """How it differs: ``another row``, ``another column``, ``the run moved``, ``the run resized``, ``the row of
+    the same name in another table``, ``a cell of the same name``."""
+    value: float
+    """What it gives."""
+    table: int
+    """The table it reads (an index into the searched tables)."""
+    line: str
+    """A line of that table holding one of its operands, as shown."""
+
+
+def _evaluate(kind: ExpressionKind, vals: Sequence[float | None], cells: tuple[int, ...]) -> float | None:
+    if any(c >= len(vals) or c < 0 for c in cells):
+        return None
+    if kind in ("sum", "mean"):
+        lo, hi = cells[0], cells[-1]
+        run = vals[lo : hi + 1]
+        if not run or any(v is None for v in run):
+            return None
+        total = float(sum(v for v in run if v is not None))
+        return total if kind == "sum" else total / len(run)
+    picked = [vals[c] for c in cells]
+    if any(v is None for v in picked):
+        return None
+    if kind == "cell":
+        return float(picked[0])  # type: ignore[arg-type]
+    a, b = float(picked[0]), float(picked[1])  # type: ignore[arg-type]
+    if kind == "difference":
+        return a - b
+    if b == 0:
+        return None
+    return a / b if kind == "ratio" else (a - b) / b
+
+
+def _line_values(table: Table, axis: str, line: int) -> list[float | None]:
+    if axis == "row":
+        return table.rows[line] if line < len(table.rows) else []
+    return [r[line] if line < len(r) else None for r in table.rows]
+
+
+def _row_of(table: Table, axis: str, line: int, cells: tuple[int, ...]) -> str:
+    index = line if axis == "row" else cells[0]
+    return table.lines[index] if index < len(table.lines) else ""
+
+
+def neighbours(expr: Expression, tables: Sequence[Table]) -> Iterator[Neighbour]:
+    """The same expression over neighbouring operands (the module's docstring)."""
+    t = tables[expr.table]
+    count = len(t.rows) if expr.axis == "row" else max((len(r) for r in t.rows), default=0)
+    for other in range(count):  # another row (a row's run) or another column (a column's)
+        if other != expr.line:
+            v = _evaluate(expr.kind, _line_values(t, expr.axis, other), expr.cells)
+            if v is not None:
+                what = "another row" if expr.axis == "row" else "another column"
+                yield Neighbour(what, v, expr.table, _row_of(t, expr.axis, other, expr.cells))
+    own = _line_values(t, expr.axis, expr.line)
+    if expr.kind in ("sum", "mean"):
+        lo, hi = expr.cells[0], expr.cells[-1]
+        for shift in range(-MAX_SHIFT, MAX_SHIFT + 1):
+            for grow in range(-MAX_SHIFT, MAX_SHIFT + 1):
+                if (shift, grow) == (0, 0) or hi + grow < lo:
+                    continue
+                cells = (lo + shift, hi + shift + grow)
+                if cells[0] < 0 or cells[1] <= cells[0]:
+                    continue
+                v = _evaluate(expr.kind, own, cells)
+                if v is not None:
+                    what = "the run moved" if grow == 0 else "the run resized"
+                    yield Neighbour(what, v, expr.table, _row_of(t, expr.axis, expr.line, expr.cells))
+    label = (t.labels[expr.line] if expr.axis == "row" else t.headers[expr.line]).strip().lower()
+    if not label:
+        return
+    for ti, other_table in enumerate(tables):  # the line of the same name elsewhere
+        names = other_table.labels if expr.axis == "row" else other_table.headers
+        for li, name in enumerate(names):
+            if name.strip().lower() != label or (ti, li) == (expr.table, expr.line):
+                continue
+            v = _evaluate(expr.kind, _line_values(other_table, expr.axis, li), expr.cells)
+            if v is not None:
+                yield Neighbour(
+                    "the line of the same name in another table",
+                    v,
+                    ti,
+                    _row_of(other_table, expr.axis, li, expr.cells),
+                )
+    key = set(terms(label))
+    for ti, other_table in enumerate(tables):  # one cell of a row or column carrying the label
+        for ri, row in enumerate(other_table.rows):
+            row_named = bool(key) and key <= set(terms(other_table.labels[ri]))
+            for j, v in enumerate(row):
+                if v is None:
+                    continue
+                header = other_table.headers[j] if j < len(other_table.headers) else ""
+                if row_named or (bool(key) and key <= set(terms(header))):
+                    yield Neighbour(
+                        "a cell of the same name",
+                        v,
+                        ti,
+                        other_table.lines[ri] if ri < len(other_table.lines) else "",
+                    )
+
+
+def explain_answer(
+    expr: Expression, tables: Sequence[Table], answer: Number, *, scales: bool = True
+) -> Neighbour | None:
+    """The first neighbour of ``expr`` (also scaled by a power of a thousand) that gives ``answer`` as the
+    agent wrote it (to its last written digit), else ``None``."""
+    for n in neighbours(expr, tables):
+        for scale in (1.0, 1e3, 1e-3, 1e6, 1e-6) if scales else (1.0,):
+            if bool(_matches([n.value * scale], answer)[0]):
+                what = n.what if scale == 1.0 else f"{n.what}, at another scale (x{scale:g})"
+                return Neighbour(what, n.value * scale, n.table, n.line)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tracing one expected value
+
+
+RESULT_LINE = 80
+"""An output line this short holding the value (``size_on_rank -1.17198``, ``total: 2602``) is a printed result:
+the value stands there as what was computed, whatever its name (its sign aside)."""
+PROSE_WINDOW = 150
+"""Characters either side of a value stated in prose that name it (its quantity terms)."""
+
+
+class SourceFolder:
+    """A folder holding a task's source files by name (the workspace, when given): each file's tables are
+    parsed once, when first needed."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._tables: dict[str, list[Table]] = {}
+
+    def tables(self, names: Iterable[str]) -> list[Table]:
+        """The tables of the files ``names`` that the folder holds (by file name; others are skipped)."""
+        out: list[Table] = []
+        for name in names:
+            base = Path(name).name
+            if base not in self._tables:
+                path = self.root / base
+                try:
+                    text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+                except OSError:
+                    text = ""
+                self._tables[base] = tables_of(text, source=base)
+            out += self._tables[base]
+        return out
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Where one expected value comes from in what a run was shown (or in its sources), and what the answer
+    given is made of."""
+
+    shown_as_quantity: bool
+    """The expected value stands in what was shown as that quantity: a table cell whose row or column names
+    it, a short output line of its own (a printed result, :data:`RESULT_LINE`), or prose around it sharing a
+    quantity term with the question (not a bare coincidence of digits)."""
+    where: Literal["shown", "workspace", "nowhere"]
+    """Where an expression giving it was found: what was shown, only the source files, or neither."""
+    expression: str = ""
+    """The expression found, described (empty when none)."""
+    step: int | None = None
+    """The step that showed the expression's table."""
+    excerpt: str = ""
+    """A line of that table (or of the source file) holding its operands."""
+    answer: str = ""
+    """What reproduces the answer given: a neighbour of the expression (empty when none does)."""
+    answer_excerpt: str = ""
+    """A line holding the neighbour's operands."""
+    evaluated: int = 0
+    """Expressions evaluated in all (the search's budget used)."""
+    cut: bool = False
+    """A search stopped at :data:`MAX_CANDIDATES`."""
+    sources_searched: bool = False
+    """The task's source files were searched too (a folder was given and holds some of them)."""
+
+
+def _prose_names(text: str, start: int, end: int, wanted: set[str]) -> bool:
+    window = text[max(0, start - PROSE_WINDOW) : end + PROSE_WINDOW]
+    return bool(quantity_terms(window) & wanted)
+
+
+def shown_as_quantity(
+    steps: Sequence[tuple[int, str]], tables: Sequence[Table], target: Number, question: str
+) -> bool:
+    """Whether ``target`` stands in the shown text as the question's quantity (:attr:`Trace.shown_as_quantity`)."""
+    if find_expression(tables, target, question, kinds=("cell",)).found is not None:
+        return True
+    wanted = quantity_terms(question)
+    for _, text in steps:
+        for n in find_numbers(text):
+            if not bool(_matches([n.value, -n.value], target).any()):
+                continue
+            line_start = text.rfind("\n", 0, n.start) + 1
+            line_end = text.find("\n", n.end)
+            line = text[line_start : line_end if line_end >= 0 else len(text)]
+            if line.count("|") >= 2:
+                continue  # a table cell: named by its row and column only (above)
+            if len(line.strip()) <= RESULT_LINE or _prose_names(text, n.start, n.end, wanted):
+                return True
+    return False
+
+
+def trace(
+    steps: Sequence[tuple[int, str]],
+    target: Number,
+    answer: Number | None,
+    question: str,
+    *,
+    sources: SourceFolder | None = None,
+    source_files: Sequence[str] = (),
+) -> Trace:
+    """Trace ``target`` (the expected value) through the shown ``steps`` (``(index, shown)`` pairs), then the
+    ``source_files`` in ``sources`` when it is not found there, and test ``answer`` against the expression's
+    neighbours (the module's docstring)."""
+    tables = shown_tables(steps)
+    as_quantity = shown_as_quantity(steps, tables, target, question)
+    search = find_expression(tables, target, question)
+    evaluated, cut = search.evaluated, search.cut
+    if search.found is not None:
+        expr = search.found
+        t = tables[expr.table]
+        explained = explain_answer(expr, tables, answer) if answer is not None else None
+        return Trace(
+            shown_as_quantity=as_quantity,
+            where="shown",
+            expression=expr.describe(tables),
+            step=t.step,
+            excerpt=_row_of(t, expr.axis, expr.line, expr.cells),
+            answer=f"{explained.what}: {_fmt(explained.value)}" if explained else "",
+            answer_excerpt=explained.line if explained else "",
+            evaluated=evaluated,
+            cut=cut,
+        )
+    searched = False
+    if sources is not None and source_files:
+        workspace = sources.tables(source_files)
+        searched = bool(workspace)
+        found = find_expression(workspace, target, question, strict=True)
+        evaluated, cut = evaluated + found.evaluated, cut or found.cut
+        if found.found is not None:
+            expr = found.found
+            return Trace(
+                shown_as_quantity=as_quantity,
+                where="workspace",
+                expression=expr.describe(workspace),
+                excerpt=_row_of(workspace[expr.table], expr.axis, expr.line, expr.cells),
+                evaluated=evaluated,
+                cut=cut,
+                sources_searched=True,
+            )
+    return Trace(
+        shown_as_quantity=as_quantity,
+        where="nowhere",
+        evaluated=evaluated,
+        cut=cut,
+        sources_searched=searched,
+    )

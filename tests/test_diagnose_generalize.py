@@ -1,0 +1,327 @@
+"""Codebook 2.2 on hand-made runs of the five patterns that unseen runs showed (rtlab issue 25), none of them
+written from a shared run: an empty template after five CSVs were printed, sources never opened, a monthly
+table with a fiscal-year row, a summary printed where the detailed table was needed, and a large table holding
+the digits of a computed answer by chance. Then the two instruments those rules read: the records of a shown
+text (:mod:`rtlab.analysis._coverage`) and the bounded expression search (:mod:`rtlab.analysis._expressions`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from rtlab.analysis import diagnose, diagnose_frame
+from rtlab.analysis._coverage import EMPTY_SHARE, record_keys
+from rtlab.analysis._expressions import (
+    MAX_CANDIDATES,
+    asked_kinds,
+    explain_answer,
+    find_expression,
+    quantity_terms,
+    tables_of,
+)
+from rtlab.environment import replay
+from rtlab.records import (
+    Action,
+    Deliverable,
+    DeliverableFile,
+    ItemResult,
+    Judgement,
+    RubricItem,
+    Step,
+    Task,
+    Trajectory,
+)
+from rtlab.text import find_numbers
+
+S, R, D, OT = "shown_but_missing", "dropped_or_distorted", "discovery", "other"
+
+# ---------------------------------------------------------------------------------------------------------
+# Workspace-Bench-like runs: five CSVs of expense records, a summary workbook to fill
+
+CSVS = {
+    f"branch_{i}.csv": "date,item,amount\n"
+    + "".join(
+        f"2024-0{m}-{10 + i:02d},{item},{amount}\n"
+        for m, (item, amount) in enumerate(
+            [("rent", 4200 + 17 * i), ("payroll", 18350 + 131 * i), ("utilities", 612 + 9 * i)], start=1
+        )
+    )
+    for i in range(1, 6)
+}
+TEMPLATE = "Branch\tDate\tItem\tAmount (USD)\n"  # what the agent delivered: the headers of the sheet, no row
+PLACEHOLDER = TEMPLATE + "branch_1\tTBD\tTBD\tN/A\n"
+ITEMS = [
+    "All five records of each branch are listed in the summary.",
+    "Each amount carries the currency.",
+    "Records are in date order within each branch.",
+    "The month of each record is given.",
+]
+
+
+def expense_run(steps: list[tuple[str, str]], delivered: str) -> Trajectory:
+    task = Task(
+        id="expenses",
+        benchmark="workspace-bench",
+        instruction="Collect every expense record of the five branch files into summary.xlsx.",
+        rubric=[RubricItem(index=i, text=t, type="Outcome Evaluation") for i, t in enumerate(ITEMS)],
+        expected_outputs=["summary.xlsx"],
+        source_files=sorted(CSVS),
+    )
+    return Trajectory(
+        id="fx:expenses",
+        format="codex",
+        source_path="/nowhere",
+        cwd="/ws",
+        steps=[
+            Step(i, "shell", cmd, output=out, shown=out, seq=i, action=Action.shell(cmd))
+            for i, (cmd, out) in enumerate(steps)
+        ],
+        deliverable=Deliverable(
+            final_message="Done.",
+            files=[DeliverableFile(path="summary.xlsx", content=delivered, size=len(delivered))],
+        ),
+        task=task,
+        judgement=Judgement(
+            items=[
+                ItemResult(index=i, passed=False, evidence="The table has no data rows.") for i in range(4)
+            ]
+        ),
+    )
+
+
+def labels(t: Trajectory, **kwargs: object) -> dict[int, tuple[str, str]]:
+    return {lab.rubric_index: (lab.rule, lab.category) for lab in diagnose(t, replay(t), **kwargs)}  # type: ignore[arg-type]
+
+
+PRINTED = [("ls data", "\n".join(sorted(CSVS)) + "\n")] + [
+    (f"cat data/{name}", text) for name, text in sorted(CSVS.items())
+]
+
+
+@pytest.mark.parametrize("delivered", [TEMPLATE, PLACEHOLDER], ids=["empty-template", "placeholder-row"])
+def test_pattern_1_records_shown_and_an_empty_template_delivered(delivered: str) -> None:
+    # every item names no value; the five files were printed whole (45 records: 15 amounts >= 100, 15 dates,
+    # 15 more amounts... each file 3 dates and 3 amounts), the deliverable holds none of them: Shown but Missing,
+    # whatever the item's wording (a currency, an order, a month)
+    got = labels(expense_run(PRINTED, delivered))
+    assert got == {i: ("R9a", S) for i in range(4)}
+
+
+def test_pattern_1_control_the_records_delivered_leave_the_other_rules_to_decide() -> None:
+    rows = "".join(
+        f"{name}\t{line}\n".replace(",", "\t")
+        for name, text in sorted(CSVS.items())
+        for line in text.splitlines()[1:]
+    )
+    got = labels(expense_run(PRINTED, TEMPLATE + rows))
+    assert all(rule != "R9a" for rule, _ in got.values())
+    assert got[2] == ("R15", OT)  # an order item with the records delivered: reasoning, as before
+
+
+def test_pattern_2_sources_never_opened_an_empty_deliverable_is_discovery() -> None:
+    searched = [
+        ("find . -name '*.csv' -path '*expenses*'", ""),  # the wrong folder: nothing matched
+        ("ls", "README.md\nsummary.xlsx\n"),
+    ]
+    got = labels(expense_run(searched, TEMPLATE))
+    assert {category for _, category in got.values()} == {D}
+    assert {rule for rule, _ in got.values()} == {"R2"}  # the needed files were never opened
+
+
+def test_a_data_file_opened_only_as_far_as_its_header_row_is_discovery() -> None:
+    heads = [("ls data", "\n".join(sorted(CSVS)) + "\n")] + [
+        (f"head -1 data/{name}", "date,item,amount\n") for name in sorted(CSVS)
+    ]
+    t = expense_run(heads, TEMPLATE)
+    # the opening rule (40 characters of content) is not met by a header line either; with a wider header
+    # (a spreadsheet's title row and column names) R2b decides: no record of the data file ever shown
+    wide = "Branch expenses register, fiscal year 2024 (all amounts in USD)\ndate,item,amount,approved by,notes\n"
+    t2 = expense_run([(cmd, wide if cmd.startswith("head") else out) for cmd, out in heads], TEMPLATE)
+    assert {category for _, category in labels(t).values()} == {D}
+    assert {rule for rule, _ in labels(t2).values()} == {"R2b"}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# OfficeQA-like runs: one question, a bulletin's tables, a one-number answer
+
+MONTHS = ["Jan.", "Feb.", "Mar.", "Apr.", "May", "June", "July", "Aug.", "Sept.", "Oct.", "Nov.", "Dec."]
+DEFENSE = [132, 129, 143, 159, 154, 153, 177, 200, 219, 287, 376, 473]  # sum 2,602
+INTEREST = [15, 16, 142, 66, 7, 192, 16, 16, 144, 69, 7, 213]
+MONTHLY = (
+    "Budget expenditures by months (in millions of dollars)\n\n"
+    "| Calendar year 1940 | National defense | Interest on the public debt |\n| --- | --- | --- |\n"
+    + "".join(f"| {m} | {d} | {i} |\n" for m, d, i in zip(MONTHS, DEFENSE, INTEREST, strict=True))
+    + "| Fiscal year 1940 | 1,580 | 1,041 |\n"
+)
+
+
+def question_run(
+    question: str, answer: str, expected: str, shown: list[str], *, sources: list[str] | None = None
+) -> Trajectory:
+    task = Task(
+        id="q-1",
+        benchmark="officeqa",
+        instruction=question,
+        rubric=[RubricItem(index=0, text=f"The answer is {expected}.")],
+        source_files=sources or ["bulletin_1941_01.txt"],
+        answer=expected,
+    )
+    return Trajectory(
+        id="fx:q-1",
+        format="g2b",
+        source_path="/nowhere",
+        cwd="/ws",
+        steps=[
+            Step(i, "shell", cmd, output=text, shown=text, seq=i, action=Action.shell(cmd))
+            for i, (cmd, text) in enumerate(
+                (f"cat {task.source_files[0]}" if "|" in text else "python3 compute.py", text)
+                for text in shown
+            )
+        ],
+        deliverable=Deliverable(
+            final_message=None, files=[DeliverableFile(path="output.txt", content=answer)]
+        ),
+        task=task,
+        judgement=Judgement(items=[ItemResult(index=0, passed=False)]),
+    )
+
+
+QUESTION = "What were the total expenditures (in millions of dollars) for U.S. national defense in calendar year 1940?"
+
+
+def one_label(t: Trajectory, sources: str | Path | None = None) -> tuple[str, str, str]:
+    (lab,) = diagnose(t, replay(t), sources=sources)
+    return lab.rule, lab.category, lab.rationale
+
+
+def test_pattern_3_the_fiscal_year_row_answered_for_the_calendar_year() -> None:
+    rule, category, why = one_label(question_run(QUESTION, "1580", "2,602", [MONTHLY]))
+    # 2,602 is the sum of the twelve monthly cells of the column 'National defense' (132 + 129 + ... + 473); the
+    # answer 1580 is the fiscal-year cell of the same column: the right operands shown, another used
+    assert (rule, category) == ("R7d", R)
+    assert "sum of cells 1-12 of column 'National defense'" in why and "a cell of the same name: 1580" in why
+
+
+def test_pattern_3_the_wrong_column_and_the_wrong_scale() -> None:
+    # the same sum over the next column (interest: 15 + 16 + ... + 213 = 903) answers a question about defense
+    assert sum(INTEREST) == 903
+    rule, category, why = one_label(question_run(QUESTION, "903", "2,602", [MONTHLY]))
+    assert (rule, category) == ("R7d", R) and "another column" in why
+    # a total written in thousands of millions: the sum at another scale (2,602 millions = 2.602 billions)
+    rule, category, why = one_label(question_run(QUESTION, "2.602", "2,602", [MONTHLY]))
+    assert category == R
+
+
+SUMMARY_TABLE = (
+    "Summary of budget expenditures (in millions of dollars)\n\n"
+    "| Fiscal year | Total expenditures | National defense |\n| --- | --- | --- |\n"
+    "| 1939 | 8,707 | 1,206 |\n| 1940 | 8,998 | 1,580 |\n"
+)
+
+
+def test_pattern_4_the_summary_printed_the_detailed_table_only_in_the_sources(tmp_path: Path) -> None:
+    (tmp_path / "bulletin_1941_01.txt").write_text(SUMMARY_TABLE + "\n\n" + MONTHLY, encoding="utf-8")
+    t = question_run(QUESTION, "1580", "2,602", [SUMMARY_TABLE])
+    # no expression over the summary gives 2,602; the bulletin's monthly table does (never printed): discovery
+    rule, category, why = one_label(t, sources=tmp_path)
+    assert (rule, category) == ("R9b", D) and "sum of cells 1-12 of column 'National defense'" in why
+    # without the sources, rtlab cannot tell where it was: reasoning, low confidence, saying what it searched
+    (lab,) = diagnose(t, replay(t))
+    assert (lab.rule, lab.category, lab.confidence) == ("R10", OT, "low")
+    assert "no small expression over what was shown gives it" in lab.rationale
+
+
+RATES = "Interest rates on Treasury bills (percent)\n\n| Issue | Rate |\n| --- | --- |\n" + "".join(
+    f"| Bill {i} | {1 + i / 100:.2f} |\n" for i in range(40)
+)
+
+
+def test_pattern_5_the_digits_of_a_computed_answer_in_a_large_table_are_not_a_showing() -> None:
+    question = "What is the ratio of customs receipts to income tax receipts in fiscal year 1950?"
+    t = question_run(question, "0.9", "1.25", [RATES])
+    # 1.25 stands in the table as the rate of Bill 25, a quantity the question does not name: not shown
+    rule, category, why = one_label(t)
+    assert (rule, category) == ("R10", OT)
+    assert "its digits appear in what was shown, not as that quantity" in why
+    # the same value printed as the agent's own result is shown (a short output line): Shown but Missing
+    printed = question_run(question, "0.9", "1.25", [RATES, "customs / income tax: 1.25\n"])
+    assert one_label(printed)[:2] == ("R9", S)
+
+
+def test_frames_take_the_sources_and_carry_rule_and_confidence(tmp_path: Path) -> None:
+    (tmp_path / "bulletin_1941_01.txt").write_text(MONTHLY, encoding="utf-8")
+    t = question_run(QUESTION, "1580", "2,602", [SUMMARY_TABLE])
+    frame = diagnose_frame([t], [replay(t)], sources=tmp_path)
+    assert frame[["rule", "category", "confidence"]].values.tolist() == [["R9b", D, "low"]]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The instruments
+
+
+def test_records_are_distinctive_data_never_years_counts_or_line_numbers() -> None:
+    text = "  12\t2024-03-05 rent 4,200 USD\n  13\tpaid in 2024 by 3 people: 35% of $18,350.75\n"
+    keys = record_keys(text)
+    kinds = sorted(k for k, _ in keys)
+    # 2024-03-05 (a date), 4,200 (>= 100), $18,350.75 (decimals: a number and a money record); not 12 / 13 (line
+    # numbers), 2024 (a year), 3 (a count), 35% (a quantity whose number is a count)
+    assert {r.text for r in keys.values()} == {"2024-03-05", "4,200", "$18,350.75"}
+    assert kinds == ["date", "money", "number", "number"]
+    # what the task's instruction states is not the sources' record (a template copies it)
+    assert {r.text for r in record_keys(text, known="Pay the rent of 4,200.").values()} == {
+        "2024-03-05",
+        "$18,350.75",
+    }
+    assert EMPTY_SHARE == 0.05
+
+
+def test_tables_drop_line_numbers_and_find_labels_and_headers() -> None:
+    text = "Budget\n" + "\n".join(f"{700 + i}: {line}" for i, line in enumerate(MONTHLY.splitlines()))
+    (table,) = tables_of(text, source="step 3", step=3)
+    assert table.headers == ["Calendar year 1940", "National defense", "Interest on the public debt"]
+    assert table.labels[:2] == ["Jan.", "Feb."] and table.labels[-1] == "Fiscal year 1940"
+    assert table.rows[0] == [None, 132.0, 15.0] and table.rows[-1] == [None, 1580.0, 1041.0]
+
+
+def test_the_search_needs_the_question_s_quantity_and_its_operation() -> None:
+    tables = tables_of(MONTHLY, source="step 0", step=0)
+    (target,) = find_numbers("2,602")
+    found = find_expression(tables, target, QUESTION).found
+    assert found is not None and (found.kind, found.axis, found.cells) == ("sum", "column", (0, 11))
+    # a question that names another quantity finds nothing: 'interest' shares no term with 'national defense'
+    assert find_expression(tables, target, "What were the interest payments on the debt?").found is None
+    # the operations a question names (an average: means and single cells only)
+    assert asked_kinds("What was the average monthly amount?") == ("cell", "mean")
+    assert asked_kinds("What is the Zipf exponent?") is None
+    # periods and words about the answer do not name a quantity
+    assert quantity_terms(QUESTION) == {"expenditures", "national", "defense"}
+    # the budget is reported and bounded
+    search = find_expression(tables, target, QUESTION)
+    assert 0 < search.evaluated <= MAX_CANDIDATES and not search.cut
+
+
+def test_the_answer_is_tested_against_the_expression_s_neighbours() -> None:
+    tables = tables_of(MONTHLY, source="step 0", step=0)
+    (target,) = find_numbers("2,602")
+    found = find_expression(tables, target, QUESTION).found
+    assert found is not None
+    # the first eleven months (132 + ... + 376 = 2,129): the run resized
+    (answer,) = find_numbers("2129")
+    hit = explain_answer(found, tables, answer)
+    assert hit is not None and hit.what == "the run resized" and hit.value == 2129
+    assert explain_answer(found, tables, find_numbers("4321")[0]) is None  # nothing shown gives it
+
+
+def test_a_search_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rtlab.analysis._expressions as expressions
+
+    monkeypatch.setattr(expressions, "MAX_CANDIDATES", 10)
+    search = expressions.find_expression(tables_of(MONTHLY, source="s"), find_numbers("2,602")[0], QUESTION)
+    assert search.cut and search.evaluated >= 10
+
+
+def test_no_values_frame_needed() -> None:
+    t = expense_run(PRINTED, TEMPLATE)
+    assert labels(t, values=pd.DataFrame()) == labels(t)
