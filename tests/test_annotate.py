@@ -107,7 +107,10 @@ def client_for(srv, tmp_path) -> LLMClient:
 def test_rule_labels_wrap_diagnose(run):
     t, r = run
     frame = rule_labels([t], [r])
-    assert list(frame.columns) == LABEL_COLUMNS
+    # the rules' labels carry the diagnosis' rule and task id after the long form's own columns
+    assert list(frame.columns) == [*LABEL_COLUMNS, "rule", "task_id"]
+    assert all(isinstance(x, str) and x.startswith("R") for x in frame["rule"])
+    assert set(frame["task_id"]) == {t.task_id}
     assert list(frame["item"]) == ["fx:1#0", "fx:1#1", "fx:1#2"]
     assert list(frame["label"]) == ["shown_but_missing", "discovery", "dropped_or_distorted"]
     assert set(frame["annotator"]) == {"rules"} and set(frame["codebook_version"]) == {CODEBOOK_VERSION}
