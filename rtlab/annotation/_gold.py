@@ -281,7 +281,7 @@ class GoldAgreement:
     """One row per gold item: ``item`` (the annotator's key where it labelled it), ``run``, ``rubric_index``,
     ``clear``, ``gold``, ``gold_subreason``, ``label``, ``subreason`` (the annotator's; missing where it gave
     none), ``agree``, ``gold_evidence``, ``evidence``, ``gold_rationale``, ``rationale``, ``codebook_version``,
-    ``task_id`` (the run's task, from any annotator's labels of the run; ``None`` where none gives it), ``rule``
+    ``task_id`` (the run's task, from any annotator's labels of the run; missing where none gives it), ``rule``
     and ``confidence`` (the annotator's, where its labels carry them; else ``None``)."""
     summary: pd.DataFrame
     """One row per subset (``all``, ``clear``): ``n_gold``, ``n`` (items both labelled), ``agreement``
@@ -565,10 +565,13 @@ def agree_with_gold(
     runs = gold["run"].unique().tolist()
     task_of: dict[str, str] = {}  # gold run -> task, from any annotator's labels of it
     if "task_id" in labels.columns:
-        for item, task in zip(labels["item"].astype(str), labels["task_id"], strict=True):
-            task = _text(task)
-            for run in runs if task is not None else ():
-                if _same_run(_split_item(item)[0], run):
+        for item, value in zip(labels["item"].astype(str), labels["task_id"], strict=True):
+            task = _text(value)
+            if task is None:
+                continue
+            trajectory = _split_item(item)[0]
+            for run in runs:
+                if _same_run(trajectory, run):
                     task_of.setdefault(run, task)
     annotator, mine = one_annotator(labels, annotator)
     mine = mine.copy()
