@@ -282,7 +282,8 @@ class GoldAgreement:
     ``clear``, ``gold``, ``gold_subreason``, ``label``, ``subreason`` (the annotator's; missing where it gave
     none), ``agree``, ``gold_evidence``, ``evidence``, ``gold_rationale``, ``rationale``, ``codebook_version``,
     ``task_id`` (the run's task, from any annotator's labels of the run; missing where none gives it), ``rule``
-    and ``confidence`` (the annotator's, where its labels carry them; else ``None``)."""
+    and ``confidence`` (the annotator's, where its labels carry them; else ``None``), ``decided`` (labelled,
+    and not ``other/undetermined``: the annotator did not abstain)."""
     summary: pd.DataFrame
     """One row per subset (``all``, ``clear``): ``n_gold``, ``n`` (items both labelled), ``agreement``
     (percent agreement, p_o), ``kappa``, ``kappa_low``, ``kappa_high`` (bootstrap percentile interval over
@@ -501,7 +502,7 @@ def _rules(items: pd.DataFrame, with_confidence: bool) -> pd.DataFrame:
             lambda r: r["label"] + (f"/{r['subreason']}" if r["label"] == "other" and r["subreason"] else ""),
             axis=1,
         )
-        abstained = (mine["label"] == "other") & (mine["subreason"] == UNDETERMINED)
+        abstained = ~mine["decided"].astype(bool)
         decided = mine[~abstained]
         correct = int((decided["label"] == decided["gold"]).sum())
         rows.append(
@@ -627,6 +628,7 @@ def agree_with_gold(
                 "task_id": task_of.get(g["run"]),
                 "rule": _text(a.get("rule")),
                 "confidence": _text(a.get("confidence")),
+                "decided": label is not None and not (a.get("label") == "other" and sub == UNDETERMINED),
                 "_gold": gold_label,
                 "_label": label,
             }
