@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -247,16 +248,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         from rtlab.analysis import load_codebook
 
-        body = (
-            f"{HEADING}\n\n"
+        intro = (
             f"`bench/diagnosis.py`: the rule labels (codebook {load_codebook().version}) of the shared real runs "
             "against their careful human labels (`../shared/real/*/gold_labels.csv`), per task and per rule, "
             "and each task set beside the others (leave one task out: a report, nothing fitted). Kappa is "
             "scikit-learn's: `n/a` where both sides give one class (undefined), 0 where one side does. "
-            f"{args.n_boot} bootstrap resamples over items. Re-run after changing the rules: "
-            "`.venv/bin/python bench/diagnosis.py --write`.\n\n"
-            f"{text}\n"
+            f"{args.n_boot} bootstrap resamples over items; {time.strftime('%Y-%m-%d', time.gmtime())}. Re-run "
+            "after changing the rules: `.venv/bin/python bench/diagnosis.py --write`."
         )
+        body = f"{HEADING}\n\n{textwrap.fill(intro, width=110, break_on_hyphens=False)}\n\n{text}\n"
         write_section(ROOT / "bench" / "RESULTS.md", body)
         print(f"wrote the {HEADING!r} section of bench/RESULTS.md", file=sys.stderr)
     return 0
