@@ -276,3 +276,68 @@ def test_long_form_takes_the_optional_columns_it_finds() -> None:
     assert frame["confidence"].tolist() == ["high", "low"] and frame["task_id"].tolist() == ["7", None]
     frame = long_form(diagnosis.drop(columns=["confidence", "task_id"]))
     assert list(frame.columns) == [*LABEL_COLUMNS, "rule"]
+
+
+def _bench():
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("bench_diagnosis", ROOT / "bench" / "diagnosis.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_skips_without_real_data_and_replaces_only_its_section(tmp_path: Path, capsys) -> None:
+    bench = _bench()
+    assert bench.main([str(tmp_path / "absent")]) == 0
+    assert "skipped: no real data" in capsys.readouterr().out
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# R\n\n## a\n\nA\n\n## Diagnosis against the gold\n\nold\n### sub\n\n## b\n\nB\n")
+    bench.write_section(results, "## Diagnosis against the gold\n\nnew\n")
+    assert results.read_text() == "# R\n\n## a\n\nA\n\n## Diagnosis against the gold\n\nnew\n\n## b\n\nB\n"
+    results.write_text("# R\n\n## a\n\nA\n")  # no section yet: appended
+    bench.write_section(results, "## Diagnosis against the gold\n\nnew\n")
+    assert results.read_text() == "# R\n\n## a\n\nA\n\n## Diagnosis against the gold\n\nnew\n"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The real runs: every task reported, the groups and rules add up to the whole (the figures themselves move
+# with the rules: bench/diagnosis.py reports them)
+
+
+@pytest.mark.parametrize(
+    ("runs", "gold_file", "tasks"),
+    [
+        ("workspace-bench/codex-gpt-5.4-runs", "workspace-bench/gold_labels.csv", ["15", "44", "95"]),
+        ("officeqa/g2b-gpt-5.4-traces", "officeqa/gold_labels.csv", None),
+    ],
+)
+def test_real_runs_by_task_and_rule(real: Path, runs: str, gold_file: str, tasks: list[str] | None) -> None:
+    from rtlab.annotation import rule_labels
+    from rtlab.environment import replay
+    from rtlab.ingest import ingest
+
+    trajectories = ingest(sorted(str(p) for p in (real / runs).iterdir() if p.is_dir())).trajectories
+    labels = rule_labels(trajectories, [replay(t) for t in trajectories])
+    gold = read_gold_labels(real / gold_file)
+    report = agree_with_gold(gold, labels, by="task", n_boot=0)
+    groups, rules = report.groups, report.rules
+    assert groups is not None and rules is not None
+    if tasks is not None:
+        assert groups["group"].tolist() == tasks
+    else:  # OfficeQA: one group per question, named as its run folders name it (oqa-N)
+        questions = {run.split("__")[-1].split("_")[0] for run in gold["run"]}
+        assert set(groups["group"]) == questions and all(g.startswith("oqa-") for g in groups["group"])
+    summary = report.summary.set_index("subset")
+    assert (
+        groups["n"].sum() == summary.loc["all", "n"] and groups["n_clear"].sum() == summary.loc["clear", "n"]
+    )
+    assert groups["agree"].sum() == report.items["agree"].sum()
+    # a group's kappa is nan exactly where it says so
+    assert (groups["kappa"].isna() == groups["note"].str.startswith(("undefined", "no item"))).all()
+    assert rules["items"].sum() == summary.loc["all", "n"]
+    assert (rules["decided"] + rules["abstained"] == rules["items"]).all()
+    assert rules["correct"].sum() <= report.items["agree"].sum()
