@@ -566,11 +566,14 @@ def agree_with_gold(
     runs = gold["run"].unique().tolist()
     task_of: dict[str, str] = {}  # gold run -> task, from any annotator's labels of it
     if "task_id" in labels.columns:
-        for item, value in zip(labels["item"].astype(str), labels["task_id"], strict=True):
-            task = _text(value)
-            if task is None:
-                continue
-            trajectory = _split_item(item)[0]
+        tasks = {  # each trajectory's task once (an LLM's samples repeat every item)
+            _split_item(item)[0]: task
+            for item, task in zip(
+                labels["item"].astype(str), [_text(v) for v in labels["task_id"]], strict=True
+            )
+            if task is not None
+        }
+        for trajectory, task in tasks.items():
             for run in runs:
                 if _same_run(trajectory, run):
                     task_of.setdefault(run, task)
