@@ -12,6 +12,7 @@ from rtlab.analysis import CODEBOOK_VERSION, load_codebook
 from rtlab.annotation import (
     FAILED,
     LABEL_COLUMNS,
+    OPTIONAL_LABEL_COLUMNS,
     REFUSED,
     UNPARSABLE,
     annotate,
@@ -107,7 +108,13 @@ def client_for(srv, tmp_path) -> LLMClient:
 def test_rule_labels_wrap_diagnose(run):
     t, r = run
     frame = rule_labels([t], [r])
-    assert list(frame.columns) == LABEL_COLUMNS
+    # the rules' labels carry the diagnosis' rule and task id (and its confidence, where it gives one) after
+    # the long form's own columns, in OPTIONAL_LABEL_COLUMNS' order
+    extra = list(frame.columns)[len(LABEL_COLUMNS) :]
+    assert list(frame.columns)[: len(LABEL_COLUMNS)] == LABEL_COLUMNS
+    assert extra == [c for c in OPTIONAL_LABEL_COLUMNS if c in extra] and {"rule", "task_id"} <= set(extra)
+    assert all(isinstance(x, str) and x.startswith("R") for x in frame["rule"])
+    assert set(frame["task_id"]) == {t.task_id}
     assert list(frame["item"]) == ["fx:1#0", "fx:1#1", "fx:1#2"]
     assert list(frame["label"]) == ["shown_but_missing", "discovery", "dropped_or_distorted"]
     assert set(frame["annotator"]) == {"rules"} and set(frame["codebook_version"]) == {CODEBOOK_VERSION}

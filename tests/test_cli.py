@@ -332,8 +332,8 @@ def test_the_options_choices_are_their_owners() -> None:
     they are the owners' own."""
     import typing
 
-    from rtlab.annotation import PROMPT_VERSIONS
-    from rtlab.annotation._gold import Level
+    from rtlab.annotation import GROUPINGS, PROMPT_VERSIONS
+    from rtlab.annotation._gold import By, Level
     from rtlab.cli import _options
     from rtlab.environment import ABLATIONS, REQUIREMENT_SOURCES
 
@@ -341,6 +341,7 @@ def test_the_options_choices_are_their_owners() -> None:
     assert _options.REQUIREMENTS == REQUIREMENT_SOURCES
     assert _options.PROMPTS == tuple(PROMPT_VERSIONS)
     assert _options.LEVELS == typing.get_args(Level)
+    assert _options.GROUPINGS == GROUPINGS == typing.get_args(By)
 
 
 def test_the_command_line_starts_without_the_heavy_packages() -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rtlab.annotation._annotators import FAILED as FAILED
     from rtlab.annotation._annotators import LABEL_COLUMNS as LABEL_COLUMNS
     from rtlab.annotation._annotators import NON_LABELS as NON_LABELS
+    from rtlab.annotation._annotators import OPTIONAL_LABEL_COLUMNS as OPTIONAL_LABEL_COLUMNS
     from rtlab.annotation._annotators import PROMPT_VERSIONS as PROMPT_VERSIONS
     from rtlab.annotation._annotators import REFUSED as REFUSED
     from rtlab.annotation._annotators import RULE_ANNOTATOR as RULE_ANNOTATOR
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from rtlab.annotation._breakdowns import compare_breakdowns as compare_breakdowns
     from rtlab.annotation._breakdowns import rules_against_gold as rules_against_gold
     from rtlab.annotation._gold import GOLD as GOLD
+    from rtlab.annotation._gold import GROUPINGS as GROUPINGS
+    from rtlab.annotation._gold import By as By
     from rtlab.annotation._gold import GoldAgreement as GoldAgreement
     from rtlab.annotation._gold import agree_with_gold as agree_with_gold
     from rtlab.annotation._gold import annotator_names as annotator_names
@@ -97,6 +100,7 @@ __getattr__, __dir__, __all__ = attach(
             "FAILED",
             "LABEL_COLUMNS",
             "NON_LABELS",
+            "OPTIONAL_LABEL_COLUMNS",
             "PROMPT_VERSIONS",
             "PromptVersion",
             "REFUSED",
@@ -123,6 +127,8 @@ __getattr__, __dir__, __all__ = attach(
         "._breakdowns": ("GoldComparison", "annotator_diagnosis", "compare_breakdowns", "rules_against_gold"),
         "._gold": (
             "GOLD",
+            "GROUPINGS",
+            "By",
             "GoldAgreement",
             "agree_with_gold",
             "annotator_names",

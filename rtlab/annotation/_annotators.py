@@ -53,6 +53,11 @@ LABEL_COLUMNS = [
     "evidence",
     "raw_response",
 ]
+OPTIONAL_LABEL_COLUMNS = ("rule", "confidence", "task_id")
+"""Columns a long-form table may carry after :data:`LABEL_COLUMNS`, taken from a diagnosis frame where it has
+them (:func:`long_form`): ``rule`` (the codebook rule that decided), ``confidence`` (``high`` | ``low``) and
+``task_id`` (the trajectory's task: a Workspace-Bench task, an OfficeQA question), what ``rtlab agree --gold
+--by rule|task`` groups by. Annotators with no such notion (an LLM, a person) leave them out."""
 RULE_ANNOTATOR = "rules"
 UNPARSABLE = "unparsable"
 """Label of an LLM answer that stayed invalid after every corrective retry."""
@@ -67,10 +72,10 @@ MIN_PART = 300
 """No truncated part is cut below this many characters."""
 
 
-def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _frame(rows: list[dict[str, Any]], extra: Sequence[str] = ()) -> pd.DataFrame:
     import pandas as pd
 
-    frame = pd.DataFrame(rows, columns=LABEL_COLUMNS)
+    frame = pd.DataFrame(rows, columns=[*LABEL_COLUMNS, *extra])
     return frame.astype(object).where(frame.notna(), None)
 
 
@@ -97,7 +102,9 @@ def rule_labels(
 
 def long_form(diagnosis: pd.DataFrame, *, annotator: str = RULE_ANNOTATOR) -> pd.DataFrame:
     """A diagnosis (:func:`rtlab.analysis.diagnose_frame`, one row per failed item) as long-form labels of
-    ``annotator`` (:data:`LABEL_COLUMNS`; the evidence as JSON text)."""
+    ``annotator`` (:data:`LABEL_COLUMNS`; the evidence as JSON text), followed by those of
+    :data:`OPTIONAL_LABEL_COLUMNS` the diagnosis has (in that order)."""
+    extra = [c for c in OPTIONAL_LABEL_COLUMNS if c in diagnosis.columns]
     rows = [
         {
             "item": item_key(r["trajectory"], int(r["rubric_index"])),
@@ -108,10 +115,18 @@ def long_form(diagnosis: pd.DataFrame, *, annotator: str = RULE_ANNOTATOR) -> pd
             "rationale": r["rationale"],
             "evidence": json.dumps(r["evidence"], ensure_ascii=False),
             "raw_response": None,
+            **{c: _optional(r[c]) for c in extra},
         }
         for r in diagnosis.to_dict("records")
     ]
-    return _frame(rows)
+    return _frame(rows, extra)
+
+
+def _optional(value: Any) -> str | None:
+    """An optional column's value as text; ``None`` for a missing one (``None``, NaN, empty)."""
+    if value is None or (isinstance(value, float) and value != value) or value == "":
+        return None
+    return str(value)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -13,12 +13,19 @@ The annotator's labels are a long-form labels table (:data:`rtlab.annotation._an
 rules', an LLM's, a file's); several annotators given as one (the samples of an LLM) are reduced to their
 majority per item (:func:`majority_labels`). Items are matched by run and rubric index: a gold run ``R`` is
 the trajectory ``R`` or ``<harness>:R``.
+
+The report can be split into groups (``by``: the task, the run, the deciding rule) with kappa, agreement and
+counts per group, and it always says, where the labels name the rule that decided each item (the rules'
+labels do: :data:`rtlab.annotation._annotators.OPTIONAL_LABEL_COLUMNS`), how many items each rule decided and
+its precision on the gold. Kappa is scikit-learn's throughout: undefined (``nan``) where chance agreement is
+certain, i.e. where both sides give one and the same class to every item of a group.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +38,7 @@ from rtlab.annotation._annotators import NON_LABELS
 from rtlab.annotation._labelfile import read_label_file
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 GOLD = "gold"
@@ -42,6 +50,16 @@ GOLD_EXTRA_SUBREASONS = ("other",)
 _TRUE, _FALSE = ("true", "1", "yes"), ("false", "0", "no")
 Level = Literal["category", "subreason"]
 """What is compared: the category, or the category with ``other`` split by sub-reason (``other/<sub>``)."""
+By = Literal["task", "run", "rule"]
+"""How a report is split (``agree_with_gold(..., by=...)``): by the trajectory's task (a Workspace-Bench task,
+an OfficeQA question: ``Trajectory.task_id``, the labels' ``task_id``), by the gold's run, or by the rule
+that decided the item (the labels' ``rule``)."""
+GROUPINGS: tuple[By, ...] = ("task", "run", "rule")
+"""The values of :data:`By`."""
+UNDETERMINED = "undetermined"
+"""The sub-reason of ``other`` with which a rule abstains: its items are not counted as decided."""
+UNKNOWN_GROUP = "(unknown)"
+"""The group of a gold item whose task or rule the labels do not give (an item no one labelled)."""
 
 
 def read_gold_labels(path: str | Path) -> pd.DataFrame:
@@ -262,7 +280,10 @@ class GoldAgreement:
     items: pd.DataFrame
     """One row per gold item: ``item`` (the annotator's key where it labelled it), ``run``, ``rubric_index``,
     ``clear``, ``gold``, ``gold_subreason``, ``label``, ``subreason`` (the annotator's; missing where it gave
-    none), ``agree``, ``gold_evidence``, ``evidence``, ``gold_rationale``, ``rationale``, ``codebook_version``."""
+    none), ``agree``, ``gold_evidence``, ``evidence``, ``gold_rationale``, ``rationale``, ``codebook_version``,
+    ``task_id`` (the run's task, from any annotator's labels of the run; missing where none gives it), ``rule``
+    and ``confidence`` (the annotator's, where its labels carry them; else ``None``), ``decided`` (labelled,
+    and not ``other/undetermined``: the annotator did not abstain)."""
     summary: pd.DataFrame
     """One row per subset (``all``, ``clear``): ``n_gold``, ``n`` (items both labelled), ``agreement``
     (percent agreement, p_o), ``kappa``, ``kappa_low``, ``kappa_high`` (bootstrap percentile interval over
@@ -274,6 +295,22 @@ class GoldAgreement:
     """Counts over all items both labelled: gold labels as rows, the annotator's as columns."""
     bootstrap: dict[str, Any]
     """``n_boot``, ``seed``, ``ci``: how the intervals were drawn (items resampled with replacement)."""
+    by: By | None = None
+    """How :attr:`groups` splits the items; ``None``: not split."""
+    groups: pd.DataFrame | None = None
+    """With :attr:`by`, one row per group (tasks, runs or rules in natural order; :data:`UNKNOWN_GROUP` last):
+    ``group``, ``n_gold``, ``n`` (items both labelled), ``agree`` (how many of them agree), ``agreement``,
+    ``kappa``, ``n_clear``, ``agreement_clear``, ``kappa_clear`` (the same over the clear items), and ``note``:
+    why the group's kappa is undefined (``nan``: both sides give one class) or 0 by construction (one side
+    gives one class), then that of its clear items after ``clear:`` where it differs; empty when neither is.
+    ``None`` without :attr:`by`."""
+    rules: pd.DataFrame | None = None
+    """Where the labels name the deciding rule, one row per rule (natural order): ``rule``, ``labels`` (what
+    it labelled: the categories, ``other/<sub-reason>``, with counts), ``items`` (gold items it labelled),
+    ``abstained`` (of them labelled ``other/undetermined``), ``decided`` (the rest), ``correct`` (decided
+    items whose gold category is the rule's category), ``precision`` (``correct / decided``; ``nan`` when it
+    decided none) and ``low`` (decided items of ``low`` confidence; ``nan`` where the labels give no
+    confidence). ``None`` when the labels carry no ``rule``."""
 
     @property
     def disagreements(self) -> pd.DataFrame:
@@ -309,6 +346,9 @@ class GoldAgreement:
             "disagreements": records(self.disagreements),
             "unlabelled": self.unlabelled["item"].tolist(),
             "bootstrap": self.bootstrap,
+            "by": self.by,
+            "groups": None if self.groups is None else records(self.groups),
+            "rules": None if self.rules is None else records(self.rules),
         }
 
     def describe(self) -> str:
@@ -328,6 +368,16 @@ class GoldAgreement:
         all_scores = self.scores[self.scores["subset"] == "all"].drop(columns="subset")
         lines.append(all_scores.to_string(float_format=lambda v: f"{v:.3f}"))
         lines += ["", "confusion (gold rows, annotator columns):", self.confusion.to_string(), ""]
+        if self.groups is not None:
+            lines += [f"per {self.by} ({len(self.groups)} groups; n/a: kappa undefined, see note):"]
+            lines += [_table(self.groups), ""]
+        if self.rules is not None:
+            lines += [
+                "per rule (decided: labelled other than other/undetermined; precision: share of decided items "
+                "whose gold category is the rule's):",
+                _table(self.rules),
+                "",
+            ]
         dis = self.disagreements
         lines.append(f"{len(dis)} disagreements:")
         for r in dis.to_dict("records"):
@@ -344,6 +394,131 @@ class GoldAgreement:
                 f"{len(self.unlabelled)} gold items not labelled: {', '.join(self.unlabelled['item'])}"
             )
         return "\n".join(lines)
+
+
+def _table(frame: pd.DataFrame) -> str:
+    """A group or rule table as text: three decimals, ``n/a`` for an undefined value."""
+    return frame.to_string(index=False, na_rep="n/a", float_format=lambda v: f"{v:.3f}")
+
+
+def _text(value: Any) -> str | None:
+    """A label's optional field as text; ``None`` for a missing one (``None``, NaN, empty)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value == "":
+        return None
+    return str(value)
+
+
+def _natural(key: str) -> tuple[Any, ...]:
+    """Sort key putting ``R2`` before ``R10`` and ``oqa-9`` before ``oqa-16``; :data:`UNKNOWN_GROUP` last."""
+    parts = re.split(r"(\d+)", key)
+    return (key == UNKNOWN_GROUP, *[(0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts])
+
+
+def _codes(part: pd.DataFrame, categories: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+    """The compared gold and annotator labels of the items of ``part`` both labelled, as codes."""
+    both = part[part["_label"].notna()]
+    return _sequence_codes(both["_gold"].tolist(), both["_label"].tolist(), categories)
+
+
+def _kappa(ca: np.ndarray, cb: np.ndarray, n_cats: int) -> float:
+    """Cohen's kappa of two code columns, scikit-learn's: ``nan`` when no item or chance agreement is 1."""
+    import numpy as np
+
+    return float(_kappa_stat(ca, cb, n_cats)(np.ones((1, len(ca))))[0]) if len(ca) else math.nan
+
+
+def _kappa_note(ca: np.ndarray, cb: np.ndarray, order: Sequence[Any], annotator: str) -> str:
+    """Why a group's kappa is undefined or 0 by construction; empty when it is neither.
+
+    Kappa = 1 - sum_{c!=k} C_ck / sum_{c!=k} E_ck (scikit-learn). Both sides one class c: C and E hold only
+    cell (c, c), 0/0, undefined. One side one class k, the other not: the off-diagonal of E is the other
+    side's items outside k, as is that of C, so kappa = 1 - 1 = 0 whatever the agreement.
+    """
+    if not len(ca):
+        return "no item labelled by both"
+    gold, mine = sorted(set(ca.tolist())), sorted(set(cb.tolist()))
+    if len(gold) == 1 and gold == mine:
+        return f"undefined: both all {order[gold[0]]}"
+    if len(gold) == 1:
+        return f"0 by construction: {GOLD} all {order[gold[0]]}"
+    if len(mine) == 1:
+        return f"0 by construction: {annotator} all {order[mine[0]]}"
+    return ""
+
+
+def _group_note(
+    ca: np.ndarray,
+    cb: np.ndarray,
+    clear: tuple[np.ndarray, np.ndarray, list[Any]],
+    order: Sequence[Any],
+    annotator: str,
+) -> str:
+    """:func:`_kappa_note` of a group's items, then, where it differs and the group has clear items, that of
+    its clear items after ``clear:``."""
+    note = _kappa_note(ca, cb, order, annotator)
+    clear_note = _kappa_note(clear[0], clear[1], order, annotator) if len(clear[0]) else ""
+    return "; ".join(x for x in (note, f"clear: {clear_note}" if clear_note not in ("", note) else "") if x)
+
+
+def _groups(items: pd.DataFrame, by: By, categories: Sequence[str], annotator: str) -> pd.DataFrame:
+    """The per-group table of :attr:`GoldAgreement.groups`."""
+    import pandas as pd
+
+    column = {"task": "task_id", "run": "run", "rule": "rule"}[by]
+    part = items if by != "rule" else items[items["_label"].notna()]  # an unlabelled item has no rule
+    keys = part[column].map(lambda v: _text(v) or UNKNOWN_GROUP)
+    rows = []
+    for key in sorted(set(keys), key=_natural):
+        group = part[keys == key]
+        ca, cb, order = _codes(group, categories)
+        clear = _codes(group[group["clear"]], categories)
+        rows.append(
+            {
+                "group": key,
+                "n_gold": len(group),
+                "n": len(ca),
+                "agree": int((ca == cb).sum()),
+                "agreement": float((ca == cb).mean()) if len(ca) else math.nan,
+                "kappa": _kappa(ca, cb, len(order)),
+                "n_clear": len(clear[0]),
+                "agreement_clear": float((clear[0] == clear[1]).mean()) if len(clear[0]) else math.nan,
+                "kappa_clear": _kappa(clear[0], clear[1], len(order)),
+                "note": _group_note(ca, cb, clear, order, annotator),
+            }
+        )
+    columns = ["group", "n_gold", "n", "agree", "agreement", "kappa", "n_clear", "agreement_clear"]
+    return pd.DataFrame(rows, columns=[*columns, "kappa_clear", "note"])
+
+
+def _rules(items: pd.DataFrame, with_confidence: bool) -> pd.DataFrame:
+    """The per-rule table of :attr:`GoldAgreement.rules`."""
+    import pandas as pd
+
+    labelled = items[items["label"].notna() & items["rule"].notna()]
+    rows = []
+    for rule in sorted(set(labelled["rule"]), key=_natural):
+        mine = labelled[labelled["rule"] == rule]
+        shown = mine.apply(
+            lambda r: r["label"] + (f"/{r['subreason']}" if r["label"] == "other" and r["subreason"] else ""),
+            axis=1,
+        )
+        abstained = ~mine["decided"].astype(bool)
+        decided = mine[~abstained]
+        correct = int((decided["label"] == decided["gold"]).sum())
+        rows.append(
+            {
+                "rule": rule,
+                "labels": ", ".join(f"{k} {v}" for k, v in Counter(shown).most_common()),
+                "items": len(mine),
+                "abstained": int(abstained.sum()),
+                "decided": len(decided),
+                "correct": correct,
+                "precision": correct / len(decided) if len(decided) else math.nan,
+                "low": int((decided["confidence"] == "low").sum()) if with_confidence else math.nan,
+            }
+        )
+    columns = ["rule", "labels", "items", "abstained", "decided", "correct", "precision", "low"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _compared(label: Any, subreason: Any, level: Level) -> Any:
@@ -363,6 +538,7 @@ def agree_with_gold(
     n_boot: int = 1000,
     seed: int = 0,
     ci: float = 0.95,
+    by: By | None = None,
 ) -> GoldAgreement:
     """The report of ``labels`` (long form; ``annotator``: which of its annotators, all of them by majority
     when the name stands for several, see :func:`annotator_names`; default: the only one) against ``gold``
@@ -372,6 +548,11 @@ def agree_with_gold(
     :func:`rtlab.analysis.bootstrap_weights`) and is the ``ci`` percentile interval of the replicates where
     kappa is defined. Items the annotator did not label are left out of every statistic and listed in
     :attr:`GoldAgreement.unlabelled`; an annotator's item no gold row names is ignored.
+
+    ``by`` splits the items into groups (:attr:`GoldAgreement.groups`): ``task`` needs the run's task id in
+    the labels (``task_id``: the rules' labels carry it, and another annotator's items take it from them when
+    ``labels`` holds both), ``rule`` the deciding rule (``rule``). The per-rule table
+    (:attr:`GoldAgreement.rules`) is there whenever the annotator's labels carry ``rule``.
     """
     import numpy as np
     import pandas as pd
@@ -380,15 +561,41 @@ def agree_with_gold(
         raise ValueError(f"level must be 'category' or 'subreason', got {level!r}")
     if n_boot < 0 or not 0 < ci < 1:
         raise ValueError(f"need n_boot >= 0 and 0 < ci < 1, got {n_boot}, {ci}")
+    if by is not None and by not in GROUPINGS:
+        raise ValueError(f"by must be one of {list(GROUPINGS)}, got {by!r}")
+    runs = gold["run"].unique().tolist()
+    task_of: dict[str, str] = {}  # gold run -> task, from any annotator's labels of it
+    if "task_id" in labels.columns:
+        tasks = {  # each trajectory's task once (an LLM's samples repeat every item)
+            _split_item(item)[0]: task
+            for item, task in zip(
+                labels["item"].astype(str), [_text(v) for v in labels["task_id"]], strict=True
+            )
+            if task is not None
+        }
+        for trajectory, task in tasks.items():
+            for run in runs:
+                if _same_run(trajectory, run):
+                    task_of.setdefault(run, task)
     annotator, mine = one_annotator(labels, annotator)
     mine = mine.copy()
+    has_rule = "rule" in mine.columns and mine["rule"].map(_text).notna().any()
+    if by == "rule" and not has_rule:
+        raise ValueError(
+            f"grouping by rule needs labels that name the deciding rule (a 'rule' column): {annotator}'s "
+            "name none"
+        )
+    if by == "task" and not task_of:
+        raise ValueError(
+            "grouping by task needs the runs' task ids (a 'task_id' column: the rules' labels carry it, "
+            "a labels file needs one)"
+        )
     if "subreason" not in mine.columns:
         mine["subreason"] = None
     split = mine["label"].astype(str).str.startswith("other/")  # a file's ``other/<sub-reason>``
     mine.loc[split, "subreason"] = mine.loc[split, "label"].str.split("/", n=1).str[1]
     mine.loc[split, "label"] = "other"
     by_run: dict[tuple[str, int], dict[str, Any]] = {}
-    runs = gold["run"].unique().tolist()
     for row in mine.to_dict("records"):
         trajectory, index = _split_item(str(row["item"]))
         matches = [r for r in runs if _same_run(trajectory, r)]
@@ -421,6 +628,10 @@ def agree_with_gold(
                 "gold_rationale": g["rationale"],
                 "rationale": a.get("rationale") or "",
                 "codebook_version": a.get("codebook_version"),
+                "task_id": task_of.get(g["run"]),
+                "rule": _text(a.get("rule")),
+                "confidence": _text(a.get("confidence")),
+                "decided": label is not None and not (a.get("label") == "other" and sub == UNDETERMINED),
                 "_gold": gold_label,
                 "_label": label,
             }
@@ -433,10 +644,9 @@ def agree_with_gold(
     )
     summary, scores, confusion = [], [], None
     for subset, part in (("all", items), ("clear", items[items["clear"]] if len(items) else items)):
-        both = part[part["_label"].notna()]
-        ca, cb, order = _sequence_codes(both["_gold"].tolist(), both["_label"].tolist(), categories)
+        ca, cb, order = _codes(part, categories)
         stat = _kappa_stat(ca, cb, len(order))
-        kappa = float(stat(np.ones((1, len(ca))))[0]) if len(ca) else math.nan
+        kappa = _kappa(ca, cb, len(order))
         interval = None
         if len(ca) and n_boot:
             interval = percentile_interval(stat(bootstrap_weights(len(ca), n_boot, seed).astype(float)), ci)
@@ -469,4 +679,7 @@ def agree_with_gold(
         scores=score_frame,
         confusion=confusion,
         bootstrap={"n_boot": n_boot, "seed": seed, "ci": ci, "unit": "item", "method": "percentile"},
+        by=by,
+        groups=None if by is None else _groups(items, by, categories, annotator),
+        rules=_rules(items, "confidence" in mine.columns) if has_rule else None,
     )

@@ -25,6 +25,7 @@ from rtlab.cli._common import (
     _llm_client,
 )
 from rtlab.cli._options import (
+    GROUPINGS,
     annotator_options,
     bootstrap_options,
     command,
@@ -81,6 +82,9 @@ def cmd_annotate(args: argparse.Namespace) -> int:
 def cmd_agree(args: argparse.Namespace) -> int:
     if args.gold is not None:
         return _agree_with_gold(args)
+    if args.by is not None:
+        print("rtlab agree: --by needs --gold GOLD.csv", file=sys.stderr)
+        return 2
     from rtlab.annotation import NON_LABELS, agreement_report, check_labels, load_labels
 
     if len(args.paths) != 1:
@@ -147,7 +151,7 @@ def _agree_with_gold(args: argparse.Namespace) -> int:
 
         labels = read_annotator_labels(args.annotator)
     report = agree_with_gold(
-        gold, labels, annotator=name, level=args.level, n_boot=args.n_boot, seed=args.seed
+        gold, labels, annotator=name, level=args.level, n_boot=args.n_boot, seed=args.seed, by=args.by
     )
     if args.json:
         print(json.dumps(_json_safe(report.to_dict()), ensure_ascii=False, indent=2, allow_nan=False))
@@ -287,7 +291,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "interval over all items and over the clear ones, per-category precision / recall / F1, the confusion "
         "matrix and every disagreeing item with both labels' evidence, of --annotator rules (the rule labels "
         "of the runs at PATH), llm (LLM annotators over them, the majority of their samples) or FILE (a "
-        "long-form labels file).",
+        "long-form labels file); --by task|run|rule adds kappa, agreement and counts per group, and labels "
+        "that name their rule (the rules') add each rule's decided items and precision.",
     )
     input_options(
         p,
@@ -305,6 +310,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "samples, reduced to their majority); default: the only one, or rules / llm",
     )
     level_option(p)
+    p.add_argument(
+        "--by",
+        choices=GROUPINGS,
+        help="with --gold: kappa, agreement and n per task (Workspace-Bench task, OfficeQA question), per run "
+        "or per deciding rule; a group whose kappa is undefined (one class on both sides) says so",
+    )
     llm_annotator_options(p)
     llm_options(p)
     bootstrap_options(p, over="items")

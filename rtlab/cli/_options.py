@@ -22,6 +22,8 @@ PROMPTS = ("p1", "p2")
 (``rtlab.annotation.PROMPT_VERSIONS``)."""
 LEVELS = ("category", "subreason")
 """``--level``'s choices: how fine a label is compared or broken down."""
+GROUPINGS = ("task", "run", "rule")
+"""``agree --gold --by``'s choices: how a report against gold is split (``rtlab.annotation.GROUPINGS``)."""
 
 
 def command(
