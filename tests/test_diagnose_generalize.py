@@ -325,3 +325,28 @@ def test_a_search_stops_at_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_no_values_frame_needed() -> None:
     t = expense_run(PRINTED, TEMPLATE)
     assert labels(t, values=pd.DataFrame()) == labels(t)
+
+
+def test_the_table_parser_and_the_search_take_any_text() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    cell = st.one_of(
+        st.text(alphabet="abc XYZ-/.,()$%", max_size=8),
+        st.floats(allow_nan=True, allow_infinity=True).map(str),
+        st.integers(-(10**30), 10**30).map(str),
+    )
+    line = st.lists(cell, min_size=1, max_size=6).map(lambda cells: "| " + " | ".join(cells) + " |")
+    text = st.lists(st.one_of(line, st.just("| --- | --- |"), st.text(max_size=20)), max_size=12).map("\n".join)
+
+    @settings(max_examples=150, deadline=None)
+    @given(text)
+    def check(shown: str) -> None:
+        tables = tables_of(shown, source="s")
+        for table in tables:
+            assert len(table.labels) == len(table.rows) == len(table.lines)
+        search = find_expression(tables, find_numbers("12.5")[0], "the rent of the flat")
+        if search.found is not None:
+            explain_answer(search.found, tables, find_numbers("7")[0])
+
+    check()

@@ -238,7 +238,7 @@ def shown_tables(steps: Iterable[tuple[int, str]]) -> list[Table]:
 
 def _matches(values: Any, target: Number) -> Any:
     """Elementwise: the value is ``target`` to its last written digit and within :data:`TOLERANCE` (a
-    percentage also read as a fraction, and a fraction as a percentage)."""
+    percentage also read as a fraction)."""
     import numpy as np
 
     v = np.asarray(values, dtype=float)
@@ -246,10 +246,11 @@ def _matches(values: Any, target: Number) -> Any:
     goals = [(target.value, target.ulp)]
     if target.percent:
         goals.append((target.value / 100, target.ulp / 100))
-    for goal, ulp in goals:
-        close = np.abs(v - goal) <= ulp / 2 + 1e-9 * abs(goal)
-        rel = np.abs(v - goal) <= TOLERANCE * np.maximum(np.abs(v), abs(goal))
-        out |= close & rel & np.isfinite(v)
+    with np.errstate(all="ignore"):
+        for goal, ulp in goals:
+            close = np.abs(v - goal) <= ulp / 2 + 1e-9 * abs(goal)
+            rel = np.abs(v - goal) <= TOLERANCE * np.maximum(np.abs(v), abs(goal))
+            out |= close & rel & np.isfinite(v)
     return out
 
 
@@ -305,28 +306,44 @@ def line_terms(table: Table, axis: str, line: int, cells: Sequence[int]) -> set[
     return quantity_terms(" ".join(words))
 
 
-def candidates(pos: list[int], vals: list[float]) -> Iterator[tuple[ExpressionKind, Any, Any]]:
-    """Every expression of one line, vectorised: (kind, values, cell index pairs)."""
+def candidates(
+    vals: Sequence[float], kinds: Sequence[ExpressionKind] | None = None
+) -> list[tuple[ExpressionKind, Any, Any]]:
+    """Every expression of one line of ``kinds`` (all by default), vectorised: (kind, values, index pairs into
+    ``vals``). Overflow and division by zero give inf or NaN, which match nothing."""
     import numpy as np
 
+    wanted = set(kinds) if kinds is not None else set(_SIMPLE)
     v = np.asarray(vals, dtype=float)
     n = len(v)
-    yield "cell", v, np.stack([np.arange(n), np.arange(n)], axis=1)
-    if n >= 2:
-        i, j = np.triu_indices(n, k=1)
-        keep = (j - i) < MAX_RUN
-        i, j = i[keep], j[keep]
-        prefix = np.concatenate([[0.0], np.cumsum(v)])
-        sums = prefix[j + 1] - prefix[i]
-        yield "sum", sums, np.stack([i, j], axis=1)
-        yield "mean", sums / (j - i + 1), np.stack([i, j], axis=1)
-        a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
-        off = a != b
-        a, b = a[off], b[off]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            yield "difference", v[a] - v[b], np.stack([a, b], axis=1)
-            yield "ratio", v[a] / v[b], np.stack([a, b], axis=1)
-            yield "change", (v[a] - v[b]) / v[b], np.stack([a, b], axis=1)
+    out: list[tuple[ExpressionKind, Any, Any]] = []
+    with np.errstate(all="ignore"):
+        if "cell" in wanted:
+            out.append(("cell", v, np.stack([np.arange(n), np.arange(n)], axis=1)))
+        if n < 2:
+            return out
+        if wanted & {"sum", "mean"}:
+            i, j = np.triu_indices(n, k=1)
+            keep = (j - i) < MAX_RUN
+            i, j = i[keep], j[keep]
+            prefix = np.concatenate([[0.0], np.cumsum(v)])
+            sums = prefix[j + 1] - prefix[i]
+            if "sum" in wanted:
+                out.append(("sum", sums, np.stack([i, j], axis=1)))
+            if "mean" in wanted:
+                out.append(("mean", sums / (j - i + 1), np.stack([i, j], axis=1)))
+        if wanted & {"difference", "ratio", "change"}:
+            a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+            off = a != b
+            a, b = a[off], b[off]
+            pairs = np.stack([a, b], axis=1)
+            if "difference" in wanted:
+                out.append(("difference", v[a] - v[b], pairs))
+            if "ratio" in wanted:
+                out.append(("ratio", v[a] / v[b], pairs))
+            if "change" in wanted:
+                out.append(("change", (v[a] - v[b]) / v[b], pairs))
+    return out
 
 
 _SIMPLE = {"cell": 0, "sum": 1, "mean": 1, "difference": 2, "change": 2, "ratio": 3}
@@ -377,9 +394,7 @@ def find_expression(
     best: tuple[int, int, int] | None = None
     for ti, table in enumerate(tables):
         for axis, line, pos, vals in _lines(table):
-            for kind, values, idx in candidates(pos, vals):
-                if kinds is not None and kind not in kinds:
-                    continue
+            for kind, values, idx in candidates(vals, kinds):
                 arr = np.asarray(values)
                 search.evaluated += int(arr.size)
                 hits = np.flatnonzero(_matches(arr, target))
