@@ -350,3 +350,12 @@ def test_the_table_parser_and_the_search_take_any_text() -> None:
             explain_answer(search.found, tables, find_numbers("7")[0])
 
     check()
+
+
+def test_an_unreadable_deliverable_is_never_said_to_lack_the_records() -> None:
+    t = expense_run(PRINTED, TEMPLATE)
+    t.deliverable = Deliverable(
+        final_message="Done.", files=[DeliverableFile(path="summary.png", content=None, size=48213)]
+    )
+    got = labels(t)
+    assert all(rule != "R9a" for rule, _ in got.values()), got

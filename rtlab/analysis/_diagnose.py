@@ -155,6 +155,9 @@ class ItemFacts:
     coverage: Coverage | None = None
     """The records the run was shown of the files the item needs, and how many the deliverable holds
     (:mod:`rtlab.analysis._coverage`; codebook 2.2); ``None`` for a format item."""
+    deliverable_opaque: bool = False
+    """The run delivered files and rtlab reads text in none of them (an image, a binary): what they hold is
+    unknown, so no rule concludes that they lack the records shown (R9a)."""
     data_files: tuple[str, ...] = ()
     """The needed files that are data files (:data:`DATA_SUFFIXES`): their records are what they hold."""
     trace: Trace | None = None
@@ -528,6 +531,8 @@ def item_facts(
         has_deliverable=_has_deliverable(trajectory.deliverable),
         deliverable_files=seen.files,
         coverage=cover if any(r.id == "R9a" for r in cb.rules) else None,
+        deliverable_opaque=bool(trajectory.deliverable.files)
+        and not any(path != "final_message" for path, _ in seen.files),
         data_files=tuple(s for s in needed if posixpath.splitext(name_key(s))[1] in DATA_SUFFIXES),
         misbuilt=built,
         trace=_trace(trajectory, rows, seen.files, folder) if built is None and traces else None,
@@ -886,7 +891,7 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             )
     if _says(facts, "mismatch"):
         return "R14", "dropped_or_distorted", None, f"{_quote_judge(facts, 'mismatch')}; {files}."
-    if cover is not None and cover.with_records and cover.none_delivered:
+    if cover is not None and cover.with_records and cover.none_delivered and not facts.deliverable_opaque:
         return (
             "R9a",
             "shown_but_missing",
