@@ -337,7 +337,9 @@ def test_the_table_parser_and_the_search_take_any_text() -> None:
         st.integers(-(10**30), 10**30).map(str),
     )
     line = st.lists(cell, min_size=1, max_size=6).map(lambda cells: "| " + " | ".join(cells) + " |")
-    text = st.lists(st.one_of(line, st.just("| --- | --- |"), st.text(max_size=20)), max_size=12).map("\n".join)
+    text = st.lists(st.one_of(line, st.just("| --- | --- |"), st.text(max_size=20)), max_size=12).map(
+        "\n".join
+    )
 
     @settings(max_examples=150, deadline=None)
     @given(text)
@@ -359,3 +361,21 @@ def test_an_unreadable_deliverable_is_never_said_to_lack_the_records() -> None:
     )
     got = labels(t)
     assert all(rule != "R9a" for rule, _ in got.values()), got
+
+
+def test_the_cli_takes_sources_and_refuses_a_missing_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from conftest import ROOT
+
+    from rtlab.cli import main
+
+    sample = ROOT / "data" / "sample"
+    with pytest.raises(SystemExit) as exc:
+        main(["diagnose", str(sample), "--sources", str(tmp_path / "missing")])
+    assert exc.value.code == 2 and "missing" in capsys.readouterr().err
+    assert main(["diagnose", str(sample), "--sources", str(tmp_path), "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows and all(r["confidence"] in ("high", "low") for r in rows)
