@@ -1,0 +1,83 @@
+"""Claude Code: the hook answers of ``rtlab tab serve`` and the project settings that call it.
+
+Claude Code (>= 2.1.121 for ``updatedToolOutput`` on every tool; ``mcp_tool`` hooks since 2.1.118) calls the
+server's hook tools through ``mcp_tool`` hooks, each ``input`` templated from the hook's event
+(``${session_id}``, ``${tool_input}``: an object arrives as its JSON text). The tool's text is read back as the
+hook's JSON answer:
+
+- ``PostToolUse`` → ``observe``: ``hookSpecificOutput.updatedToolOutput`` = the result as Claude Code shows it
+  (rebuilt from ``tool_response`` by its reader's rules, :func:`rtlab.ingest.claude_code_shown`) + a blank line
+  + the status line, which puts the status line inside the ``tool_result`` the model reads, as rtlab's own
+  harness does. For a tool whose shown text rtlab cannot rebuild the result is left as it is and the status
+  line comes as ``additionalContext`` (a separate system message after the result).
+- ``Stop`` → ``finish_check``: ``{"decision": "block", "reason": ...}`` once, with the open requirements.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rtlab.environment import with_status
+from rtlab.harnesses._session import Observation
+
+SERVER = "tab"
+"""The server's name in ``.mcp.json``: its tools reach the model as ``mcp__tab__tab_add``, ..."""
+
+
+def post_tool_use_answer(observation: Observation) -> dict[str, Any]:
+    """The ``PostToolUse`` hook's JSON for one observed tool result (``{}``: leave the result as it is)."""
+    if observation.own_tool or observation.status is None:
+        return {}
+    shown = observation.step.shown
+    if shown is None:
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": observation.status}}
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "updatedToolOutput": with_status(shown, observation.status),
+        }
+    }
+
+
+def stop_answer(message: str | None) -> dict[str, Any]:
+    """The ``Stop`` hook's JSON: a block with the finish check's text, or nothing (let the agent stop)."""
+    return {"decision": "block", "reason": message} if message else {}
+
+
+def _mcp_hook(tool: str, fields: tuple[str, ...]) -> dict[str, Any]:
+    return {
+        "type": "mcp_tool",
+        "server": SERVER,
+        "tool": tool,
+        "input": {name: "${" + name + "}" for name in fields},
+    }
+
+
+def hook_settings() -> dict[str, list[dict[str, Any]]]:
+    """The ``hooks`` entries ``rtlab tab install claude-code`` adds to ``.claude/settings.json``."""
+    return {
+        "UserPromptSubmit": [{"hooks": [_mcp_hook("prompt", ("session_id", "cwd", "prompt"))]}],
+        "PreToolUse": [
+            {"matcher": f"mcp__{SERVER}__.*", "hooks": [_mcp_hook("bind", ("session_id", "cwd"))]}
+        ],
+        "PostToolUse": [
+            {
+                "matcher": "*",
+                "hooks": [
+                    _mcp_hook(
+                        "observe",
+                        ("session_id", "cwd", "tool_name", "tool_input", "tool_response", "tool_use_id"),
+                    )
+                ],
+            }
+        ],
+        "Stop": [{"hooks": [_mcp_hook("finish_check", ("session_id", "cwd", "stop_hook_active"))]}],
+    }
+
+
+def mcp_server_entry(command: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The ``.mcp.json`` ``mcpServers.tab`` entry: ``command`` is ``rtlab tab serve ...`` as a list."""
+    entry: dict[str, Any] = {"type": "stdio", "command": command[0], "args": command[1:]}
+    if env:
+        entry["env"] = env
+    return entry

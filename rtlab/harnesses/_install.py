@@ -1,0 +1,217 @@
+"""``rtlab tab install`` / ``uninstall``: the project settings that run the tab in a harness, merged into what is
+there and taken out again exactly.
+
+For Claude Code, install adds to the project folder:
+
+- ``.mcp.json``: ``mcpServers.tab`` (``rtlab tab serve`` with its options);
+- ``.claude/settings.json``: the ``mcp_tool`` hooks (:func:`rtlab.harnesses._claude_code.hook_settings`),
+  each matcher group appended to the event's list after the groups already there, and ``"tab"`` in
+  ``enabledMcpjsonServers`` (the project server approved, so ``claude -p`` uses it);
+- ``.claude/rtlab-tab.json``: the install record, what was added and which files and keys were new.
+
+Nothing is overwritten: a server named ``tab`` that is not this one is refused, hooks already present are not
+added twice. Uninstall reads the record and removes exactly those additions (a key or file install made is
+removed when it is empty again); without a record it removes the entries that are recognisably rtlab's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rtlab.errors import RtlabError
+from rtlab.harnesses._claude_code import SERVER, hook_settings, mcp_server_entry
+from rtlab.io import atomic_open
+
+RECORD = Path(".claude") / "rtlab-tab.json"
+"""The install record, beside the settings it describes."""
+
+
+@dataclass
+class InstallReport:
+    """What install or uninstall did, for the command's report."""
+
+    folder: Path
+    """The project folder."""
+    changed: list[Path] = field(default_factory=list)
+    """Files written (merged into or created)."""
+    removed: list[Path] = field(default_factory=list)
+    """Files removed (created by install and empty again)."""
+    notes: list[str] = field(default_factory=list)
+    """What the user should know (an entry already there, the trust a harness needs)."""
+
+
+def _load(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise RtlabError(f"{path}: not valid JSON ({exc}); fix or move it, rtlab merges into it") from exc
+    if not isinstance(data, dict):
+        raise RtlabError(f"{path}: holds {type(data).__name__}, not a JSON object")
+    return data
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_open(path) as f:
+        json.dump(data, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+def _object(data: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
+    value = data.setdefault(key, {})
+    if not isinstance(value, dict):
+        raise RtlabError(f"{path} [{key}]: holds {type(value).__name__}, not an object")
+    return value
+
+
+def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
+    value = data.setdefault(key, [])
+    if not isinstance(value, list):
+        raise RtlabError(f"{path} [{key}]: holds {type(value).__name__}, not a list")
+    return value
+
+
+def install_claude_code(folder: str | Path, serve_command: list[str], *, env: dict[str, str] | None = None) -> InstallReport:
+    """Add the tab's server and hooks to the Claude Code project ``folder`` (merging, never clobbering)."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise RtlabError(f"{folder}: no such folder")
+    report = InstallReport(folder)
+    record_path = folder / RECORD
+    if record_path.exists():
+        report.notes.append(f"already installed ({record_path}); run `rtlab tab uninstall` first to change it")
+        return report
+    mcp_path, settings_path = folder / ".mcp.json", folder / ".claude" / "settings.json"
+    record: dict[str, Any] = {
+        "harness": "claude-code",
+        "created_files": [],
+        "created_keys": [],
+        "mcp_server": None,
+        "hooks": {},
+        "enabled_server": False,
+    }
+    had_claude_dir = (folder / ".claude").is_dir()
+
+    mcp = _load(mcp_path)
+    if not mcp_path.exists():
+        record["created_files"].append(".mcp.json")
+    if "mcpServers" not in mcp:
+        record["created_keys"].append(".mcp.json:mcpServers")
+    servers = _object(mcp, "mcpServers", mcp_path)
+    entry = mcp_server_entry(serve_command, env)
+    if SERVER in servers and servers[SERVER] != entry:
+        raise RtlabError(
+            f"{mcp_path} [mcpServers.{SERVER}]: a different server named {SERVER!r} is configured; rtlab does not "
+            "replace it (remove it, or run `rtlab tab uninstall` if an older rtlab install wrote it)"
+        )
+    if SERVER not in servers:
+        servers[SERVER] = entry
+        record["mcp_server"] = entry
+
+    settings = _load(settings_path)
+    if not settings_path.exists():
+        record["created_files"].append(".claude/settings.json")
+    if "hooks" not in settings:
+        record["created_keys"].append(".claude/settings.json:hooks")
+    hooks = _object(settings, "hooks", settings_path)
+    for event, groups in hook_settings().items():
+        if event not in hooks:
+            record["created_keys"].append(f".claude/settings.json:hooks.{event}")
+        present = _list(hooks, event, settings_path)
+        added = [g for g in groups if g not in present]
+        present.extend(added)
+        if added:
+            record["hooks"][event] = added
+    if "enabledMcpjsonServers" not in settings:
+        record["created_keys"].append(".claude/settings.json:enabledMcpjsonServers")
+    enabled = _list(settings, "enabledMcpjsonServers", settings_path)
+    if SERVER not in enabled:
+        enabled.append(SERVER)
+        record["enabled_server"] = True
+
+    if not had_claude_dir:
+        record["created_files"].append(".claude/")
+    _write(mcp_path, mcp)
+    _write(settings_path, settings)
+    _write(record_path, record)
+    report.changed += [mcp_path, settings_path, record_path]
+    return report
+
+
+def uninstall(folder: str | Path) -> InstallReport:
+    """Remove what ``install`` added to the project ``folder`` (by its record; else what is recognisably rtlab's)."""
+    folder = Path(folder).resolve()
+    report = InstallReport(folder)
+    record_path = folder / RECORD
+    mcp_path, settings_path = folder / ".mcp.json", folder / ".claude" / "settings.json"
+    if record_path.exists():
+        record = _load(record_path)
+    else:
+        report.notes.append(f"no install record ({record_path}): removing the entries rtlab recognises as its own")
+        record = {"created_files": [], "created_keys": [], "mcp_server": "recognise", "hooks": hook_settings(), "enabled_server": False}
+    created_keys = set(record.get("created_keys") or [])
+
+    def tidy(data: dict[str, Any], key: str, where: str) -> None:
+        if f"{where}:{key}" in created_keys and key in data and not data[key]:
+            del data[key]
+
+    if mcp_path.exists():
+        mcp = _load(mcp_path)
+        servers = mcp.get("mcpServers")
+        if isinstance(servers, dict) and SERVER in servers:
+            mine = record.get("mcp_server")
+            if servers[SERVER] == mine or (mine == "recognise" and _is_rtlab_server(servers[SERVER])):
+                del servers[SERVER]
+        tidy(mcp, "mcpServers", ".mcp.json")
+        _write_or_remove(mcp_path, mcp, ".mcp.json" in (record.get("created_files") or []), report)
+    if settings_path.exists():
+        settings = _load(settings_path)
+        hooks = settings.get("hooks")
+        if isinstance(hooks, dict):
+            for event, groups in (record.get("hooks") or {}).items():
+                present = hooks.get(event)
+                if isinstance(present, list):
+                    for group in groups:
+                        if group in present:
+                            present.remove(group)
+                tidy(hooks, event, ".claude/settings.json:hooks")
+            tidy(settings, "hooks", ".claude/settings.json")
+        enabled = settings.get("enabledMcpjsonServers")
+        if record.get("enabled_server") and isinstance(enabled, list) and SERVER in enabled:
+            enabled.remove(SERVER)
+        tidy(settings, "enabledMcpjsonServers", ".claude/settings.json")
+        _write_or_remove(
+            settings_path, settings, ".claude/settings.json" in (record.get("created_files") or []), report
+        )
+    if record_path.exists():
+        record_path.unlink()
+        report.removed.append(record_path)
+    claude_dir = folder / ".claude"
+    if ".claude/" in (record.get("created_files") or []) and claude_dir.is_dir() and not any(claude_dir.iterdir()):
+        claude_dir.rmdir()
+        report.removed.append(claude_dir)
+    return report
+
+
+def _write_or_remove(path: Path, data: dict[str, Any], created: bool, report: InstallReport) -> None:
+    if created and not data:
+        path.unlink()
+        report.removed.append(path)
+    else:
+        _write(path, data)
+        report.changed.append(path)
+
+
+def _is_rtlab_server(entry: Any) -> bool:
+    args = entry.get("args") if isinstance(entry, dict) else None
+    return isinstance(args, list) and any(args[i : i + 2] == ["tab", "serve"] for i in range(len(args)))
+
+
+INSTALLERS: dict[str, Callable[..., InstallReport]] = {"claude-code": install_claude_code}
+"""``rtlab tab install HARNESS``: each harness's installer."""
