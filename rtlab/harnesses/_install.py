@@ -157,8 +157,9 @@ def uninstall(folder: str | Path) -> InstallReport:
         record = {"created_files": [], "created_keys": [], "mcp_server": "recognise", "hooks": hook_settings(), "enabled_server": False}
     created_keys = set(record.get("created_keys") or [])
 
-    def tidy(data: dict[str, Any], key: str, where: str) -> None:
-        if f"{where}:{key}" in created_keys and key in data and not data[key]:
+    def tidy(data: dict[str, Any], key: str, name: str) -> None:
+        """Drop ``data[key]`` (recorded as ``name``) when install made it and it is empty again."""
+        if name in created_keys and key in data and not data[key]:
             del data[key]
 
     if mcp_path.exists():
@@ -168,7 +169,7 @@ def uninstall(folder: str | Path) -> InstallReport:
             mine = record.get("mcp_server")
             if servers[SERVER] == mine or (mine == "recognise" and _is_rtlab_server(servers[SERVER])):
                 del servers[SERVER]
-        tidy(mcp, "mcpServers", ".mcp.json")
+        tidy(mcp, "mcpServers", ".mcp.json:mcpServers")
         _write_or_remove(mcp_path, mcp, ".mcp.json" in (record.get("created_files") or []), report)
     if settings_path.exists():
         settings = _load(settings_path)
@@ -180,12 +181,12 @@ def uninstall(folder: str | Path) -> InstallReport:
                     for group in groups:
                         if group in present:
                             present.remove(group)
-                tidy(hooks, event, ".claude/settings.json:hooks")
-            tidy(settings, "hooks", ".claude/settings.json")
+                tidy(hooks, event, f".claude/settings.json:hooks.{event}")
+            tidy(settings, "hooks", ".claude/settings.json:hooks")
         enabled = settings.get("enabledMcpjsonServers")
         if record.get("enabled_server") and isinstance(enabled, list) and SERVER in enabled:
             enabled.remove(SERVER)
-        tidy(settings, "enabledMcpjsonServers", ".claude/settings.json")
+        tidy(settings, "enabledMcpjsonServers", ".claude/settings.json:enabledMcpjsonServers")
         _write_or_remove(
             settings_path, settings, ".claude/settings.json" in (record.get("created_files") or []), report
         )
