@@ -5,11 +5,16 @@ server's hook tools through ``mcp_tool`` hooks, each ``input`` templated from th
 (``${session_id}``, ``${tool_input}``: an object arrives as its JSON text). The tool's text is read back as the
 hook's JSON answer:
 
-- ``PostToolUse`` → ``observe``: ``hookSpecificOutput.updatedToolOutput`` = the result as Claude Code shows it
-  (rebuilt from ``tool_response`` by its reader's rules, :func:`rtlab.ingest.claude_code_shown`) + a blank line
-  + the status line, which puts the status line inside the ``tool_result`` the model reads, as rtlab's own
-  harness does. For a tool whose shown text rtlab cannot rebuild the result is left as it is and the status
-  line comes as ``additionalContext`` (a separate system message after the result).
+- ``PostToolUse`` → ``observe``: the status line inside the ``tool_result`` the model reads, after the result
+  as Claude Code shows it (rebuilt from ``tool_response`` by its reader's rules,
+  :func:`rtlab.ingest.claude_code_shown`) and a blank line, as rtlab's own harness gives it, through
+  ``hookSpecificOutput.updatedToolOutput``. Claude Code 2.1.332 checks a replacement against the tool's output
+  shape (a string for a built-in tool is refused: "does not match Read's output shape; using original
+  output"), so the replacement is the tool's own output object: for ``Bash`` ``stdout`` = the shown text +
+  the status line (``stderr`` emptied, its text being in the shown text), for an MCP tool the text. ``Read``
+  numbers every line of its ``content``, so a status line put there would read as lines of the file: for
+  ``Read`` and every tool whose shown text rtlab does not rebuild, the status line comes as
+  ``additionalContext`` (a separate system message right after the result), the result left as it is.
 - ``Stop`` → ``finish_check``: ``{"decision": "block", "reason": ...}`` once, with the open requirements.
 """
 
@@ -20,6 +25,8 @@ from typing import Any
 from rtlab.environment import with_status
 from rtlab.harnesses._session import Observation
 
+SHELL_TOOLS = frozenset({"Bash"})
+"""Claude Code's shell tool, whose output object carries the shown text in ``stdout``."""
 SERVER = "tab"
 """The server's name in ``.mcp.json``: its tools reach the model as ``mcp__tab__tab_add``, ..."""
 
@@ -28,15 +35,16 @@ def post_tool_use_answer(observation: Observation) -> dict[str, Any]:
     """The ``PostToolUse`` hook's JSON for one observed tool result (``{}``: leave the result as it is)."""
     if observation.own_tool or observation.status is None:
         return {}
-    shown = observation.step.shown
-    if shown is None:
-        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": observation.status}}
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": "PostToolUse",
-            "updatedToolOutput": with_status(shown, observation.status),
-        }
-    }
+    step, status, response = observation.step, observation.status, observation.response
+    updated: Any = None
+    if step.shown is not None and step.tool in SHELL_TOOLS and isinstance(response, dict):
+        updated = {**response, "stdout": with_status(step.shown, status), "stderr": "", "interrupted": False}
+        updated.pop("backgroundTaskId", None)  # its notice is in the shown text already
+    elif step.shown is not None and step.tool.startswith("mcp__") and isinstance(response, str):
+        updated = with_status(step.shown, status)
+    if updated is None:
+        return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": status}}
+    return {"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": updated}}
 
 
 def stop_answer(message: str | None) -> dict[str, Any]:

@@ -53,6 +53,8 @@ class Observation:
     call of the method's own tools (their reply already carries it)."""
     own_tool: bool = False
     """The event is a call of the method's own tools (a tab call through MCP): nothing to add."""
+    response: Any = None
+    """The tool's output object as the hook gave it (``tool_response``): what an answer replacing it reshapes."""
 
 
 class LiveSession:
@@ -110,13 +112,14 @@ class LiveSession:
         )
         if tab_tool(step) is not None or _mcp_tool(step.tool) in self.tool_names | SERVER_TOOLS:
             return Observation(step, None, own_tool=True)  # a call of this server's tools: not a step of work
+        response = event.get("tool_response")
         self.next_step += 1
         if step.action is not None and step.action.kind in ("write", "edit") and not step.is_error:
             self.wrote = True
         if self.environment is None:
-            return Observation(step, None)
+            return Observation(step, None, response=response)
         self.environment.record(step)
-        return Observation(step, self.environment.tab.status_line())
+        return Observation(step, self.environment.tab.status_line(), response=response)
 
     def _call(self, tool: str, args: Any) -> str:
         index = self.next_step
