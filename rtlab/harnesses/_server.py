@@ -53,6 +53,15 @@ def _value(text: Any) -> Any:
     return text
 
 
+def _refuse(message: str) -> None:
+    """A hook tool's input is wrong: an MCP tool error carrying ``message`` (the SDK hides other exceptions)."""
+    try:
+        from mcp.server.mcpserver.exceptions import ToolError
+    except ModuleNotFoundError:
+        raise ValueError(message) from None
+    raise ToolError(message)
+
+
 class TabServer:
     """The sessions behind one server process and the session it serves now."""
 
@@ -74,7 +83,7 @@ class TabServer:
 
     def _bind(self, session_id: str, cwd: str | None) -> None:
         if not session_id:
-            raise ValueError("session_id is empty")
+            _refuse("session_id is empty: the hook's input must template it (${session_id})")
         self.bound = session_id
         self.cwd = cwd or self.cwd
 
