@@ -249,8 +249,8 @@ def test_baselines_and_ablations_are_options(tmp_path: Path) -> None:
 def test_shown_text_is_rebuilt_with_the_readers_rules() -> None:
     event = read_event()
     assert claude_code_shown("Read", event["tool_input"], event["tool_response"]) == (
-        "1\tRevenue 2024: 12 million\n2\tCosts 2024: 3 million\n3"
-    )  # Claude Code 2.1.332 showed exactly this (request body of the e2e run)
+        "1\tRevenue 2024: 12 million\n2\tCosts 2024: 3 million\n3\t"
+    )  # what Claude Code 2.1.332's session log holds for this Read (the e2e run; its request trims the tab)
     bash = {"stdout": "\n\nout\n", "stderr": "warn\n", "interrupted": True}
     assert claude_code_shown("Bash", {"command": "x"}, bash) == (
         "out\nwarn\n<error>Command was aborted before completion</error>"

@@ -599,8 +599,8 @@ def claude_code_shown(tool: str, tool_input: dict[str, Any], tool_response: Any)
 
     - ``Read`` of a text file (``{"type": "text", "file": {"content", "startLine", ...}}``): each line of
       ``content`` numbered from ``startLine`` as ``N\\tline`` (2.1's compact ``addLineNumbers``, the form
-      :func:`type_step` reads), trailing white space dropped (a file's final newline shows as a bare
-      number: checked with 2.1.332); an empty file is said in a reminder, not rebuilt here.
+      :func:`type_step` reads), a file's final newline an empty last line (``3\\t``): what 2.1.332's session
+      log holds (the API request then trims the trailing tab); an empty file is said in a reminder, not rebuilt.
     - ``Bash`` (``{"stdout", "stderr", "interrupted", ...}``): stdout without its leading blank lines and
       trailing white space, then stderr stripped, then the abort notice when interrupted, then the background
       task's id, joined by newlines (empty parts left out).
@@ -615,7 +615,7 @@ def claude_code_shown(tool: str, tool_input: dict[str, Any], tool_response: Any)
             return None
         start = _int(file.get("startLine")) or 1
         lines = file["content"].split("\n")
-        return "\n".join(f"{start + i}\t{line}" for i, line in enumerate(lines)).rstrip()
+        return "\n".join(f"{start + i}\t{line}" for i, line in enumerate(lines))
     if tool in SHELL_TOOLS:
         if not isinstance(tool_response, dict) or not isinstance(tool_response.get("stdout"), str):
             return None

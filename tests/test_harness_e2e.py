@@ -1,0 +1,140 @@
+"""End to end with the real Claude Code CLI (npm @anthropic-ai/claude-code, pinned in tools/npm/package.json and
+installed into build/npm by .ci/run) against a scripted local Anthropic Messages server on 127.0.0.1: no login,
+no network. The scripted model reads a file, runs a command, adds a requirement, tries to stop early once,
+resolves the requirement citing the read, and stops. Checked: the status line inside the tool results the server
+received, the finish check once, the tab on disk, and rtlab's Claude Code reader reading the CLI's own session
+log back with the tab calls typed as tab steps, whose replay reproduces the status lines the model saw."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT
+from harness_fakes import AnthropicFake, blocks, result_text, texts
+
+pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is needed for rtlab tab serve")
+
+NPM = ROOT / "build" / "npm"
+PINNED = json.loads((ROOT / "tools" / "npm" / "package.json").read_text())["dependencies"]
+
+
+def cli(name: str, package: str) -> Path:
+    """The pinned CLI installed by .ci/run, or a skip naming what to install."""
+    binary = NPM / "node_modules" / ".bin" / name
+    if shutil.which("node") is None:
+        pytest.skip(f"node is not installed: {package} needs Node.js >= 20 (then .ci/run installs it)")
+    if not binary.exists():
+        pytest.skip(
+            f"{package}@{PINNED[package]} is not installed: mkdir -p build/npm && cp tools/npm/package.json build/npm/ "
+            "&& npm install --prefix build/npm (what .ci/run does)"
+        )
+    return binary
+
+
+def test_claude_code_runs_with_the_tab(tmp_path: Path) -> None:
+    claude = cli("claude", "@anthropic-ai/claude-code")
+    version = subprocess.run([str(claude), "--version"], capture_output=True, text=True, timeout=60)
+    assert version.stdout.startswith(PINNED["@anthropic-ai/claude-code"]), version.stdout
+    project, home, state = tmp_path / "proj", tmp_path / "home", tmp_path / "state"
+    project.mkdir()
+    home.mkdir()
+    (project / "notes.txt").write_text("Revenue 2024: 12 million\nCosts 2024: 3 million\n")
+    (project / "data").mkdir()
+    (project / "data" / "revenue_2024.csv").write_text("quarter,revenue\nQ1,3\n")
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        if not body.get("tools"):  # a side request (a title, a summary): not the agent's loop
+            return {"text": "ok"}
+        done = len(blocks(body, "tool_result"))
+        blocked = any("[tab] finish check" in t for t in texts(body, "user"))
+        moves: list[dict[str, Any]] = [
+            {"tool": "Read", "input": {"file_path": str(project / "notes.txt")}},
+            {"tool": "Bash", "input": {"command": "ls data", "description": "List data"}},
+            {"tool": "mcp__tab__tab_add", "input": {"text": "revenue 2024"}},
+        ]
+        if done < len(moves):
+            return moves[done]
+        if done == len(moves) and not blocked:
+            return {"text": "Revenue 2024 was 12 million."}  # the early stop: R1 is still open
+        if done == len(moves):
+            return {"tool": "mcp__tab__tab_resolve", "input": {"id": "R1", "status": "done", "cite": "L1"}}
+        return {"text": "Revenue 2024 was 12 million (notes.txt)."}
+
+    from rtlab.cli import main
+
+    assert main(["tab", "install", "claude-code", str(project), "--state-dir", str(state)]) == 0
+    with AnthropicFake(script) as fake:
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": fake.url,
+            "ANTHROPIC_API_KEY": "dummy",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "ENABLE_TOOL_SEARCH": "false",  # the MCP tools in the request, not behind ToolSearch
+        }
+        run = subprocess.run(
+            [str(claude), "-p", "Report the 2024 revenue from notes.txt", "--model", "claude-sonnet-4-5",
+             "--output-format", "stream-json", "--verbose", "--allowedTools", "Read", "Bash", "mcp__tab"],
+            cwd=project, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    agent = [r for r in fake.requests if r.get("tools")]
+    assert {"mcp__tab__tab_add", "mcp__tab__tab_resolve", "mcp__tab__tab_list", "mcp__tab__tab_show"} <= {
+        t["name"] for t in agent[0]["tools"]
+    }
+    results = [result_text(b) for b in blocks(agent[-1], "tool_result")]
+    assert len(results) == 4
+    read, bash, added, resolved = results
+    assert read.startswith("1\tRevenue 2024: 12 million\n2\tCosts 2024: 3 million\n")
+    assert "PostToolUse:Read hook additional context: [tab] 0 open · 1 read-log entry from 1 file · 0 candidates" in read
+    assert bash.startswith("revenue_2024.csv\n\n[tab] 0 open · 1 read-log entry from 1 file · 1 candidate")
+    assert added.startswith("Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file · 1 candidate")
+    assert resolved.startswith("R1 done, citing L1 (notes.txt).\n\n[tab] 0 open · 1 read-log entry from 1 file")
+    finish = [t for t in texts(agent[-1], "user") if "[tab] finish check" in t]
+    blocking = [t for t in finish if "Stop hook blocking error" in t]  # Claude Code adds a feedback text too
+    assert len(blocking) == 1 and "R1 revenue 2024" in blocking[0]  # blocked once, with the open requirement
+
+    sessions = list((state / "sessions").iterdir())
+    assert len(sessions) == 1
+    snapshot = json.loads((sessions[0] / "tab.json").read_text())
+    assert snapshot["tab"]["task"] == "Report the 2024 revenue from notes.txt"
+    assert snapshot["tab"]["requirements"][0] | {"step_added": 0, "step_resolved": 0} == {
+        "id": "R1", "text": "revenue 2024", "status": "done", "cite": "L1", "reason": None, "step_added": 0,
+        "step_resolved": 0, "origin": "agent", "proposed_by": None,
+    }  # fmt: skip
+    assert [e["path"] for e in snapshot["tab"]["read_log"]] == ["notes.txt"]
+    assert [c["path"] for c in snapshot["tab"]["candidates"]] == ["data/revenue_2024.csv"]
+    assert snapshot["finish_issued"] is True and snapshot["stops"] == 2
+
+    # the loop closes: the CLI's own session log, read by rtlab, replayed
+    from rtlab.environment import replay, strip_status
+    from rtlab.ingest import ReadOptions, get_reader
+
+    logs = list((home / ".claude" / "projects").glob("*/*.jsonl"))
+    assert len(logs) == 1 and logs[0].stem == snapshot["session_id"]
+    (trajectory,) = get_reader("claude-code-session").read(logs[0], ReadOptions())
+    kinds = [(s.tool, s.action.kind if s.action else None, s.action.op if s.action else None) for s in trajectory.steps]
+    assert kinds == [
+        ("Read", "read", None),
+        ("Bash", "shell", None),
+        ("mcp__tab__tab_add", "tab", "add"),
+        ("mcp__tab__tab_resolve", "tab", "resolve"),
+    ]
+    replayed = replay(trajectory, requirements="trajectory")
+    assert [r.kind for r in replayed.records] == ["observe", "observe", "tab_call", "tab_call"]
+    for step, record in zip(trajectory.steps, replayed.records, strict=True):
+        shown = step.shown or ""
+        if strip_status(shown) != shown:  # the status line the model read inside the result
+            assert shown.endswith(record.status_line), (step.index, shown, record.status_line)
+    assert replayed.tab.requirements[0].status == "done"
+    assert [e.path for e in replayed.tab.read_log] == ["notes.txt"]
+    feedback = [e for e in trajectory.events if "[tab] finish check" in e.text]
+    assert len(feedback) == 1
+    print(sys.version)  # noqa: T201  (the interpreter that served the tab, for a failing run's log)
