@@ -167,3 +167,89 @@ class AnthropicFake:
     def __exit__(self, *exc: Any) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class ResponsesFake:
+    """A scripted OpenAI Responses server on 127.0.0.1 as Codex calls it (``POST /v1/responses``, streamed as
+    server-sent events: ``response.created``, one ``response.output_item.done`` per item, ``response.completed``;
+    Codex removed ``wire_api = "chat"``). ``script(body) -> Move``, where a tool move may name a ``namespace``
+    (an MCP server's tools reach the model as one namespace tool)."""
+
+    def __init__(self, script: Callable[[dict[str, Any]], Move]) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                payload = json.dumps({"object": "list", "data": [], "models": []}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) or b"{}"
+                if self.headers.get("content-encoding") == "zstd":
+                    import zstandard
+
+                    raw = zstandard.ZstdDecompressor().decompress(raw, max_output_size=1 << 28)
+                body = json.loads(raw)
+                fake.requests.append(body)
+                move = fake.script(body)
+                n = len(fake.requests)
+                if "tool" in move:
+                    item: dict[str, Any] = {
+                        "type": "function_call",
+                        "id": f"fc_{n}",
+                        "call_id": f"call_{n}",
+                        "name": move["tool"],
+                        "arguments": json.dumps(move["input"]),
+                        "status": "completed",
+                    }
+                    if move.get("namespace"):
+                        item["namespace"] = move["namespace"]
+                else:
+                    item = {
+                        "type": "message",
+                        "id": f"msg_{n}",
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": move["text"], "annotations": []}],
+                    }
+                response = {"id": f"resp_{n}", "object": "response", "status": "in_progress", "output": []}
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+
+                def event(kind: str, data: dict[str, Any]) -> None:
+                    self.wfile.write(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode())
+
+                event("response.created", {"response": response})
+                event("response.output_item.done", {"output_index": 0, "item": item})
+                usage = {
+                    "input_tokens": 10,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens": 5,
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                    "total_tokens": 15,
+                }
+                event("response.completed", {"response": {**response, "status": "completed", "output": [item], "usage": usage}})
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> ResponsesFake:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,6 +1,6 @@
-"""End to end with the real Claude Code CLI (npm @anthropic-ai/claude-code, pinned in tools/npm/package.json and
-installed into build/npm by .ci/run) against a scripted local Anthropic Messages server on 127.0.0.1: no login,
-no network. The scripted model reads a file, runs a command, adds a requirement, tries to stop early once,
+"""End to end with the real Claude Code and Codex CLIs (npm @anthropic-ai/claude-code and @openai/codex, pinned in
+tools/npm/package.json and installed into build/npm by .ci/run) against scripted local model servers on 127.0.0.1
+(Anthropic Messages, OpenAI Responses): no login, no network. The scripted model reads a file, runs a command, adds a requirement, tries to stop early once,
 resolves the requirement citing the read, and stops. Checked: the status line inside the tool results the server
 received, the finish check once, the tab on disk, and rtlab's Claude Code reader reading the CLI's own session
 log back with the tab calls typed as tab steps, whose replay reproduces the status lines the model saw."""
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import ROOT
-from harness_fakes import AnthropicFake, blocks, result_text, texts
+from harness_fakes import AnthropicFake, ResponsesFake, blocks, result_text, texts
 
 pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is needed for rtlab tab serve")
 
@@ -138,3 +138,83 @@ def test_claude_code_runs_with_the_tab(tmp_path: Path) -> None:
     feedback = [e for e in trajectory.events if "[tab] finish check" in e.text]
     assert len(feedback) == 1
     print(sys.version)  # noqa: T201  (the interpreter that served the tab, for a failing run's log)
+
+
+def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
+    codex = cli("codex", "@openai/codex")
+    version = subprocess.run([str(codex), "--version"], capture_output=True, text=True, timeout=60)
+    assert version.stdout.strip() == f"codex-cli {PINNED['@openai/codex']}", version.stdout
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: Codex reads a project's .codex/ only inside a repository")
+    project, home, codex_home, state = tmp_path / "proj", tmp_path / "home", tmp_path / "codex", tmp_path / "state"
+    for folder in (project / "data", home, codex_home):
+        folder.mkdir(parents=True)
+    (project / "notes.txt").write_text("Revenue 2024: 12 million\n")
+    (project / "data" / "revenue_2024.csv").write_text("quarter,revenue\nQ1,3\n")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        items = body.get("input", [])
+        done = sum(1 for i in items if i.get("type") == "function_call_output")
+        blocked = any("[tab] finish check" in json.dumps(i) for i in items if i.get("role") == "user")
+        moves: list[dict[str, Any]] = [
+            {"tool": "exec_command", "input": {"cmd": "cat notes.txt"}},
+            {"tool": "exec_command", "input": {"cmd": "ls data"}},
+            {"tool": "tab_add", "namespace": "mcp__tab", "input": {"text": "revenue 2024"}},
+        ]
+        if done < len(moves):
+            return moves[done]
+        if done == len(moves) and not blocked:
+            return {"text": "Revenue 2024 was 12 million."}  # the early stop
+        if done == len(moves):
+            return {"tool": "tab_resolve", "namespace": "mcp__tab", "input": {"id": "R1", "status": "done", "cite": "L1"}}
+        return {"text": "Revenue 2024 was 12 million (notes.txt)."}
+
+    from rtlab.cli import main
+
+    assert main(["tab", "install", "codex", str(project), "--state-dir", str(state)]) == 0
+    with ResponsesFake(script) as fake:
+        (codex_home / "config.toml").write_text(
+            'model = "fake-model"\nmodel_provider = "fake"\n[model_providers.fake]\nname = "fake"\n'
+            f'base_url = "{fake.url}"\nenv_key = "FAKE_KEY"\nwire_api = "responses"\n'
+            f'[projects."{project}"]\ntrust_level = "trusted"\n'  # the project's .codex/ is read when trusted
+        )
+        env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(codex_home), "FAKE_KEY": "dummy"}
+        run = subprocess.run(
+            [str(codex), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
+             "--sandbox", "danger-full-access", "Report the 2024 revenue from notes.txt"],
+            cwd=project, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    items = fake.requests[-1]["input"]
+    developer = [i["content"][0]["text"] for i in items if i.get("role") == "developer" and "[tab]" in json.dumps(i)]
+    assert developer == [
+        "[tab] 0 open · 1 read-log entry from 1 file · 0 candidates",  # after cat notes.txt
+        "[tab] 0 open · 1 read-log entry from 1 file · 1 candidate",  # after ls data
+    ]
+    outputs = [i["output"] for i in items if i.get("type") == "function_call_output"]
+    tab_replies = ["\n".join(p["text"] for p in o) for o in outputs if isinstance(o, list)]
+    assert tab_replies[0].endswith("Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file · 1 candidate")
+    assert tab_replies[1].endswith("R1 done, citing L1 (notes.txt).\n\n[tab] 0 open · 1 read-log entry from 1 file · 1 candidate")
+    blocks_ = [i for i in items if i.get("role") == "user" and "[tab] finish check" in json.dumps(i)]
+    assert len(blocks_) == 1 and "R1 revenue 2024" in json.dumps(blocks_[0])  # the Stop block, once
+
+    (session,) = (state / "sessions").iterdir()
+    snapshot = json.loads((session / "tab.json").read_text())
+    assert snapshot["harness"] == "codex" and snapshot["finish_issued"] is True
+    assert [(r["id"], r["status"], r["cite"]) for r in snapshot["tab"]["requirements"]] == [("R1", "done", "L1")]
+    events = [json.loads(p.read_text()) for p in sorted((session / "events").iterdir())]
+    assert len({e["pid"] for e in events[1:]}) == 1  # every hook event forwarded to the one server process
+
+    from rtlab.environment import replay
+    from rtlab.ingest import ReadOptions, get_reader
+
+    (rollout,) = (codex_home / "sessions").rglob("rollout-*.jsonl")
+    (trajectory,) = get_reader("codex-rollout").read(rollout, ReadOptions())
+    assert [(s.action.kind, s.action.op) for s in trajectory.steps if s.action] == [
+        ("shell", None), ("shell", None), ("tab", "add"), ("tab", "resolve"),
+    ]  # fmt: skip
+    replayed = replay(trajectory, requirements="trajectory")
+    said = [e.text for e in trajectory.events if e.role == "developer" and e.text.startswith("[tab] ")]
+    assert said == [r.status_line for r in replayed.records[:2]]  # the status lines the model read, reproduced
+    assert replayed.tab.requirements[0].status == "done"

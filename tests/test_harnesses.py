@@ -332,3 +332,94 @@ def test_state_dir_default_is_outside_the_workspace(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("RTLAB_TAB_STATE", str(tmp_path / "here"))
     assert default_state_dir() == tmp_path / "here"
     assert os.path.isabs(str(default_state_dir()))
+
+
+# --- Codex: command hooks forwarded to the running server -------------------------------------------------------
+
+
+def codex_event(kind: str, session: str = SID, **fields: Any) -> dict[str, Any]:
+    """A Codex 0.171.0 hook event as its command hooks read it from stdin (observed end to end)."""
+    return {
+        "session_id": session,
+        "turn_id": "01a24eb2-e235-7822-a71e-5524c1af8dc1",
+        "transcript_path": f"/home/u/.codex/sessions/2026/12/07/rollout-2026-12-07T04-11-15-{session}.jsonl",
+        "cwd": "/work/proj",
+        "hook_event_name": kind,
+        "model": "gpt-5",
+        "permission_mode": "bypassPermissions",
+        **fields,
+    }
+
+
+def test_codex_events_are_forwarded_to_the_server_of_the_same_harness_process(tmp_path: Path) -> None:
+    from rtlab.harnesses import hook
+    from rtlab.harnesses._codex import socket_path
+
+    store = SessionStore(tmp_path)
+    _, state = build_server(store, harness="codex")
+    state.listen(socket_path(tmp_path, os.getppid()))  # as `rtlab tab serve --harness codex` does, child of the harness
+    try:
+        answers = [
+            hook(codex_event("UserPromptSubmit", prompt="Report revenue 2024"), store),
+            hook(codex_event("PostToolUse", tool_name="Bash", tool_input={"command": "cat notes.txt"},
+                             tool_response=NOTES, tool_use_id="call_1"), store),
+            hook(codex_event("PreToolUse", tool_name="mcp__tab__tab_add", tool_input={"text": "revenue 2024"},
+                             tool_use_id="call_2"), store),
+        ]  # fmt: skip
+        added = state.call("tab_add", {"text": "revenue 2024"})  # the model's call, in the session just bound
+        answers.append(
+            hook(codex_event("PostToolUse", tool_name="mcp__tab__tab_add", tool_input={"text": "revenue 2024"},
+                             tool_response={"content": [{"type": "text", "text": added}], "isError": False}), store)
+        )  # fmt: skip
+        answers.append(hook(codex_event("Stop", stop_hook_active=False, last_assistant_message="Done."), store))
+        answers.append(hook(codex_event("Stop", stop_hook_active=True, last_assistant_message="Done."), store))
+    finally:
+        state.close()
+    prompt, on_cat, bind, on_add, stop, again = answers
+    assert prompt == bind == on_add == again == {}
+    assert on_cat == {
+        "hookSpecificOutput": {
+            "hookEventName": "PostToolUse",
+            "additionalContext": "[tab] 0 open · 1 read-log entry from 1 file · 0 candidates",
+        }
+    }
+    assert added.startswith("Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file")
+    assert stop["decision"] == "block" and "R1 revenue 2024" in stop["reason"]
+    events = sorted((tmp_path / "sessions" / SID / "events").iterdir())
+    assert {json.loads(p.read_text())["pid"] for p in events[1:]} == {os.getpid()}  # one process held the tab
+    assert not socket_path(tmp_path, os.getppid()).exists()  # removed when the server closed
+
+
+def test_codex_hook_without_a_server_applies_the_event_to_the_journal(tmp_path: Path) -> None:
+    from rtlab.harnesses import hook
+
+    store = SessionStore(tmp_path)
+    event = codex_event("PostToolUse", tool_name="Bash", tool_input={"command": "cat notes.txt"}, tool_response=NOTES)
+    assert hook(event, store)["hookSpecificOutput"]["additionalContext"].startswith("[tab] 0 open · 1 read-log entry")
+    _, state = build_server(store, harness="codex")  # a server started later resumes what the hook wrote
+    state.bind(SID)
+    assert "1 read-log entry from 1 file" in state.call("tab_add", {"text": "revenue 2024"})
+
+
+def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
+    import tomllib
+
+    project = tmp_path / "proj"
+    (project / ".codex").mkdir(parents=True)
+    config = 'model = "gpt-5"\n\n[mcp_servers.github]\ncommand = "gh-mcp"\n'
+    (project / ".codex" / "config.toml").write_text(config)
+    hooks_before = {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "log.sh"}]}]}}
+    (project / ".codex" / "hooks.json").write_text(json.dumps(hooks_before))
+    assert main(["tab", "install", "codex", str(project), "--state-dir", str(tmp_path / "st")]) == 0
+    parsed = tomllib.loads((project / ".codex" / "config.toml").read_text())
+    assert parsed["model"] == "gpt-5" and parsed["mcp_servers"]["github"] == {"command": "gh-mcp"}
+    assert parsed["mcp_servers"]["tab"]["args"][-5:] == ["serve", "--harness", "codex", "--state-dir", str(tmp_path / "st")]
+    hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
+    assert hooks["PostToolUse"][0] == hooks_before["hooks"]["PostToolUse"][0]
+    command = hooks["Stop"][0]["hooks"][0]["command"]
+    assert command.endswith(f"-m rtlab tab hook codex --state-dir {tmp_path / 'st'}")
+    assert main(["tab", "uninstall", str(project)]) == 0
+    assert (project / ".codex" / "config.toml").read_text() == config
+    assert json.loads((project / ".codex" / "hooks.json").read_text()) == hooks_before
+    assert sorted(p.name for p in (project / ".codex").iterdir()) == ["config.toml", "hooks.json"]
+    assert not (project / ".mcp.json").exists() and not (project / ".claude").exists()

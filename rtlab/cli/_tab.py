@@ -13,8 +13,8 @@ from rtlab.cli._options import command, method_options
 
 TITLE = "the tab in Claude Code and Codex"
 """The heading of these commands in ``rtlab --help``."""
-HARNESSES = ("claude-code",)
-"""``rtlab tab install``'s harnesses (``rtlab.harnesses.INSTALLERS``)."""
+HARNESSES = ("claude-code", "codex")
+"""The harnesses the tab runs in (``rtlab.harnesses.HARNESSES``)."""
 
 
 def _state_option(p: argparse.ArgumentParser) -> None:
@@ -58,10 +58,26 @@ def cmd_install(args: argparse.Namespace) -> int:
     for note in report.notes:
         print(f"note: {note}")
     if report.changed:
+        cli = "Claude Code (claude, or claude -p ...)" if args.harness == "claude-code" else "Codex (codex, codex exec ...)"
         print(
-            "installed: the tab's MCP server and hooks. Start Claude Code in the folder (claude, or claude -p ...); "
-            "remove them with `rtlab tab uninstall " + str(report.folder) + "`."
+            f"installed: the tab's MCP server and hooks. Start {cli} in the folder; remove them with "
+            f"`rtlab tab uninstall {report.folder}`."
         )
+    return 0
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    from rtlab.harnesses import SessionStore, hook
+
+    try:
+        event = json.loads(sys.stdin.read() or "{}")
+        if not isinstance(event, dict):
+            raise ValueError("the hook event on stdin is not a JSON object")
+        answer = hook(event, SessionStore(args.state_dir), method=args.method, ablation=args.ablation, harness=args.harness)
+    except Exception as exc:  # a hook never breaks the harness's turn: said on stderr, a non-blocking error
+        print(f"rtlab tab hook: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(answer, ensure_ascii=False))
     return 0
 
 
@@ -108,7 +124,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         sub,
         "tab",
         lambda args: tab.print_help() or 2,
-        help="run the paper's tab (or a baseline) inside Claude Code: serve, install, uninstall, show",
+        help="run the paper's tab (or a baseline) inside Claude Code or Codex: serve, install, hook, uninstall, show",
         description="The environment-side tab inside other harnesses: an MCP server holding one tab per "
         "harness session, fed by the harness's hooks.",
     )
@@ -129,11 +145,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "install",
         cmd_install,
         help="add the tab's server and hooks to a project's settings",
-        description="Merge the tab's MCP server (.mcp.json) and mcp_tool hooks (.claude/settings.json) into "
-        "the project folder's settings, never replacing what is there; `rtlab tab uninstall` removes them.",
+        description="Merge the tab's MCP server and hooks into the project folder's settings, never replacing "
+        "what is there: Claude Code's .mcp.json and mcp_tool hooks in .claude/settings.json, or Codex's "
+        "[mcp_servers.tab] in .codex/config.toml and command hooks in .codex/hooks.json (Codex runs them only in "
+        "a trusted project, or with --dangerously-bypass-hook-trust). `rtlab tab uninstall` removes them.",
     )
-    p.add_argument("harness", choices=HARNESSES, metavar="HARNESS", help="claude-code")
+    p.add_argument("harness", choices=HARNESSES, metavar="HARNESS", help="claude-code or codex")
     p.add_argument("folder", nargs="?", default=".", type=existing_folder, metavar="DIR", help="the project")
+    method_options(p, required=False)
+    _state_option(p)
+    p = command(
+        verbs,
+        "hook",
+        cmd_hook,
+        help="a command hook: forward the event on stdin to the running server (Codex)",
+        description="Read one hook event (JSON) from stdin, forward it to the `rtlab tab serve` of the same "
+        "harness process (else apply it to the session's journal) and print the hook's answer.",
+    )
+    p.add_argument("harness", choices=("codex",), metavar="HARNESS", help="codex")
     method_options(p, required=False)
     _state_option(p)
     p = command(

@@ -18,9 +18,11 @@ if TYPE_CHECKING:
     from rtlab.harnesses._install import INSTALLERS as INSTALLERS
     from rtlab.harnesses._install import InstallReport as InstallReport
     from rtlab.harnesses._install import install_claude_code as install_claude_code
+    from rtlab.harnesses._install import install_codex as install_codex
     from rtlab.harnesses._install import uninstall as uninstall
     from rtlab.harnesses._server import TabServer as TabServer
     from rtlab.harnesses._server import build_server as build_server
+    from rtlab.harnesses._server import hook as hook
     from rtlab.harnesses._server import serve as serve
     from rtlab.harnesses._session import HARNESSES as HARNESSES
     from rtlab.harnesses._session import Harness as Harness
@@ -34,8 +36,8 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._claude_code": ("hook_settings", "post_tool_use_answer", "stop_answer"),
-        "._install": ("INSTALLERS", "InstallReport", "install_claude_code", "uninstall"),
-        "._server": ("TabServer", "build_server", "serve"),
+        "._install": ("INSTALLERS", "InstallReport", "install_claude_code", "install_codex", "uninstall"),
+        "._server": ("TabServer", "build_server", "hook", "serve"),
         "._session": ("HARNESSES", "Harness", "LiveSession", "Observation", "Sessions"),
         "._store": ("SessionStore", "default_state_dir"),
     },

@@ -1,5 +1,5 @@
 """``rtlab tab install`` / ``uninstall``: the project settings that run the tab in a harness, merged into what is
-there and taken out again exactly.
+there and taken out again exactly. (Codex: :func:`install_codex`, ``.codex/config.toml`` and ``hooks.json``.)
 
 For Claude Code, install adds to the project folder:
 
@@ -24,6 +24,8 @@ from typing import Any
 
 from rtlab.errors import RtlabError
 from rtlab.harnesses._claude_code import SERVER, hook_settings, mcp_server_entry
+from rtlab.harnesses._codex import TRUST_NOTE, mcp_server_toml
+from rtlab.harnesses._codex import hooks_json as codex_hooks
 from rtlab.io import atomic_open
 
 RECORD = Path(".claude") / "rtlab-tab.json"
@@ -145,9 +147,18 @@ def install_claude_code(folder: str | Path, serve_command: list[str], *, env: di
 
 
 def uninstall(folder: str | Path) -> InstallReport:
-    """Remove what ``install`` added to the project ``folder`` (by its record; else what is recognisably rtlab's)."""
+    """Remove what ``install`` added to the project ``folder`` for each harness (by its record; without one,
+    Claude Code's entries that are recognisably rtlab's)."""
     folder = Path(folder).resolve()
     report = InstallReport(folder)
+    if (folder / CODEX_RECORD).exists():
+        _uninstall_codex(folder, report)
+    if (folder / RECORD).exists() or (folder / ".mcp.json").exists() or not (folder / CODEX_RECORD).exists():
+        _uninstall_claude_code(folder, report)
+    return report
+
+
+def _uninstall_claude_code(folder: Path, report: InstallReport) -> None:
     record_path = folder / RECORD
     mcp_path, settings_path = folder / ".mcp.json", folder / ".claude" / "settings.json"
     if record_path.exists():
@@ -197,7 +208,6 @@ def uninstall(folder: str | Path) -> InstallReport:
     if ".claude/" in (record.get("created_files") or []) and claude_dir.is_dir() and not any(claude_dir.iterdir()):
         claude_dir.rmdir()
         report.removed.append(claude_dir)
-    return report
 
 
 def _write_or_remove(path: Path, data: dict[str, Any], created: bool, report: InstallReport) -> None:
@@ -214,5 +224,126 @@ def _is_rtlab_server(entry: Any) -> bool:
     return isinstance(args, list) and any(args[i : i + 2] == ["tab", "serve"] for i in range(len(args)))
 
 
-INSTALLERS: dict[str, Callable[..., InstallReport]] = {"claude-code": install_claude_code}
+# --- Codex -------------------------------------------------------------------------------------------------
+
+CODEX_RECORD = Path(".codex") / "rtlab-tab.json"
+
+
+def install_codex(
+    folder: str | Path, serve_command: list[str], hook_command: list[str] | None = None
+) -> InstallReport:
+    """Add the tab's server (``.codex/config.toml``: ``[mcp_servers.tab]``, appended) and command hooks
+    (``.codex/hooks.json``, merged) to the Codex project ``folder``; the project must be trusted for Codex to
+    run them (:data:`rtlab.harnesses._codex.TRUST_NOTE`)."""
+    import tomllib
+
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise RtlabError(f"{folder}: no such folder")
+    report = InstallReport(folder)
+    record_path = folder / CODEX_RECORD
+    if record_path.exists():
+        report.notes.append(f"already installed ({record_path}); run `rtlab tab uninstall` first to change it")
+        return report
+    hook_command = hook_command or _hook_command(serve_command)
+    codex_dir = folder / ".codex"
+    config_path, hooks_path = codex_dir / "config.toml", codex_dir / "hooks.json"
+    record: dict[str, Any] = {"harness": "codex", "created_files": [], "created_keys": [], "toml": None, "hooks": {}}
+    if not codex_dir.is_dir():
+        record["created_files"].append(".codex/")
+    text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+    try:
+        config = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RtlabError(f"{config_path}: not valid TOML ({exc}); fix it, rtlab appends to it") from exc
+    block = mcp_server_toml(serve_command)
+    present = (config.get("mcp_servers") or {}).get(SERVER)
+    if present is not None and present != tomllib.loads(block)["mcp_servers"][SERVER]:
+        raise RtlabError(
+            f"{config_path} [mcp_servers.{SERVER}]: a different server named {SERVER!r} is configured; rtlab does "
+            "not replace it"
+        )
+    if present is None:
+        if not config_path.exists():
+            record["created_files"].append(".codex/config.toml")
+        record["toml"] = block
+        codex_dir.mkdir(parents=True, exist_ok=True)
+        with atomic_open(config_path) as f:
+            f.write(text + ("\n" if text and not text.endswith("\n") else "") + block)
+        report.changed.append(config_path)
+    hooks_file = _load(hooks_path)
+    if not hooks_path.exists():
+        record["created_files"].append(".codex/hooks.json")
+    if "hooks" not in hooks_file:
+        record["created_keys"].append("hooks")
+    hooks = _object(hooks_file, "hooks", hooks_path)
+    for event, groups in codex_hooks(hook_command).items():
+        if event not in hooks:
+            record["created_keys"].append(f"hooks.{event}")
+        have = _list(hooks, event, hooks_path)
+        added = [g for g in groups if g not in have]
+        have.extend(added)
+        if added:
+            record["hooks"][event] = added
+    _write(hooks_path, hooks_file)
+    _write(record_path, record)
+    report.changed += [hooks_path, record_path]
+    report.notes.append(TRUST_NOTE)
+    return report
+
+
+def _hook_command(serve_command: list[str]) -> list[str]:
+    """``rtlab tab hook codex`` with the server's options (the same interpreter, state folder and method)."""
+    i = serve_command.index("serve")
+    options = [a for a in serve_command[i + 1 :]]
+    if "--harness" in options:
+        j = options.index("--harness")
+        del options[j : j + 2]
+    return [*serve_command[:i], "hook", "codex", *options]
+
+
+def _uninstall_codex(folder: Path, report: InstallReport) -> None:
+    record_path = folder / CODEX_RECORD
+    record = _load(record_path)
+    created = record.get("created_files") or []
+    created_keys = set(record.get("created_keys") or [])
+    config_path, hooks_path = folder / ".codex" / "config.toml", folder / ".codex" / "hooks.json"
+    block = record.get("toml")
+    if isinstance(block, str) and config_path.exists():
+        text = config_path.read_text(encoding="utf-8")
+        if block in text:
+            text = text.replace(block, "", 1)
+            if ".codex/config.toml" in created and not text.strip():
+                config_path.unlink()
+                report.removed.append(config_path)
+            else:
+                with atomic_open(config_path) as f:
+                    f.write(text)
+                report.changed.append(config_path)
+        else:
+            report.notes.append(f"{config_path}: the [mcp_servers.{SERVER}] table install wrote was changed; left as it is")
+    if hooks_path.exists():
+        hooks_file = _load(hooks_path)
+        hooks = hooks_file.get("hooks")
+        if isinstance(hooks, dict):
+            for event, groups in (record.get("hooks") or {}).items():
+                have = hooks.get(event)
+                if isinstance(have, list):
+                    for group in groups:
+                        if group in have:
+                            have.remove(group)
+                if f"hooks.{event}" in created_keys and event in hooks and not hooks[event]:
+                    del hooks[event]
+            if "hooks" in created_keys and not hooks:
+                del hooks_file["hooks"]
+        _write_or_remove(hooks_path, hooks_file, ".codex/hooks.json" in created, report)
+    record_path.unlink()
+    report.removed.append(record_path)
+    codex_dir = folder / ".codex"
+    if ".codex/" in created and codex_dir.is_dir() and not any(codex_dir.iterdir()):
+        codex_dir.rmdir()
+        report.removed.append(codex_dir)
+
+
+INSTALLERS: dict[str, Callable[..., InstallReport]] = {"claude-code": install_claude_code, "codex": install_codex}
 """``rtlab tab install HARNESS``: each harness's installer."""

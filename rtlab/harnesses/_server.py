@@ -24,13 +24,19 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rtlab.harnesses._claude_code import post_tool_use_answer, stop_answer
+from rtlab.harnesses import _claude_code, _codex
+from rtlab.harnesses._claude_code import stop_answer
 from rtlab.harnesses._session import Sessions
 from rtlab.harnesses._store import SessionStore
+
+_ANSWERS = {"claude-code": _claude_code.post_tool_use_answer, "codex": _codex.post_tool_use_answer}
+"""Each harness's ``PostToolUse`` answer (the status line inside the result, or beside it)."""
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -118,7 +124,7 @@ class TabServer:
         with self._lock:
             self._bind(session_id, cwd)
             _, observation = self.sessions.run(session_id, event, harness=self.harness, cwd=self.cwd)
-        return json.dumps(post_tool_use_answer(observation), ensure_ascii=False)
+        return json.dumps(_ANSWERS[self.harness](observation), ensure_ascii=False)
 
     def finish_check(self, session_id: str, stop_hook_active: Any = None, cwd: str | None = None) -> str:
         """The agent stops (``Stop``): the method's stop message once, as a block; else no hook output."""
@@ -126,6 +132,64 @@ class TabServer:
             self._bind(session_id, cwd)
             _, message = self.sessions.run(session_id, {"kind": "stop"}, harness=self.harness, cwd=self.cwd)
         return json.dumps(stop_answer(message), ensure_ascii=False)
+
+    def handle(self, event: dict[str, Any]) -> dict[str, Any]:
+        """A whole hook event as a command hook reads it from stdin (Codex's, forwarded): the hook's answer."""
+        kind = event.get("hook_event_name")
+        session_id = event.get("session_id")
+        if not isinstance(session_id, str) or not session_id:
+            _refuse("the hook event has no session_id")
+        assert isinstance(session_id, str)
+        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else None
+        if kind == "UserPromptSubmit":
+            answer = self.prompt(session_id, str(event.get("prompt") or ""), cwd)
+        elif kind == "PreToolUse":
+            answer = self.bind(session_id, cwd)
+        elif kind == "PostToolUse":
+            answer = self.observe(
+                session_id,
+                str(event.get("tool_name") or ""),
+                event.get("tool_input"),
+                event.get("tool_response"),
+                event.get("tool_use_id") if isinstance(event.get("tool_use_id"), str) else None,
+                cwd,
+            )
+        elif kind == "Stop":
+            answer = self.finish_check(session_id, event.get("stop_hook_active"), cwd)
+        else:
+            return {}
+        result = json.loads(answer)
+        return result if isinstance(result, dict) else {}
+
+    def listen(self, path: Path) -> None:
+        """Answer forwarded hook events on the Unix socket ``path`` (owner-only), in a daemon thread."""
+        import socketserver
+
+        state = self
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)
+        path.unlink(missing_ok=True)
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                try:
+                    answer = state.handle(json.loads(self.rfile.read() or b"{}"))
+                except Exception as exc:  # a bad event: said to the hook, which reports it; the server goes on
+                    answer = {"systemMessage": f"rtlab tab: {exc}"}
+                self.wfile.write(json.dumps(answer, ensure_ascii=False).encode())
+
+        server = socketserver.ThreadingUnixStreamServer(str(path), Handler)
+        os.chmod(path, 0o600)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self._socket = (server, path)
+
+    def close(self) -> None:
+        """Stop listening and remove the socket."""
+        socket = getattr(self, "_socket", None)
+        if socket is not None:
+            socket[0].shutdown()
+            socket[0].server_close()
+            socket[1].unlink(missing_ok=True)
 
     # -- the model's tools -------------------------------------------------------------------------------
 
@@ -209,6 +273,31 @@ def serve(
     ablation: str | None = None,
     harness: str = "claude-code",
 ) -> None:
-    """Serve over stdio until the harness closes the pipe."""
-    server, _ = build_server(store, method=method, ablation=ablation, harness=harness)
-    server.run("stdio")
+    """Serve over stdio until the harness closes the pipe; for Codex, also answer its forwarded hook events on
+    ``servers/<harness pid>.sock`` in the state folder."""
+    store = store or SessionStore()
+    server, state = build_server(store, method=method, ablation=ablation, harness=harness)
+    if harness == "codex":
+        state.listen(_codex.socket_path(store.root, os.getppid()))
+    try:
+        server.run("stdio")
+    finally:
+        state.close()
+
+
+def hook(
+    event: dict[str, Any],
+    store: SessionStore | None = None,
+    *,
+    method: str = "runningtab",
+    ablation: str | None = None,
+    harness: str = "codex",
+) -> dict[str, Any]:
+    """``rtlab tab hook codex``: the answer to one hook event, from the running server of this harness process
+    (forwarded), else applied to the session's journal by this process."""
+    store = store or SessionStore()
+    answer = _codex.forward(store.root, event)
+    if answer is not None:
+        return answer
+    state = TabServer(Sessions(store, method=method, ablation=ablation), harness=harness)
+    return state.handle(event)

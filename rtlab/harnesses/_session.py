@@ -11,6 +11,7 @@ journal under the session's lock before every use.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from rtlab.agent import RunningTabPolicy, make_policy
 from rtlab.environment import TAB_TOOLS, tab_tool
 from rtlab.errors import RtlabError
 from rtlab.harnesses._store import SessionFiles, SessionStore
-from rtlab.ingest import claude_code_hook_step
+from rtlab.ingest import claude_code_hook_step, codex_hook_step
 from rtlab.records import Step
 
 Harness = Literal["claude-code", "codex"]
@@ -30,15 +31,7 @@ SERVER_TOOLS: frozenset[str] = frozenset({"observe", "bind", "prompt", "finish_c
 """The tools of ``rtlab tab serve`` that the harness's hooks call (never steps of the agent's work)."""
 
 
-def _codex_step(
-    index: int, tool: str, tool_input: Any, tool_response: Any, *, call_id: str | None, cwd: str | None
-) -> Step:
-    from rtlab.ingest import codex_hook_step
-
-    return codex_hook_step(index, tool, tool_input, tool_response, call_id=call_id, cwd=cwd)
-
-
-_STEP_BUILDERS: dict[str, StepBuilder] = {"claude-code": claude_code_hook_step, "codex": _codex_step}
+_STEP_BUILDERS: dict[str, StepBuilder] = {"claude-code": claude_code_hook_step, "codex": codex_hook_step}
 """Each harness's rule for the step a tool event stands for: its reader's (one definition of what was shown)."""
 
 
@@ -182,7 +175,7 @@ class Sessions:
             live = self._synced(files, harness=harness, cwd=cwd, task=task)
             answer = live.apply(event)
             live.applied += 1
-            files.write_event(live.applied, event)
+            files.write_event(live.applied, {**event, "pid": os.getpid()})  # which process applied it
             files.write_snapshot(live.snapshot())
         return live, answer
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from rtlab.ingest.readers._base import read_command as read_command
     from rtlab.ingest.readers._claude_code import claude_code_hook_step as claude_code_hook_step
     from rtlab.ingest.readers._claude_code import claude_code_shown as claude_code_shown
+    from rtlab.ingest.readers.codex_rollout import codex_hook_step as codex_hook_step
     from rtlab.ingest.readers.canonical import iter_jsonl as iter_jsonl
     from rtlab.ingest.readers.canonical import read_jsonl as read_jsonl
     from rtlab.ingest.readers.canonical import write_jsonl as write_jsonl
@@ -95,6 +96,7 @@ __getattr__, __dir__, __all__ = attach(
         ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
         ".readers._base": ("call_command", "deliverable_file", "mcp_tab_op", "parse_arguments", "read_command"),
         ".readers._claude_code": ("claude_code_hook_step", "claude_code_shown"),
+        ".readers.codex_rollout": ("codex_hook_step",),
         ".benchmarks": ("BENCHMARKS", "BenchmarkName", "attach_benchmark", "get_benchmark"),
     },
 )
