@@ -48,7 +48,9 @@ def result_text(block: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "\n".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
     return ""
 
 
@@ -76,7 +78,9 @@ class AnthropicFake:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                if not self.path.startswith("/v1/messages") or self.path.startswith("/v1/messages/count_tokens"):
+                if not self.path.startswith("/v1/messages") or self.path.startswith(
+                    "/v1/messages/count_tokens"
+                ):
                     payload = json.dumps({"input_tokens": 10}).encode()
                     self.send_response(200)
                     self.send_header("content-type", "application/json")
@@ -95,7 +99,12 @@ class AnthropicFake:
 
             def _content(self, move: Move, message_id: str) -> tuple[dict[str, Any], str]:
                 if "tool" in move:
-                    block = {"type": "tool_use", "id": f"toolu_{message_id}", "name": move["tool"], "input": move["input"]}
+                    block = {
+                        "type": "tool_use",
+                        "id": f"toolu_{message_id}",
+                        "name": move["tool"],
+                        "input": move["input"],
+                    }
                     return block, "tool_use"
                 return {"type": "text", "text": move["text"]}, "end_turn"
 
@@ -127,7 +136,9 @@ class AnthropicFake:
                 self.end_headers()
 
                 def event(kind: str, data: dict[str, Any]) -> None:
-                    self.wfile.write(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode())
+                    self.wfile.write(
+                        f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+                    )
 
                 event(
                     "message_start",
@@ -152,7 +163,10 @@ class AnthropicFake:
                     delta = {"type": "text_delta", "text": block["text"]}
                 event("content_block_delta", {"index": 0, "delta": delta})
                 event("content_block_stop", {"index": 0})
-                event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}})
+                event(
+                    "message_delta",
+                    {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}},
+                )
                 event("message_stop", {})
                 self.wfile.flush()
 
@@ -228,7 +242,9 @@ class ResponsesFake:
                 self.end_headers()
 
                 def event(kind: str, data: dict[str, Any]) -> None:
-                    self.wfile.write(f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode())
+                    self.wfile.write(
+                        f"event: {kind}\ndata: {json.dumps({'type': kind, **data})}\n\n".encode()
+                    )
 
                 event("response.created", {"response": response})
                 event("response.output_item.done", {"output_index": 0, "item": item})
@@ -239,7 +255,10 @@ class ResponsesFake:
                     "output_tokens_details": {"reasoning_tokens": 0},
                     "total_tokens": 15,
                 }
-                event("response.completed", {"response": {**response, "status": "completed", "output": [item], "usage": usage}})
+                event(
+                    "response.completed",
+                    {"response": {**response, "status": "completed", "output": [item], "usage": usage}},
+                )
                 self.wfile.flush()
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

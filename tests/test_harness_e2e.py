@@ -93,10 +93,17 @@ def test_claude_code_runs_with_the_tab(tmp_path: Path) -> None:
     assert len(results) == 4
     read, bash, added, resolved = results
     assert read.startswith("1\tRevenue 2024: 12 million\n2\tCosts 2024: 3 million\n")
-    assert "PostToolUse:Read hook additional context: [tab] 0 open · 1 read-log entry from 1 file · 0 candidates" in read
+    assert (
+        "PostToolUse:Read hook additional context: [tab] 0 open · 1 read-log entry from 1 file · 0 candidates"
+        in read
+    )
     assert bash.startswith("revenue_2024.csv\n\n[tab] 0 open · 1 read-log entry from 1 file · 1 candidate")
-    assert added.startswith("Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file · 1 candidate")
-    assert resolved.startswith("R1 done, citing L1 (notes.txt).\n\n[tab] 0 open · 1 read-log entry from 1 file")
+    assert added.startswith(
+        "Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file · 1 candidate"
+    )
+    assert resolved.startswith(
+        "R1 done, citing L1 (notes.txt).\n\n[tab] 0 open · 1 read-log entry from 1 file"
+    )
     finish = [t for t in texts(agent[-1], "user") if "[tab] finish check" in t]
     blocking = [t for t in finish if "Stop hook blocking error" in t]  # Claude Code adds a feedback text too
     assert len(blocking) == 1 and "R1 revenue 2024" in blocking[0]  # blocked once, with the open requirement
@@ -120,7 +127,10 @@ def test_claude_code_runs_with_the_tab(tmp_path: Path) -> None:
     logs = list((home / ".claude" / "projects").glob("*/*.jsonl"))
     assert len(logs) == 1 and logs[0].stem == snapshot["session_id"]
     (trajectory,) = get_reader("claude-code-session").read(logs[0], ReadOptions())
-    kinds = [(s.tool, s.action.kind if s.action else None, s.action.op if s.action else None) for s in trajectory.steps]
+    kinds = [
+        (s.tool, s.action.kind if s.action else None, s.action.op if s.action else None)
+        for s in trajectory.steps
+    ]
     assert kinds == [
         ("Read", "read", None),
         ("Bash", "shell", None),
@@ -146,7 +156,12 @@ def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
     assert version.stdout.strip() == f"codex-cli {PINNED['@openai/codex']}", version.stdout
     if shutil.which("git") is None:
         pytest.skip("git is not installed: Codex reads a project's .codex/ only inside a repository")
-    project, home, codex_home, state = tmp_path / "proj", tmp_path / "home", tmp_path / "codex", tmp_path / "state"
+    project, home, codex_home, state = (
+        tmp_path / "proj",
+        tmp_path / "home",
+        tmp_path / "codex",
+        tmp_path / "state",
+    )
     for folder in (project / "data", home, codex_home):
         folder.mkdir(parents=True)
     (project / "notes.txt").write_text("Revenue 2024: 12 million\n")
@@ -167,7 +182,11 @@ def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
         if done == len(moves) and not blocked:
             return {"text": "Revenue 2024 was 12 million."}  # the early stop
         if done == len(moves):
-            return {"tool": "tab_resolve", "namespace": "mcp__tab", "input": {"id": "R1", "status": "done", "cite": "L1"}}
+            return {
+                "tool": "tab_resolve",
+                "namespace": "mcp__tab",
+                "input": {"id": "R1", "status": "done", "cite": "L1"},
+            }
         return {"text": "Revenue 2024 was 12 million (notes.txt)."}
 
     from rtlab.cli import main
@@ -179,7 +198,12 @@ def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
             f'base_url = "{fake.url}"\nenv_key = "FAKE_KEY"\nwire_api = "responses"\n'
             f'[projects."{project}"]\ntrust_level = "trusted"\n'  # the project's .codex/ is read when trusted
         )
-        env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(codex_home), "FAKE_KEY": "dummy"}
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(home),
+            "CODEX_HOME": str(codex_home),
+            "FAKE_KEY": "dummy",
+        }
         run = subprocess.run(
             [str(codex), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
              "--sandbox", "danger-full-access", "Report the 2024 revenue from notes.txt"],
@@ -187,22 +211,30 @@ def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
         )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     items = fake.requests[-1]["input"]
-    developer = [i["content"][0]["text"] for i in items if i.get("role") == "developer" and "[tab]" in json.dumps(i)]
+    developer = [
+        i["content"][0]["text"] for i in items if i.get("role") == "developer" and "[tab]" in json.dumps(i)
+    ]
     assert developer == [
         "[tab] 0 open · 1 read-log entry from 1 file · 0 candidates",  # after cat notes.txt
         "[tab] 0 open · 1 read-log entry from 1 file · 1 candidate",  # after ls data
     ]
     outputs = [i["output"] for i in items if i.get("type") == "function_call_output"]
     tab_replies = ["\n".join(p["text"] for p in o) for o in outputs if isinstance(o, list)]
-    assert tab_replies[0].endswith("Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file · 1 candidate")
-    assert tab_replies[1].endswith("R1 done, citing L1 (notes.txt).\n\n[tab] 0 open · 1 read-log entry from 1 file · 1 candidate")
+    assert tab_replies[0].endswith(
+        "Added R1: revenue 2024\n\n[tab] 1 open (R1) · 1 read-log entry from 1 file · 1 candidate"
+    )
+    assert tab_replies[1].endswith(
+        "R1 done, citing L1 (notes.txt).\n\n[tab] 0 open · 1 read-log entry from 1 file · 1 candidate"
+    )
     blocks_ = [i for i in items if i.get("role") == "user" and "[tab] finish check" in json.dumps(i)]
     assert len(blocks_) == 1 and "R1 revenue 2024" in json.dumps(blocks_[0])  # the Stop block, once
 
     (session,) = (state / "sessions").iterdir()
     snapshot = json.loads((session / "tab.json").read_text())
     assert snapshot["harness"] == "codex" and snapshot["finish_issued"] is True
-    assert [(r["id"], r["status"], r["cite"]) for r in snapshot["tab"]["requirements"]] == [("R1", "done", "L1")]
+    assert [(r["id"], r["status"], r["cite"]) for r in snapshot["tab"]["requirements"]] == [
+        ("R1", "done", "L1")
+    ]
     events = [json.loads(p.read_text()) for p in sorted((session / "events").iterdir())]
     assert len({e["pid"] for e in events[1:]}) == 1  # every hook event forwarded to the one server process
 
@@ -216,5 +248,7 @@ def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
     ]  # fmt: skip
     replayed = replay(trajectory, requirements="trajectory")
     said = [e.text for e in trajectory.events if e.role == "developer" and e.text.startswith("[tab] ")]
-    assert said == [r.status_line for r in replayed.records[:2]]  # the status lines the model read, reproduced
+    assert said == [
+        r.status_line for r in replayed.records[:2]
+    ]  # the status lines the model read, reproduced
     assert replayed.tab.requirements[0].status == "done"

@@ -40,7 +40,13 @@ def read_event(session: str = SID, cwd: str = "/work/proj") -> dict[str, Any]:
         "tool_input": {"file_path": f"{cwd}/notes.txt"},
         "tool_response": {
             "type": "text",
-            "file": {"filePath": f"{cwd}/notes.txt", "content": NOTES, "numLines": 3, "startLine": 1, "totalLines": 3},
+            "file": {
+                "filePath": f"{cwd}/notes.txt",
+                "content": NOTES,
+                "numLines": 3,
+                "startLine": 1,
+                "totalLines": 3,
+            },
         },
         "tool_use_id": "toolu_01",
         "duration_ms": 3,
@@ -71,7 +77,9 @@ def templated(event: dict[str, Any], fields: dict[str, str]) -> dict[str, Any]:
     out = {}
     for key, template in fields.items():
         value = event.get(template[2:-1])
-        out[key] = "" if value is None else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+        out[key] = (
+            "" if value is None else json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+        )
     return out
 
 
@@ -98,7 +106,16 @@ def test_tools_are_the_environment_tools_and_the_hooks(tmp_path: Path) -> None:
             return (await client.list_tools()).tools
 
     tools = {t.name: t for t in run(go())}
-    assert set(tools) == {"tab_add", "tab_resolve", "tab_list", "tab_show", "observe", "finish_check", "prompt", "bind"}
+    assert set(tools) == {
+        "tab_add",
+        "tab_resolve",
+        "tab_list",
+        "tab_show",
+        "observe",
+        "finish_check",
+        "prompt",
+        "bind",
+    }
     for definition in TOOLS:
         fn = definition["function"]
         assert tools[fn["name"]].description == fn["description"]
@@ -113,8 +130,16 @@ def test_a_session_end_to_end_through_every_tool(tmp_path: Path) -> None:
     async def go() -> list[str]:
         out = []
         async with Client(server) as c:
-            out.append(text(await c.call_tool("tab_add", {"text": "revenue 2024"})))  # before any hook: no session
-            out.append(text(await c.call_tool("prompt", {"session_id": SID, "cwd": "/work/proj", "prompt": "Report revenue 2024"})))
+            out.append(
+                text(await c.call_tool("tab_add", {"text": "revenue 2024"}))
+            )  # before any hook: no session
+            out.append(
+                text(
+                    await c.call_tool(
+                        "prompt", {"session_id": SID, "cwd": "/work/proj", "prompt": "Report revenue 2024"}
+                    )
+                )
+            )
             out.append(text(await c.call_tool("bind", {"session_id": SID, "cwd": "/work/proj"})))
             out.append(text(await c.call_tool("observe", templated(read, HOOKS["observe"]))))
             out.append(text(await c.call_tool("observe", templated(bash, HOOKS["observe"]))))
@@ -122,22 +147,45 @@ def test_a_session_end_to_end_through_every_tool(tmp_path: Path) -> None:
             out.append(text(await c.call_tool("tab_add", {})))  # missing argument: text for the model
             out.append(text(await c.call_tool("tab_show", {"id": "L9"})))  # no such entry
             out.append(text(await c.call_tool("tab_show", {"id": "L1"})))
-            out.append(text(await c.call_tool("tab_resolve", {"id": "R1", "status": "done", "cite": "L2"})))  # no L2
+            out.append(
+                text(await c.call_tool("tab_resolve", {"id": "R1", "status": "done", "cite": "L2"}))
+            )  # no L2
             out.append(text(await c.call_tool("tab_list", {})))
-            stop = templated({"session_id": SID, "cwd": "/work/proj", "stop_hook_active": False}, HOOKS["finish_check"])
+            stop = templated(
+                {"session_id": SID, "cwd": "/work/proj", "stop_hook_active": False}, HOOKS["finish_check"]
+            )
             out.append(text(await c.call_tool("finish_check", stop)))
             out.append(text(await c.call_tool("finish_check", {**stop, "stop_hook_active": "true"})))
             out.append(text(await c.call_tool("tab_resolve", {"id": "R1", "status": "done", "cite": "L1"})))
         return out
 
-    (no_session, prompt, bind, on_read, on_bash, added, missing, no_entry, shown, refused, review, block,
-     second_stop, resolved) = run(go())
+    (
+        no_session,
+        prompt,
+        bind,
+        on_read,
+        on_bash,
+        added,
+        missing,
+        no_entry,
+        shown,
+        refused,
+        review,
+        block,
+        second_stop,
+        resolved,
+    ) = run(go())
     assert "no session yet" in no_session and "rtlab tab install claude-code" in no_session
     assert prompt == bind == "{}"
     status_1 = "[tab] 0 open · 1 read-log entry from 1 file · 0 candidates"
-    assert json.loads(on_read) == {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": status_1}}
+    assert json.loads(on_read) == {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": status_1}
+    }
     updated = json.loads(on_bash)["hookSpecificOutput"]["updatedToolOutput"]
-    assert updated["stdout"] == "sales_2024.csv\nnotes.txt\n\n[tab] 0 open · 1 read-log entry from 1 file · 2 candidates"
+    assert (
+        updated["stdout"]
+        == "sales_2024.csv\nnotes.txt\n\n[tab] 0 open · 1 read-log entry from 1 file · 2 candidates"
+    )
     assert updated["stderr"] == "" and updated["interrupted"] is False
     assert added.startswith("Added R1: revenue 2024\n\n[tab] 1 open (R1)")
     assert missing.startswith("tab_add: missing argument(s) text.")
@@ -215,7 +263,11 @@ def test_concurrent_sessions_never_share_a_tab(tmp_path: Path) -> None:
             return [added, listed]
 
     async def both() -> list[list[str]]:
-        return list(await asyncio.gather(session(one, SID, "revenue 2024", True), session(two, OTHER, "headcount", False)))
+        return list(
+            await asyncio.gather(
+                session(one, SID, "revenue 2024", True), session(two, OTHER, "headcount", False)
+            )
+        )
 
     (added_1, list_1), (added_2, list_2) = run(both())
     assert added_1.startswith("Added R1: revenue 2024") and "1 read-log entry" in added_1
@@ -257,7 +309,9 @@ def test_shown_text_is_rebuilt_with_the_readers_rules() -> None:
     )
     assert claude_code_shown("Grep", {"pattern": "x"}, {"mode": "files_with_matches"}) is None
     step = claude_code_hook_step(4, "Read", event["tool_input"], event["tool_response"], cwd="/work/proj")
-    assert step.action is not None and step.action.kind == "read" and step.command == "read /work/proj/notes.txt"
+    assert (
+        step.action is not None and step.action.kind == "read" and step.command == "read /work/proj/notes.txt"
+    )
     tab = claude_code_hook_step(5, "mcp__tab__tab_resolve", {"id": "R1"}, "R1 done")
     assert tab.action is not None and (tab.action.kind, tab.action.op) == ("tab", "resolve")
 
@@ -271,7 +325,9 @@ def test_install_merges_and_uninstall_removes_exactly_what_it_added(tmp_path: Pa
     before_settings = {
         "model": "opus",
         "hooks": {
-            "PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "ruff format"}]}],
+            "PostToolUse": [
+                {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "ruff format"}]}
+            ],
             "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
         },
         "enabledMcpjsonServers": ["github"],
@@ -295,7 +351,12 @@ def test_install_merges_and_uninstall_removes_exactly_what_it_added(tmp_path: Pa
     assert settings["enabledMcpjsonServers"] == ["github", "tab"]
     mcp = json.loads((project / ".mcp.json").read_text())
     assert mcp["mcpServers"]["github"] == before_mcp["mcpServers"]["github"]
-    assert mcp["mcpServers"]["tab"]["args"][-4:] == ["--harness", "claude-code", "--state-dir", str(tmp_path / "st")]
+    assert mcp["mcpServers"]["tab"]["args"][-4:] == [
+        "--harness",
+        "claude-code",
+        "--state-dir",
+        str(tmp_path / "st"),
+    ]
     assert main(["tab", "install", "claude-code", str(project)]) == 0  # again: nothing added twice
     assert json.loads((project / ".claude" / "settings.json").read_text()) == settings
 
@@ -357,7 +418,9 @@ def test_codex_events_are_forwarded_to_the_server_of_the_same_harness_process(tm
 
     store = SessionStore(tmp_path)
     _, state = build_server(store, harness="codex")
-    state.listen(socket_path(tmp_path, os.getppid()))  # as `rtlab tab serve --harness codex` does, child of the harness
+    state.listen(
+        socket_path(tmp_path, os.getppid())
+    )  # as `rtlab tab serve --harness codex` does, child of the harness
     try:
         answers = [
             hook(codex_event("UserPromptSubmit", prompt="Report revenue 2024"), store),
@@ -371,8 +434,12 @@ def test_codex_events_are_forwarded_to_the_server_of_the_same_harness_process(tm
             hook(codex_event("PostToolUse", tool_name="mcp__tab__tab_add", tool_input={"text": "revenue 2024"},
                              tool_response={"content": [{"type": "text", "text": added}], "isError": False}), store)
         )  # fmt: skip
-        answers.append(hook(codex_event("Stop", stop_hook_active=False, last_assistant_message="Done."), store))
-        answers.append(hook(codex_event("Stop", stop_hook_active=True, last_assistant_message="Done."), store))
+        answers.append(
+            hook(codex_event("Stop", stop_hook_active=False, last_assistant_message="Done."), store)
+        )
+        answers.append(
+            hook(codex_event("Stop", stop_hook_active=True, last_assistant_message="Done."), store)
+        )
     finally:
         state.close()
     prompt, on_cat, bind, on_add, stop, again = answers
@@ -394,8 +461,12 @@ def test_codex_hook_without_a_server_applies_the_event_to_the_journal(tmp_path: 
     from rtlab.harnesses import hook
 
     store = SessionStore(tmp_path)
-    event = codex_event("PostToolUse", tool_name="Bash", tool_input={"command": "cat notes.txt"}, tool_response=NOTES)
-    assert hook(event, store)["hookSpecificOutput"]["additionalContext"].startswith("[tab] 0 open · 1 read-log entry")
+    event = codex_event(
+        "PostToolUse", tool_name="Bash", tool_input={"command": "cat notes.txt"}, tool_response=NOTES
+    )
+    assert hook(event, store)["hookSpecificOutput"]["additionalContext"].startswith(
+        "[tab] 0 open · 1 read-log entry"
+    )
     _, state = build_server(store, harness="codex")  # a server started later resumes what the hook wrote
     state.bind(SID)
     assert "1 read-log entry from 1 file" in state.call("tab_add", {"text": "revenue 2024"})
@@ -408,12 +479,20 @@ def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
     (project / ".codex").mkdir(parents=True)
     config = 'model = "gpt-5"\n\n[mcp_servers.github]\ncommand = "gh-mcp"\n'
     (project / ".codex" / "config.toml").write_text(config)
-    hooks_before = {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "log.sh"}]}]}}
+    hooks_before = {
+        "hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "log.sh"}]}]}
+    }
     (project / ".codex" / "hooks.json").write_text(json.dumps(hooks_before))
     assert main(["tab", "install", "codex", str(project), "--state-dir", str(tmp_path / "st")]) == 0
     parsed = tomllib.loads((project / ".codex" / "config.toml").read_text())
     assert parsed["model"] == "gpt-5" and parsed["mcp_servers"]["github"] == {"command": "gh-mcp"}
-    assert parsed["mcp_servers"]["tab"]["args"][-5:] == ["serve", "--harness", "codex", "--state-dir", str(tmp_path / "st")]
+    assert parsed["mcp_servers"]["tab"]["args"][-5:] == [
+        "serve",
+        "--harness",
+        "codex",
+        "--state-dir",
+        str(tmp_path / "st"),
+    ]
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0] == hooks_before["hooks"]["PostToolUse"][0]
     command = hooks["Stop"][0]["hooks"][0]["command"]

@@ -58,7 +58,11 @@ def cmd_install(args: argparse.Namespace) -> int:
     for note in report.notes:
         print(f"note: {note}")
     if report.changed:
-        cli = "Claude Code (claude, or claude -p ...)" if args.harness == "claude-code" else "Codex (codex, codex exec ...)"
+        cli = (
+            "Claude Code (claude, or claude -p ...)"
+            if args.harness == "claude-code"
+            else "Codex (codex, codex exec ...)"
+        )
         print(
             f"installed: the tab's MCP server and hooks. Start {cli} in the folder; remove them with "
             f"`rtlab tab uninstall {report.folder}`."
@@ -73,7 +77,13 @@ def cmd_hook(args: argparse.Namespace) -> int:
         event = json.loads(sys.stdin.read() or "{}")
         if not isinstance(event, dict):
             raise ValueError("the hook event on stdin is not a JSON object")
-        answer = hook(event, SessionStore(args.state_dir), method=args.method, ablation=args.ablation, harness=args.harness)
+        answer = hook(
+            event,
+            SessionStore(args.state_dir),
+            method=args.method,
+            ablation=args.ablation,
+            harness=args.harness,
+        )
     except Exception as exc:  # a hook never breaks the harness's turn: said on stderr, a non-blocking error
         print(f"rtlab tab hook: {exc}", file=sys.stderr)
         return 1
@@ -120,10 +130,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the family's commands to ``sub``, the parser's subcommands."""
+
+    def usage(args: argparse.Namespace) -> int:
+        tab.print_help(sys.stderr)
+        return 2
+
     tab = command(
         sub,
         "tab",
-        lambda args: tab.print_help() or 2,
+        usage,
         help="run the paper's tab (or a baseline) inside Claude Code or Codex: serve, install, hook, uninstall, show",
         description="The environment-side tab inside other harnesses: an MCP server holding one tab per "
         "harness session, fed by the harness's hooks.",

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from rtlab.environment._environment import evaluator_view as evaluator_view
     from rtlab.environment._environment import function_tool as function_tool
     from rtlab.environment._environment import is_tab_call as is_tab_call
-    from rtlab.environment._environment import tab_tool as tab_tool
     from rtlab.environment._environment import strip_status as strip_status
+    from rtlab.environment._environment import tab_tool as tab_tool
     from rtlab.environment._environment import with_status as with_status
     from rtlab.environment._propose import INPUT_CUES as INPUT_CUES
     from rtlab.environment._propose import OUTPUT_CUES as OUTPUT_CUES

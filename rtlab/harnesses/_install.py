@@ -79,7 +79,9 @@ def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
     return value
 
 
-def install_claude_code(folder: str | Path, serve_command: list[str], *, env: dict[str, str] | None = None) -> InstallReport:
+def install_claude_code(
+    folder: str | Path, serve_command: list[str], *, env: dict[str, str] | None = None
+) -> InstallReport:
     """Add the tab's server and hooks to the Claude Code project ``folder`` (merging, never clobbering)."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
@@ -87,7 +89,9 @@ def install_claude_code(folder: str | Path, serve_command: list[str], *, env: di
     report = InstallReport(folder)
     record_path = folder / RECORD
     if record_path.exists():
-        report.notes.append(f"already installed ({record_path}); run `rtlab tab uninstall` first to change it")
+        report.notes.append(
+            f"already installed ({record_path}); run `rtlab tab uninstall` first to change it"
+        )
         return report
     mcp_path, settings_path = folder / ".mcp.json", folder / ".claude" / "settings.json"
     record: dict[str, Any] = {
@@ -164,8 +168,16 @@ def _uninstall_claude_code(folder: Path, report: InstallReport) -> None:
     if record_path.exists():
         record = _load(record_path)
     else:
-        report.notes.append(f"no install record ({record_path}): removing the entries rtlab recognises as its own")
-        record = {"created_files": [], "created_keys": [], "mcp_server": "recognise", "hooks": hook_settings(), "enabled_server": False}
+        report.notes.append(
+            f"no install record ({record_path}): removing the entries rtlab recognises as its own"
+        )
+        record = {
+            "created_files": [],
+            "created_keys": [],
+            "mcp_server": "recognise",
+            "hooks": hook_settings(),
+            "enabled_server": False,
+        }
     created_keys = set(record.get("created_keys") or [])
 
     def tidy(data: dict[str, Any], key: str, name: str) -> None:
@@ -205,7 +217,11 @@ def _uninstall_claude_code(folder: Path, report: InstallReport) -> None:
         record_path.unlink()
         report.removed.append(record_path)
     claude_dir = folder / ".claude"
-    if ".claude/" in (record.get("created_files") or []) and claude_dir.is_dir() and not any(claude_dir.iterdir()):
+    if (
+        ".claude/" in (record.get("created_files") or [])
+        and claude_dir.is_dir()
+        and not any(claude_dir.iterdir())
+    ):
         claude_dir.rmdir()
         report.removed.append(claude_dir)
 
@@ -243,12 +259,20 @@ def install_codex(
     report = InstallReport(folder)
     record_path = folder / CODEX_RECORD
     if record_path.exists():
-        report.notes.append(f"already installed ({record_path}); run `rtlab tab uninstall` first to change it")
+        report.notes.append(
+            f"already installed ({record_path}); run `rtlab tab uninstall` first to change it"
+        )
         return report
     hook_command = hook_command or _hook_command(serve_command)
     codex_dir = folder / ".codex"
     config_path, hooks_path = codex_dir / "config.toml", codex_dir / "hooks.json"
-    record: dict[str, Any] = {"harness": "codex", "created_files": [], "created_keys": [], "toml": None, "hooks": {}}
+    record: dict[str, Any] = {
+        "harness": "codex",
+        "created_files": [],
+        "created_keys": [],
+        "toml": None,
+        "hooks": {},
+    }
     if not codex_dir.is_dir():
         record["created_files"].append(".codex/")
     text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
@@ -321,7 +345,9 @@ def _uninstall_codex(folder: Path, report: InstallReport) -> None:
                     f.write(text)
                 report.changed.append(config_path)
         else:
-            report.notes.append(f"{config_path}: the [mcp_servers.{SERVER}] table install wrote was changed; left as it is")
+            report.notes.append(
+                f"{config_path}: the [mcp_servers.{SERVER}] table install wrote was changed; left as it is"
+            )
     if hooks_path.exists():
         hooks_file = _load(hooks_path)
         hooks = hooks_file.get("hooks")
@@ -345,5 +371,8 @@ def _uninstall_codex(folder: Path, report: InstallReport) -> None:
         report.removed.append(codex_dir)
 
 
-INSTALLERS: dict[str, Callable[..., InstallReport]] = {"claude-code": install_claude_code, "codex": install_codex}
+INSTALLERS: dict[str, Callable[..., InstallReport]] = {
+    "claude-code": install_claude_code,
+    "codex": install_codex,
+}
 """``rtlab tab install HARNESS``: each harness's installer."""

@@ -98,7 +98,11 @@ class TabServer:
         with self._lock:
             self._bind(session_id, cwd)
             self.sessions.run(
-                session_id, {"kind": "prompt", "prompt": prompt}, harness=self.harness, cwd=self.cwd, task=prompt
+                session_id,
+                {"kind": "prompt", "prompt": prompt},
+                harness=self.harness,
+                cwd=self.cwd,
+                task=prompt,
             )
         return "{}"
 
@@ -174,7 +178,9 @@ class TabServer:
             def handle(self) -> None:
                 try:
                     answer = state.handle(json.loads(self.rfile.read() or b"{}"))
-                except Exception as exc:  # a bad event: said to the hook, which reports it; the server goes on
+                except (
+                    Exception
+                ) as exc:  # a bad event: said to the hook, which reports it; the server goes on
                     answer = {"systemMessage": f"rtlab tab: {exc}"}
                 self.wfile.write(json.dumps(answer, ensure_ascii=False).encode())
 
@@ -212,7 +218,9 @@ def _method_tool(server: TabServer, name: str, properties: dict[str, Any]) -> Ca
     def tool(**kwargs: Any) -> str:
         return server.call(name, kwargs)
 
-    params = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Any) for p in properties]
+    params = [
+        inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Any) for p in properties
+    ]
     tool.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
     tool.__annotations__ = {p: Any for p in properties} | {"return": str}
     tool.__name__ = name
@@ -233,21 +241,24 @@ def build_server(
         raise ModuleNotFoundError(
             "rtlab tab serve needs the MCP SDK: pip install 'rtlab[mcp]' (mcp>=2,<3)"
         ) from exc
+    from mcp.server.mcpserver.tools import Tool
+
     sessions = Sessions(store or SessionStore(), method=method, ablation=ablation)
     state = TabServer(sessions, harness=harness)
-    policy_tools = _policy_tools(method, ablation)
-    instructions = _instructions(method, ablation)
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=instructions or None)
-    for definition in policy_tools:
+    tools = []
+    for definition in _policy_tools(method, ablation):
         fn = definition["function"]
-        params = fn["parameters"]
-        server.add_tool(
-            _method_tool(state, fn["name"], params["properties"]),
+        tool = Tool.from_function(
+            _method_tool(state, fn["name"], fn["parameters"]["properties"]),
             name=fn["name"],
             description=fn["description"],
             structured_output=False,
         )
-        server._tool_manager.get_tool(fn["name"]).parameters = params  # the definition's schema, exactly
+        tool.parameters = fn["parameters"]  # the definition's schema, exactly (the function takes any values)
+        tools.append(tool)
+    server: MCPServer = MCPServer(
+        SERVER_NAME, instructions=_instructions(method, ablation) or None, tools=tools
+    )
     for hook_tool in (state.observe, state.finish_check, state.prompt, state.bind):
         doc = (hook_tool.__doc__ or "").split("\n")[0]
         server.add_tool(hook_tool, description=doc + _HOOK_DESCRIPTION, structured_output=False)

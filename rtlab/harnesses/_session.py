@@ -63,7 +63,9 @@ class LiveSession:
         self.created: float = begin.get("time", 0.0)
         self.policy = make_policy(self.method, self.ablation if self.method == "runningtab" else None)
         self.environment = (
-            self.policy.start(self.task, self.cwd or "") if isinstance(self.policy, RunningTabPolicy) else None
+            self.policy.start(self.task, self.cwd or "")
+            if isinstance(self.policy, RunningTabPolicy)
+            else None
         )
         self.next_step = 0
         self.wrote = False

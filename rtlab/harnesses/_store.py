@@ -82,7 +82,9 @@ class SessionFiles:
         """The journal's event numbers, in order (1, 2, ...)."""
         if not self.events_dir.is_dir():
             return []
-        return sorted(int(m.group(1)) for name in os.listdir(self.events_dir) if (m := _EVENT.fullmatch(name)))
+        return sorted(
+            int(m.group(1)) for name in os.listdir(self.events_dir) if (m := _EVENT.fullmatch(name))
+        )
 
     def read_events(self, after: int) -> list[tuple[int, dict[str, Any]]]:
         """The events numbered past ``after``; a damaged one raises naming its file."""

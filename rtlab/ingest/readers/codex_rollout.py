@@ -491,7 +491,9 @@ def codex_hook_step(
         shown = tool_response
     elif isinstance(tool_response, dict) and isinstance(tool_response.get("content"), list):
         shown = "\n".join(
-            str(b.get("text", "")) for b in tool_response["content"] if isinstance(b, dict) and b.get("type") == "text"
+            str(b.get("text", ""))
+            for b in tool_response["content"]
+            if isinstance(b, dict) and b.get("type") == "text"
         )
     step = Step(
         index=index,
