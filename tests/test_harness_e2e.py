@@ -236,7 +236,9 @@ def test_codex_runs_with_the_tab(tmp_path: Path) -> None:
         ("R1", "done", "L1")
     ]
     events = [json.loads(p.read_text()) for p in sorted((session / "events").iterdir())]
-    assert len({e["pid"] for e in events[1:]}) == 1  # every hook event forwarded to the one server process
+    # every tool event and stop forwarded to the one server process (the prompt's hook may run before Codex has
+    # started the server: it is then applied to the journal by the hook process, which the server reads back)
+    assert len({e["pid"] for e in events if e["kind"] in ("observe", "call", "stop")}) == 1
 
     from rtlab.environment import replay
     from rtlab.ingest import ReadOptions, get_reader

@@ -413,7 +413,7 @@ def codex_event(kind: str, session: str = SID, **fields: Any) -> dict[str, Any]:
 
 
 def test_codex_events_are_forwarded_to_the_server_of_the_same_harness_process(tmp_path: Path) -> None:
-    from rtlab.harnesses import hook
+    from rtlab.harnesses import hook_answer as hook
     from rtlab.harnesses._codex import socket_path
 
     store = SessionStore(tmp_path)
@@ -458,7 +458,7 @@ def test_codex_events_are_forwarded_to_the_server_of_the_same_harness_process(tm
 
 
 def test_codex_hook_without_a_server_applies_the_event_to_the_journal(tmp_path: Path) -> None:
-    from rtlab.harnesses import hook
+    from rtlab.harnesses import hook_answer as hook
 
     store = SessionStore(tmp_path)
     event = codex_event(
@@ -496,7 +496,7 @@ def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0] == hooks_before["hooks"]["PostToolUse"][0]
     command = hooks["Stop"][0]["hooks"][0]["command"]
-    assert command.endswith(f"-m rtlab tab hook codex --state-dir {tmp_path / 'st'}")
+    assert command.endswith(f"-m rtlab.harnesses.hook --state-dir {tmp_path / 'st'}")
     assert main(["tab", "uninstall", str(project)]) == 0
     assert (project / ".codex" / "config.toml").read_text() == config
     assert json.loads((project / ".codex" / "hooks.json").read_text()) == hooks_before

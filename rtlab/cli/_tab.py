@@ -71,24 +71,9 @@ def cmd_install(args: argparse.Namespace) -> int:
 
 
 def cmd_hook(args: argparse.Namespace) -> int:
-    from rtlab.harnesses import SessionStore, hook
+    from rtlab.harnesses import hook
 
-    try:
-        event = json.loads(sys.stdin.read() or "{}")
-        if not isinstance(event, dict):
-            raise ValueError("the hook event on stdin is not a JSON object")
-        answer = hook(
-            event,
-            SessionStore(args.state_dir),
-            method=args.method,
-            ablation=args.ablation,
-            harness=args.harness,
-        )
-    except Exception as exc:  # a hook never breaks the harness's turn: said on stderr, a non-blocking error
-        print(f"rtlab tab hook: {exc}", file=sys.stderr)
-        return 1
-    print(json.dumps(answer, ensure_ascii=False))
-    return 0
+    return hook.run(sys.stdin.read(), args.state_dir, method=args.method, ablation=args.ablation)
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rtlab.harnesses._claude_code import hook_settings as hook_settings
     from rtlab.harnesses._claude_code import post_tool_use_answer as post_tool_use_answer
     from rtlab.harnesses._claude_code import stop_answer as stop_answer
+    from rtlab.harnesses._codex import forward as forward
     from rtlab.harnesses._install import INSTALLERS as INSTALLERS
     from rtlab.harnesses._install import InstallReport as InstallReport
     from rtlab.harnesses._install import install_claude_code as install_claude_code
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from rtlab.harnesses._install import uninstall as uninstall
     from rtlab.harnesses._server import TabServer as TabServer
     from rtlab.harnesses._server import build_server as build_server
-    from rtlab.harnesses._server import hook as hook
+    from rtlab.harnesses._server import hook_answer as hook_answer
     from rtlab.harnesses._server import serve as serve
     from rtlab.harnesses._session import HARNESSES as HARNESSES
     from rtlab.harnesses._session import Harness as Harness
@@ -36,8 +37,9 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         "._claude_code": ("hook_settings", "post_tool_use_answer", "stop_answer"),
+        "._codex": ("forward",),
         "._install": ("INSTALLERS", "InstallReport", "install_claude_code", "install_codex", "uninstall"),
-        "._server": ("TabServer", "build_server", "hook", "serve"),
+        "._server": ("TabServer", "build_server", "hook_answer", "serve"),
         "._session": ("HARNESSES", "Harness", "LiveSession", "Observation", "Sessions"),
         "._store": ("SessionStore", "default_state_dir"),
     },

@@ -29,9 +29,10 @@ import os
 import shlex
 import socket
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rtlab.harnesses._session import Observation
+if TYPE_CHECKING:  # this module is what a hook process imports to forward an event: nothing heavy
+    from rtlab.harnesses._session import Observation
 
 SERVER = "tab"
 HOOK_EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
@@ -91,10 +92,12 @@ def ancestors(pid: int | None = None, depth: int = 6) -> list[int]:
     return found
 
 
-def forward(state_dir: Path, event: dict[str, Any], *, timeout: float = 20.0) -> dict[str, Any] | None:
-    """Send ``event`` to the server of this hook's harness process; its answer, or ``None`` when no server of
-    an ancestor listens."""
-    for pid in ancestors():
+def forward(
+    state_dir: Path, event: dict[str, Any], *, timeout: float = 20.0, pids: list[int] | None = None
+) -> dict[str, Any] | None:
+    """Send ``event`` to the server of this hook's harness process (``pids``: where to look, by default this
+    process's ancestors); its answer, or ``None`` when no such server listens."""
+    for pid in ancestors() if pids is None else pids:
         path = socket_path(state_dir, pid)
         if not path.exists():
             continue

@@ -317,13 +317,14 @@ def install_codex(
 
 
 def _hook_command(serve_command: list[str]) -> list[str]:
-    """``rtlab tab hook codex`` with the server's options (the same interpreter, state folder and method)."""
+    """The lean hook (``python -m rtlab.harnesses.hook``, what ``rtlab tab hook codex`` runs) with the server's
+    interpreter, state folder and method."""
     i = serve_command.index("serve")
-    options = [a for a in serve_command[i + 1 :]]
+    options = list(serve_command[i + 1 :])
     if "--harness" in options:
         j = options.index("--harness")
         del options[j : j + 2]
-    return [*serve_command[:i], "hook", "codex", *options]
+    return [serve_command[0], "-m", "rtlab.harnesses.hook", *options]
 
 
 def _uninstall_codex(folder: Path, report: InstallReport) -> None:

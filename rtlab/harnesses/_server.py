@@ -296,19 +296,21 @@ def serve(
         state.close()
 
 
-def hook(
+def hook_answer(
     event: dict[str, Any],
     store: SessionStore | None = None,
     *,
     method: str = "runningtab",
     ablation: str | None = None,
     harness: str = "codex",
+    forwarded: bool = True,
 ) -> dict[str, Any]:
     """``rtlab tab hook codex``: the answer to one hook event, from the running server of this harness process
-    (forwarded), else applied to the session's journal by this process."""
+    (forwarded; ``forwarded=False``: the caller tried already), else applied to the session's journal here."""
     store = store or SessionStore()
-    answer = _codex.forward(store.root, event)
-    if answer is not None:
-        return answer
+    if forwarded:
+        answer = _codex.forward(store.root, event)
+        if answer is not None:
+            return answer
     state = TabServer(Sessions(store, method=method, ablation=ablation), harness=harness)
     return state.handle(event)
