@@ -7,9 +7,10 @@ Part 1, Claude Code's path: ``rtlab tab serve`` started as Claude Code starts it
 through the MCP SDK's client as the ``mcp_tool`` hooks call it: ``observe`` with a ``PostToolUse`` event (a
 ``Read`` of a 40-line file and an ``ls`` of 30 files, alternating: capture, the journal event, the snapshot) and
 the model's ``tab_add`` / ``tab_list``. Round trip per call, from the client's request to its answer, at the start
-of a session and after N tool calls. Part 2, Codex's path: ``rtlab tab hook codex`` as Codex runs it (a new
-process per event: Python's start, rtlab's import, the forward over the Unix socket, the answer) against a
-listening server; and the socket's round trip alone.
+of a session and after N tool calls. Part 2, Codex's path: the command hook as Codex runs it (a new process per
+event: Python's start, the imports, the forward over the Unix socket, the answer) against a listening server,
+as installed (``python -m rtlab.harnesses.hook``) and through rtlab's command line (``rtlab tab hook codex``);
+and the socket's round trip alone (the server's work on the event included).
 """
 
 from __future__ import annotations
@@ -106,31 +107,37 @@ def codex(calls: int, state: Path) -> None:
     _, server = build_server(store, harness="codex")
     server.listen(socket_path(state, os.getpid()))  # the hook processes below are this process's children
     try:
+        lean: list[float] = []
         spawned: list[float] = []
         direct: list[float] = []
         for i in range(calls):
             event = {"session_id": SID, "cwd": CWD, "hook_event_name": "PostToolUse", **ls_event(i)}
             event["tool_name"], event["tool_response"] = "Bash", LISTING  # Codex's shape: the raw output
-            event["tool_input"] = {"command": f"ls data/d{i}"}
-            start = time.perf_counter()
-            out = subprocess.run(
-                [sys.executable, "-m", "rtlab", "tab", "hook", "codex", "--state-dir", str(state)],
-                input=json.dumps(event),
-                capture_output=True,
-                text=True,
-                cwd=ROOT,
-                check=True,
-            )
-            spawned.append(time.perf_counter() - start)
-            assert "additionalContext" in out.stdout, out.stdout + out.stderr
+            for command, times in (
+                (["-m", "rtlab.harnesses.hook"], lean),  # what `rtlab tab install codex` writes
+                (["-m", "rtlab", "tab", "hook", "codex"], spawned),  # the same through rtlab's command line
+            ):
+                event["tool_input"] = {"command": f"ls data/d{i}/{len(times)}"}
+                start = time.perf_counter()
+                out = subprocess.run(
+                    [sys.executable, *command, "--state-dir", str(state)],
+                    input=json.dumps(event),
+                    capture_output=True,
+                    text=True,
+                    cwd=ROOT,
+                    check=True,
+                )
+                times.append(time.perf_counter() - start)
+                assert "additionalContext" in out.stdout, out.stdout + out.stderr
             start = time.perf_counter()
             answer = forward(state, {**event, "tool_input": {"command": f"ls data/e{i}"}}, pids=[os.getpid()])
-            assert answer is not None and "additionalContext" in json.dumps(answer)
             direct.append(time.perf_counter() - start)
+            assert answer is not None and "additionalContext" in json.dumps(answer)
     finally:
         server.close()
     print("Codex: command hook `rtlab tab hook codex` (a process per event) -> the server's socket")
-    print(f"  hook process, start to answer     {ms(spawned)}")
+    print(f"  python -m rtlab.harnesses.hook    {ms(lean)}")
+    print(f"  rtlab tab hook codex              {ms(spawned)}")
     print(f"  the socket round trip alone       {ms(direct)}")
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)

@@ -502,3 +502,25 @@ def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
     assert json.loads((project / ".codex" / "hooks.json").read_text()) == hooks_before
     assert sorted(p.name for p in (project / ".codex").iterdir()) == ["config.toml", "hooks.json"]
     assert not (project / ".mcp.json").exists() and not (project / ".claude").exists()
+
+
+def test_rtlab_tab_show_lists_sessions_and_rebuilds_a_tab_from_its_journal(
+    tmp_path: Path, capsys: Any
+) -> None:
+    server, _ = build_server(SessionStore(tmp_path))
+
+    async def go() -> None:
+        async with Client(server) as c:
+            await c.call_tool(
+                "observe", templated(read_event(), HOOKS["observe"])
+            )  # no snapshot yet: one tool result
+            await c.call_tool("observe", templated(read_event(OTHER), HOOKS["observe"]))
+
+    run(go())
+    assert not (tmp_path / "sessions" / SID / "tab.json").exists()
+    assert main(["tab", "show", "--state-dir", str(tmp_path)]) == 0
+    assert sorted(capsys.readouterr().out.split()) == sorted([SID, OTHER])
+    assert main(["tab", "show", SID, "--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[tab] 0 open · 1 read-log entry from 1 file · 0 candidates\nL1 step 0 notes.txt")
+    assert main(["tab", "show", "nope", "--state-dir", str(tmp_path)]) == 2

@@ -91,7 +91,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from rtlab.errors import RtlabError
-    from rtlab.harnesses import SessionStore
+    from rtlab.harnesses import Sessions, SessionStore
 
     store = SessionStore(args.state_dir)
     if args.session is None:
@@ -99,9 +99,9 @@ def cmd_show(args: argparse.Namespace) -> int:
             print(session_id)
         return 0
     files = store.session(args.session)
-    if not files.snapshot.exists():
+    if not files.exists():
         raise RtlabError(f"{files.path}: no session {args.session!r} in {store.root}")
-    snapshot = json.loads(files.snapshot.read_text(encoding="utf-8"))
+    snapshot = Sessions(store).get(args.session, harness="claude-code").snapshot()  # from the journal
     if args.json:
         print(json.dumps(snapshot, indent=1, ensure_ascii=False))
     else:
@@ -178,7 +178,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "show",
         cmd_show,
         help="list the stored sessions, or show one session's tab",
-        description="The sessions in the state folder, or one session's tab as stored (tab.json).",
+        description="The sessions in the state folder, or one session's tab, rebuilt from its journal.",
     )
     p.add_argument("session", nargs="?", metavar="SESSION_ID")
     p.add_argument("--json", action="store_true", help="the stored snapshot as JSON")

@@ -27,6 +27,8 @@ from rtlab.records import Step
 Harness = Literal["claude-code", "codex"]
 HARNESSES: tuple[Harness, ...] = ("claude-code", "codex")
 StepBuilder = Callable[..., Step]
+SNAPSHOT_EVERY = 10
+"""``tab.json`` is rewritten after every event but tool results, and after every tenth of those."""
 SERVER_TOOLS: frozenset[str] = frozenset({"observe", "bind", "prompt", "finish_check"})
 """The tools of ``rtlab tab serve`` that the harness's hooks call (never steps of the agent's work)."""
 
@@ -178,7 +180,8 @@ class Sessions:
             answer = live.apply(event)
             live.applied += 1
             files.write_event(live.applied, {**event, "pid": os.getpid()})  # which process applied it
-            files.write_snapshot(live.snapshot())
+            if event["kind"] != "observe" or live.next_step % SNAPSHOT_EVERY == 0:
+                files.write_snapshot(live.snapshot())
         return live, answer
 
     def get(self, session_id: str, *, harness: str, cwd: str | None = None) -> LiveSession:
@@ -200,6 +203,7 @@ class Sessions:
             else:
                 begin = {
                     "kind": "begin",
+                    "session_id": files.session_id,
                     "harness": harness,
                     "method": self.method,
                     "ablation": self.ablation,

@@ -3,8 +3,9 @@ workspace, owner-only (folders 0700, files 0600).
 
 A session's folder holds its **journal** (``events/00000001.json``, ...: what happened, in order, each event
 written atomically as its own file) and a snapshot of the tab (``tab.json``: requirements, read log, ranked
-candidates, the status line) rewritten atomically after each event for people and tools to read. The journal
-is the state: a session is rebuilt by applying its events again to a new session object
+candidates, the status line) rewritten atomically for people and tools to read, after every event but tool
+results, and after every tenth of those (ranking every candidate on every step would cost more than the rest of
+a hook: ``rtlab tab show`` rebuilds it from the journal). The journal is the state: a session is rebuilt by applying its events again to a new session object
 (:class:`rtlab.harnesses._session.LiveSession`), so a restarted server or harness resumes its tab, and two
 processes that serve one session (Codex's hook and its MCP server) see each other's events. Each use of a
 session takes its folder's lock (``flock`` on ``lock``), reads the events it has not applied yet, applies
@@ -103,12 +104,14 @@ class SessionFiles:
         return events
 
     def write_event(self, number: int, event: dict[str, Any]) -> None:
+        text = json.dumps(event, ensure_ascii=False)  # encoded whole (the C encoder), then written
         with atomic_open(self.events_dir / f"{number:08d}.json", private=True) as f:
-            json.dump(event, f, ensure_ascii=False)
+            f.write(text)
 
     def write_snapshot(self, snapshot: dict[str, Any]) -> None:
+        text = json.dumps(snapshot, ensure_ascii=False)
         with atomic_open(self.snapshot, private=True) as f:
-            json.dump(snapshot, f, ensure_ascii=False, indent=1)
+            f.write(text)
 
 
 class SessionStore:
@@ -125,12 +128,14 @@ class SessionStore:
         return SessionFiles(self.root, session_id)
 
     def session_ids(self) -> list[str]:
-        """The ids of the sessions stored (read from each snapshot; a folder without one is left out)."""
+        """The ids of the sessions stored (each from its journal's first event; a folder without one is left
+        out)."""
         folder = self.root / "sessions"
         ids = []
         for path in sorted(folder.iterdir()) if folder.is_dir() else []:
             try:
-                ids.append(str(json.loads((path / "tab.json").read_text(encoding="utf-8"))["session_id"]))
+                begin = json.loads((path / "events" / f"{1:08d}.json").read_text(encoding="utf-8"))
+                ids.append(str(begin["session_id"]))
             except (OSError, ValueError, KeyError, TypeError):
                 continue
         return ids
