@@ -147,6 +147,10 @@ def test_claude_code_runs_with_the_tab(tmp_path: Path) -> None:
     assert [e.path for e in replayed.tab.read_log] == ["notes.txt"]
     feedback = [e for e in trajectory.events if "[tab] finish check" in e.text]
     assert len(feedback) == 1
+    stream = tmp_path / "run.stream.jsonl"  # the run's stream-json output, read by the other Claude Code reader
+    stream.write_text(run.stdout)
+    (streamed,) = get_reader("claude-code-stream").read(stream, ReadOptions())
+    assert [(s.tool, s.action.kind if s.action else None) for s in streamed.steps] == [k[:2] for k in kinds]
     print(sys.version)  # noqa: T201  (the interpreter that served the tab, for a failing run's log)
 
 
