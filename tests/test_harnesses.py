@@ -349,6 +349,12 @@ def test_install_merges_and_uninstall_removes_exactly_what_it_added(tmp_path: Pa
         "input": {"session_id": "${session_id}", "cwd": "${cwd}", "stop_hook_active": "${stop_hook_active}"},
     }
     assert settings["enabledMcpjsonServers"] == ["github", "tab"]
+    assert settings["permissions"]["deny"] == [
+        "mcp__tab__observe",
+        "mcp__tab__finish_check",
+        "mcp__tab__prompt",
+        "mcp__tab__bind",
+    ]  # the hooks' tools out of the model's tool list
     mcp = json.loads((project / ".mcp.json").read_text())
     assert mcp["mcpServers"]["github"] == before_mcp["mcpServers"]["github"]
     assert mcp["mcpServers"]["tab"]["args"][-4:] == [
@@ -493,6 +499,7 @@ def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
         "--state-dir",
         str(tmp_path / "st"),
     ]
+    assert parsed["mcp_servers"]["tab"]["disabled_tools"] == ["observe", "finish_check", "prompt", "bind"]
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0] == hooks_before["hooks"]["PostToolUse"][0]
     command = hooks["Stop"][0]["hooks"][0]["command"]

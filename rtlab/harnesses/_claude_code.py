@@ -23,12 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 from rtlab.environment import with_status
+from rtlab.harnesses._names import HOOK_TOOLS, SERVER
 from rtlab.harnesses._session import Observation
 
 SHELL_TOOLS = frozenset({"Bash"})
 """Claude Code's shell tool, whose output object carries the shown text in ``stdout``."""
-SERVER = "tab"
-"""The server's name in ``.mcp.json``: its tools reach the model as ``mcp__tab__tab_add``, ..."""
 
 
 def post_tool_use_answer(observation: Observation) -> dict[str, Any]:
@@ -81,6 +80,12 @@ def hook_settings() -> dict[str, list[dict[str, Any]]]:
         ],
         "Stop": [{"hooks": [_mcp_hook("finish_check", ("session_id", "cwd", "stop_hook_active"))]}],
     }
+
+
+def denied_tools() -> list[str]:
+    """``permissions.deny`` entries that take the hooks' tools out of the model's tool list (the hooks still
+    call them: checked with 2.1.332)."""
+    return [f"mcp__{SERVER}__{tool}" for tool in HOOK_TOOLS]
 
 
 def mcp_server_entry(command: list[str], env: dict[str, str] | None = None) -> dict[str, Any]:

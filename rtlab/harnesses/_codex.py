@@ -31,10 +31,11 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rtlab.harnesses._names import HOOK_TOOLS, SERVER
+
 if TYPE_CHECKING:  # this module is what a hook process imports to forward an event: nothing heavy
     from rtlab.harnesses._session import Observation
 
-SERVER = "tab"
 HOOK_EVENTS = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 TRUST_NOTE = (
     "Codex runs project hooks only in trusted projects; `codex exec` skips untrusted hooks silently: trust the "
@@ -64,7 +65,11 @@ def hooks_json(hook_command: list[str]) -> dict[str, Any]:
 def mcp_server_toml(serve_command: list[str]) -> str:
     """The ``[mcp_servers.tab]`` table ``rtlab tab install codex`` appends to ``.codex/config.toml``."""
     args = ", ".join(json.dumps(a) for a in serve_command[1:])
-    return f"\n[mcp_servers.{SERVER}]\ncommand = {json.dumps(serve_command[0])}\nargs = [{args}]\n"
+    hidden = ", ".join(json.dumps(t) for t in HOOK_TOOLS)  # Codex's hooks reach the server by its socket
+    return (
+        f"\n[mcp_servers.{SERVER}]\ncommand = {json.dumps(serve_command[0])}\nargs = [{args}]\n"
+        f"disabled_tools = [{hidden}]\n"
+    )
 
 
 # --- forwarding ----------------------------------------------------------------------------------------------

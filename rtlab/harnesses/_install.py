@@ -5,8 +5,9 @@ For Claude Code, install adds to the project folder:
 
 - ``.mcp.json``: ``mcpServers.tab`` (``rtlab tab serve`` with its options);
 - ``.claude/settings.json``: the ``mcp_tool`` hooks (:func:`rtlab.harnesses._claude_code.hook_settings`),
-  each matcher group appended to the event's list after the groups already there, and ``"tab"`` in
-  ``enabledMcpjsonServers`` (the project server approved, so ``claude -p`` uses it);
+  each matcher group appended to the event's list after the groups already there, ``"tab"`` in
+  ``enabledMcpjsonServers`` (the project server approved, so ``claude -p`` uses it), and the hooks' own tools
+  in ``permissions.deny`` (out of the model's tool list; the hooks still call them);
 - ``.claude/rtlab-tab.json``: the install record, what was added and which files and keys were new.
 
 Nothing is overwritten: a server named ``tab`` that is not this one is refused, hooks already present are not
@@ -23,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import RtlabError
-from rtlab.harnesses._claude_code import SERVER, hook_settings, mcp_server_entry
+from rtlab.harnesses._claude_code import denied_tools, hook_settings, mcp_server_entry
 from rtlab.harnesses._codex import TRUST_NOTE, mcp_server_toml
 from rtlab.harnesses._codex import hooks_json as codex_hooks
+from rtlab.harnesses._names import SERVER
 from rtlab.io import atomic_open
 
 RECORD = Path(".claude") / "rtlab-tab.json"
@@ -134,6 +136,14 @@ def install_claude_code(
         present.extend(added)
         if added:
             record["hooks"][event] = added
+    if "permissions" not in settings:
+        record["created_keys"].append(".claude/settings.json:permissions")
+    permissions = _object(settings, "permissions", settings_path)
+    if "deny" not in permissions:
+        record["created_keys"].append(".claude/settings.json:permissions.deny")
+    deny = _list(permissions, "deny", settings_path)
+    record["denied"] = [rule for rule in denied_tools() if rule not in deny]
+    deny.extend(record["denied"])
     if "enabledMcpjsonServers" not in settings:
         record["created_keys"].append(".claude/settings.json:enabledMcpjsonServers")
     enabled = _list(settings, "enabledMcpjsonServers", settings_path)
@@ -206,6 +216,15 @@ def _uninstall_claude_code(folder: Path, report: InstallReport) -> None:
                             present.remove(group)
                 tidy(hooks, event, f".claude/settings.json:hooks.{event}")
             tidy(settings, "hooks", ".claude/settings.json:hooks")
+        permissions = settings.get("permissions")
+        if isinstance(permissions, dict):
+            deny = permissions.get("deny")
+            if isinstance(deny, list):
+                for rule in record.get("denied") or []:
+                    if rule in deny:
+                        deny.remove(rule)
+            tidy(permissions, "deny", ".claude/settings.json:permissions.deny")
+            tidy(settings, "permissions", ".claude/settings.json:permissions")
         enabled = settings.get("enabledMcpjsonServers")
         if record.get("enabled_server") and isinstance(enabled, list) and SERVER in enabled:
             enabled.remove(SERVER)

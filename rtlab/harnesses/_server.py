@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from rtlab.harnesses import _claude_code, _codex
 from rtlab.harnesses._claude_code import stop_answer
+from rtlab.harnesses._names import HOOK_TOOLS, SERVER
 from rtlab.harnesses._session import Sessions
 from rtlab.harnesses._store import SessionStore
 
@@ -41,7 +42,6 @@ _ANSWERS = {"claude-code": _claude_code.post_tool_use_answer, "codex": _codex.po
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-SERVER_NAME = "tab"
 NO_SESSION = (
     "{tool}: the tab has no session yet. Its hooks name the session before each call; install them with "
     "`rtlab tab install claude-code` (or codex) in the project."
@@ -256,10 +256,9 @@ def build_server(
         )
         tool.parameters = fn["parameters"]  # the definition's schema, exactly (the function takes any values)
         tools.append(tool)
-    server: MCPServer = MCPServer(
-        SERVER_NAME, instructions=_instructions(method, ablation) or None, tools=tools
-    )
-    for hook_tool in (state.observe, state.finish_check, state.prompt, state.bind):
+    server: MCPServer = MCPServer(SERVER, instructions=_instructions(method, ablation) or None, tools=tools)
+    for name in HOOK_TOOLS:
+        hook_tool = getattr(state, name)
         doc = (hook_tool.__doc__ or "").split("\n")[0]
         server.add_tool(hook_tool, description=doc + _HOOK_DESCRIPTION, structured_output=False)
     return server, state

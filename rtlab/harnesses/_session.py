@@ -20,6 +20,7 @@ from typing import Any, Literal
 from rtlab.agent import RunningTabPolicy, make_policy
 from rtlab.environment import TAB_TOOLS, tab_tool
 from rtlab.errors import RtlabError
+from rtlab.harnesses._names import HOOK_TOOLS
 from rtlab.harnesses._store import SessionFiles, SessionStore
 from rtlab.ingest import claude_code_hook_step, codex_hook_step
 from rtlab.records import Step
@@ -29,8 +30,6 @@ HARNESSES: tuple[Harness, ...] = ("claude-code", "codex")
 StepBuilder = Callable[..., Step]
 SNAPSHOT_EVERY = 10
 """``tab.json`` is rewritten after every event but tool results, and after every tenth of those."""
-SERVER_TOOLS: frozenset[str] = frozenset({"observe", "bind", "prompt", "finish_check"})
-"""The tools of ``rtlab tab serve`` that the harness's hooks call (never steps of the agent's work)."""
 
 
 _STEP_BUILDERS: dict[str, StepBuilder] = {"claude-code": claude_code_hook_step, "codex": codex_hook_step}
@@ -107,7 +106,7 @@ class LiveSession:
             call_id=event.get("tool_use_id"),
             cwd=event.get("cwd") or self.cwd,
         )
-        if tab_tool(step) is not None or _mcp_tool(step.tool) in self.tool_names | SERVER_TOOLS:
+        if tab_tool(step) is not None or _mcp_tool(step.tool) in self.tool_names | frozenset(HOOK_TOOLS):
             return Observation(step, None, own_tool=True)  # a call of this server's tools: not a step of work
         response = event.get("tool_response")
         self.next_step += 1
