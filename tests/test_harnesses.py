@@ -307,7 +307,33 @@ def test_shown_text_is_rebuilt_with_the_readers_rules() -> None:
     assert claude_code_shown("Bash", {"command": "x"}, bash) == (
         "out\nwarn\n<error>Command was aborted before completion</error>"
     )
-    assert claude_code_shown("Grep", {"pattern": "x"}, {"mode": "files_with_matches"}) is None
+    # Glob and Grep: the output objects Claude Code 2.1.332 gave its hook, and the text its model was shown
+    glob = {
+        "filenames": ["data/costs.csv", "data/revenue_2024.csv"],
+        "durationMs": 39,
+        "numFiles": 2,
+        "truncated": False,
+    }
+    assert claude_code_shown("Glob", {"pattern": "**/*.csv"}, glob) == "data/costs.csv\ndata/revenue_2024.csv"
+    content = {
+        "mode": "content",
+        "numFiles": 0,
+        "filenames": [],
+        "content": "notes.txt:1:Revenue 2024: 12 million",
+    }
+    assert (
+        claude_code_shown("Grep", {"pattern": "Revenue"}, content) == "notes.txt:1:Revenue 2024: 12 million"
+    )
+    files = {"mode": "files_with_matches", "filenames": ["data/revenue_2024.csv"], "numFiles": 1}
+    assert claude_code_shown("Grep", {"pattern": "q,r"}, files) == "Found 1 file\ndata/revenue_2024.csv"
+    count = {"mode": "count", "numFiles": 1, "filenames": [], "content": "data/costs.csv:1", "numMatches": 1}
+    assert claude_code_shown("Grep", {"pattern": "x"}, count) == (
+        "data/costs.csv:1\n\nFound 1 total occurrence across 1 file."
+    )
+    assert (
+        claude_code_shown("Glob", {"pattern": "*"}, {**glob, "truncated": True}) is None
+    )  # its notice: unknown
+    assert claude_code_shown("WebFetch", {"url": "x"}, {"result": "page"}) is None
     step = claude_code_hook_step(4, "Read", event["tool_input"], event["tool_response"], cwd="/work/proj")
     assert (
         step.action is not None and step.action.kind == "read" and step.command == "read /work/proj/notes.txt"

@@ -604,6 +604,9 @@ def claude_code_shown(tool: str, tool_input: dict[str, Any], tool_response: Any)
     - ``Bash`` (``{"stdout", "stderr", "interrupted", ...}``): stdout without its leading blank lines and
       trailing white space, then stderr stripped, then the abort notice when interrupted, then the background
       task's id, joined by newlines (empty parts left out).
+    - ``Glob`` (``filenames``) and ``Grep`` in its three modes (``content``; ``files_with_matches``: ``Found N
+      files`` and the names; ``count``: the counts and ``Found N total occurrences across M files.``), as 2.1.332
+      showed them; a truncated or paginated result is not rebuilt.
     - an MCP tool (``mcp__server__tool``): the result as Claude Code passes it, a string, or the text of its
       content blocks.
     """
@@ -628,12 +631,44 @@ def claude_code_shown(tool: str, tool_input: dict[str, Any], tool_response: Any)
         background = tool_response.get("backgroundTaskId")
         tail = f"Command running in background with ID: {background}" if background else ""
         return "\n".join(part for part in (stdout, stderr, tail) if part)
+    if tool in ("Glob", "Grep"):
+        return _search_shown(tool, tool_response)
     if tool.startswith("mcp__"):
         if isinstance(tool_response, str):
             return tool_response
         if isinstance(tool_response, list) and all(isinstance(b, dict) for b in tool_response):
             return "\n".join(str(b.get("text", "")) for b in tool_response if b.get("type") == "text")
         return None
+    return None
+
+
+def _search_shown(tool: str, response: Any) -> str | None:
+    """Glob's and Grep's shown text from their output objects (the forms checked with 2.1.332); ``None`` for a
+    truncated or paginated result, whose notice is not rebuilt here."""
+    if not isinstance(response, dict) or response.get("truncated") or "appliedLimit" in response:
+        return None
+    if "appliedOffset" in response:
+        return None
+    names = response.get("filenames")
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    if tool == "Glob":
+        return "\n".join(names) if names else "No files found"
+    mode = response.get("mode")
+    content = response.get("content")
+    if mode == "content":
+        return content if isinstance(content, str) and content else "No matches found"
+    if mode == "count":
+        matches, files = _int(response.get("numMatches")), _int(response.get("numFiles"))
+        if not isinstance(content, str) or matches is None or files is None:
+            return None
+        if not content:
+            return "No matches found"
+        occurrences = "occurrence" if matches == 1 else "occurrences"
+        return f"{content}\n\nFound {matches} total {occurrences} across {files} {'file' if files == 1 else 'files'}."
+    if mode == "files_with_matches":
+        if not names:
+            return "No files found"
+        return f"Found {len(names)} {'file' if len(names) == 1 else 'files'}\n" + "\n".join(names)
     return None
 
 
