@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rtlab.errors import RtlabError
 from rtlab.harnesses import _claude_code, _codex
 from rtlab.harnesses._claude_code import stop_answer
 from rtlab.harnesses._names import HOOK_TOOLS, SERVER
@@ -238,8 +239,8 @@ def build_server(
     try:
         from mcp.server.mcpserver import MCPServer
     except ModuleNotFoundError as exc:  # the optional extra
-        raise ModuleNotFoundError(
-            "rtlab tab serve needs the MCP SDK: pip install 'rtlab[mcp]' (mcp>=2,<3)"
+        raise RtlabError(
+            "rtlab tab serve needs the MCP SDK 2.x: pip install 'rtlab[mcp]' (mcp>=2,<3)"
         ) from exc
     from mcp.server.mcpserver.tools import Tool
 
