@@ -489,6 +489,17 @@ def test_codex_events_are_forwarded_to_the_server_of_the_same_harness_process(tm
     assert not socket_path(tmp_path, os.getppid()).exists()  # removed when the server closed
 
 
+def test_codex_output_that_reads_as_json_stays_text(tmp_path: Path) -> None:
+    _, state = build_server(SessionStore(tmp_path), harness="codex")
+    output = '{"revenue_2024": 12}\n'
+    event = codex_event(
+        "PostToolUse", tool_name="Bash", tool_input={"command": "cat data.json"}, tool_response=output
+    )
+    assert "1 read-log entry" in json.dumps(state.handle(event))
+    live = state.sessions.get(SID, harness="codex")
+    assert live.environment is not None and live.environment.tab.read_log[0].excerpt == output
+
+
 def test_codex_hook_without_a_server_applies_the_event_to_the_journal(tmp_path: Path) -> None:
     from rtlab.harnesses import hook_answer as hook
 

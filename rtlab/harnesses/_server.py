@@ -51,7 +51,8 @@ _HOOK_DESCRIPTION = " Called by the harness's hooks with their event, not by the
 
 
 def _value(text: Any) -> Any:
-    """A hook field as the harness templated it: JSON text of an object or list is parsed, the rest kept."""
+    """A hook field as Claude Code's ``mcp_tool`` input templated it (``${tool_response}``: an object becomes its
+    JSON text): JSON text of an object or list is parsed back, the rest kept."""
     if isinstance(text, str) and text[:1] in ("{", "["):
         try:
             return json.loads(text)
@@ -117,12 +118,27 @@ class TabServer:
         cwd: str | None = None,
     ) -> str:
         """A tool result (``PostToolUse``): recorded into the tab; answers with the hook's JSON."""
+        return self._observe(
+            session_id, tool_name, _value(tool_input), _value(tool_response), tool_use_id, cwd
+        )
+
+    def _observe(
+        self,
+        session_id: str,
+        tool_name: str,
+        tool_input: Any,
+        tool_response: Any,
+        tool_use_id: str | None,
+        cwd: str | None,
+    ) -> str:
+        """:meth:`observe` with the event's values as they are (a forwarded event is JSON already: a command's
+        output that reads as JSON stays the text it is)."""
         event = {
             "kind": "observe",
             "harness": self.harness,
             "tool_name": tool_name,
-            "tool_input": _value(tool_input),
-            "tool_response": _value(tool_response),
+            "tool_input": tool_input,
+            "tool_response": tool_response,
             "tool_use_id": tool_use_id or None,
             "cwd": cwd or None,
         }
@@ -151,7 +167,7 @@ class TabServer:
         elif kind == "PreToolUse":
             answer = self.bind(session_id, cwd)
         elif kind == "PostToolUse":
-            answer = self.observe(
+            answer = self._observe(
                 session_id,
                 str(event.get("tool_name") or ""),
                 event.get("tool_input"),
