@@ -288,9 +288,10 @@ def test_help_lists_every_command_once_under_its_family_heading() -> None:
     assert list(sections) == [*titles, "options"]  # where argparse puts the commands: before the options
     assert sections["options"] == ["-h,", "--version"]
     listed = [c for title in titles for c in sections[title]]
-    assert sorted(listed) == sorted(sub.choices) and len(set(listed)) == len(listed) == 19
+    assert sorted(listed) == sorted(sub.choices) and len(set(listed)) == len(listed) == 20
     assert sections["reading and export"] == ["ingest", "export", "info", "formats"]
     assert sections["the store"] == ["build"]
+    assert sections["the tab in Claude Code and Codex"] == ["tab"]
     # each with its one-line help, as argparse words it (%% in a help is a %)
     text = " ".join(parser.format_help().split())
     assert "score the benchmarks' own metrics per group, with bootstrap 95% CIs over tasks" in text
@@ -339,6 +340,12 @@ def test_the_options_choices_are_their_owners() -> None:
 
     assert _options.ABLATIONS == ABLATIONS
     assert _options.REQUIREMENTS == REQUIREMENT_SOURCES
+    from rtlab.agent import METHODS
+    from rtlab.cli import _tab
+    from rtlab.harnesses import HARNESSES
+
+    assert _options.METHODS == METHODS
+    assert _tab.HARNESSES == HARNESSES
     assert _options.PROMPTS == tuple(PROMPT_VERSIONS)
     assert _options.LEVELS == typing.get_args(Level)
     assert _options.GROUPINGS == GROUPINGS == typing.get_args(By)

@@ -31,7 +31,7 @@ def test_cli_help_lists_subcommands() -> None:
 def test_environment_yml_mirrors_pyproject() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    wanted = set(project["dependencies"]) | set(extras["dev"]) | set(extras["bench"])
+    wanted = set(project["dependencies"]) | set(extras["dev"]) | set(extras["bench"]) | set(extras["mcp"])
     env = (ROOT / "environment.yml").read_text()
     pinned = {
         m.group(1)

@@ -14,10 +14,10 @@ from typing import Any
 
 from rtlab.cli._common import COUNT
 from rtlab.cli._options import (
-    ABLATIONS,
     command,
     endpoint_options,
     jobs_option,
+    method_options,
     progress_option,
     quiet_option,
     sim_judge_option,
@@ -158,10 +158,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="DATASET:TASK_ID (rtlab synth), a Workspace-Bench task folder, "
         "TABLE.csv:ID, QUESTIONS.csv:UID or g2b_officeqa_pro_dataset.json:oqa-N",
     )
-    p.add_argument(
-        "--method", required=True, choices=["dci", "todo", "self-refine", "self-tracking", "runningtab"]
-    )
-    p.add_argument("--ablation", choices=ABLATIONS, help="RunningTab with one component switched off")
+    method_options(p)
     p.add_argument(
         "--model", required=True, help="the model to request (rtlab-simulated for the simulated server)"
     )

@@ -11,7 +11,7 @@ from typing import Any
 
 from rtlab.cli._common import EXIT_NOTHING, _NothingRead
 
-FAMILIES = ("_reading", "_replay", "_analyses", "_annotation", "_live", "_store")
+FAMILIES = ("_reading", "_replay", "_analyses", "_annotation", "_live", "_store", "_tab")
 """The command families, in the order ``rtlab --help`` lists them: each a module of this package with a
 ``TITLE`` (its heading in the help) and ``register(sub)`` (adds its commands to the subparsers ``sub``). A new
 family is a new module and its name here."""

@@ -15,6 +15,8 @@ from rtlab.cli._common import COUNT, NON_NEGATIVE, _positive, existing_folder
 
 ABLATIONS = ("full", "no-capture", "no-review", "no-evidence-check", "no-finish-check")
 """``--ablation``'s choices: the tab in full or with one component off (``rtlab.environment.ABLATIONS``)."""
+METHODS = ("dci", "todo", "self-refine", "self-tracking", "runningtab")
+"""``--method``'s choices: the paper's methods (``rtlab.agent.METHODS``)."""
 REQUIREMENTS = ("none", "rubric", "trajectory", "proposed", "trajectory+proposed")
 """``--requirements``' choices: where the tab's requirements come from."""
 PROMPTS = ("p1", "p2")
@@ -70,6 +72,18 @@ def input_options(
         action="store_true",
         help="scan linked folders that lead outside the paths given (by default only run folders are read there)",
     )
+
+
+def method_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--method`` (one of the paper's methods) and ``--ablation`` (RunningTab with one component off)."""
+    p.add_argument(
+        "--method",
+        required=required,
+        choices=METHODS,
+        default=None if required else "runningtab",
+        help=None if required else "the method (default: runningtab, the paper's tab)",
+    )
+    p.add_argument("--ablation", choices=ABLATIONS, help="RunningTab with one component switched off")
 
 
 def tab_options(p: argparse.ArgumentParser) -> None:

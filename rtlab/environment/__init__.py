@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from rtlab.environment._environment import function_tool as function_tool
     from rtlab.environment._environment import is_tab_call as is_tab_call
     from rtlab.environment._environment import strip_status as strip_status
+    from rtlab.environment._environment import tab_tool as tab_tool
     from rtlab.environment._environment import with_status as with_status
     from rtlab.environment._propose import INPUT_CUES as INPUT_CUES
     from rtlab.environment._propose import OUTPUT_CUES as OUTPUT_CUES
@@ -121,6 +122,7 @@ __getattr__, __dir__, __all__ = attach(
             "TOOLS",
             "TAB_TOOLS",
             "is_tab_call",
+            "tab_tool",
             "with_status",
             "strip_status",
             "Environment",

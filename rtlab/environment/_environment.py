@@ -116,9 +116,21 @@ _PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 
 
+def tab_tool(step: Step) -> str | None:
+    """The tab tool a step called (``tab_add``, ``tab_resolve``, ``tab_list``, ``tab_show``): its own name, or
+    for a tab tool reached under another name (``mcp__tab__tab_add`` through ``rtlab tab serve``) the one its
+    reader typed it as (``Action("tab", op="add")``); ``None`` for any other step."""
+    if step.tool in TAB_TOOLS:
+        return step.tool
+    action = step.action
+    if action is not None and action.kind == "tab" and f"tab_{action.op}" in TAB_TOOLS:
+        return f"tab_{action.op}"
+    return None
+
+
 def is_tab_call(step: Step) -> bool:
-    """True for a call of one of the tab tools (``tab_add``, ``tab_resolve``, ``tab_list``, ``tab_show``)."""
-    return step.tool in TAB_TOOLS
+    """True for a call of one of the tab tools (:func:`tab_tool`)."""
+    return tab_tool(step) is not None
 
 
 def with_status(text: str, status: str) -> str:
@@ -158,8 +170,9 @@ class Environment:
 
         A tab call is routed to :meth:`call` (its reply is not a read of any file).
         """
-        if is_tab_call(step):
-            return self.call(step.tool, step.args, step=step.index)
+        tool = tab_tool(step)
+        if tool is not None:
+            return self.call(tool, step.args, step=step.index)
         self.record(step)
         return with_status(step.shown or "", self.tab.status_line())
 

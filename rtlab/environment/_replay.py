@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from rtlab.display import Span, block, escape, one_line, side_by_side, table, text_table
-from rtlab.environment._environment import Environment, is_tab_call
+from rtlab.environment._environment import Environment, tab_tool
 from rtlab.environment._propose import Proposal, propose_requirements
 from rtlab.environment._tab import Tab, TabConfig, tab_body_html
 from rtlab.records import Step, Trajectory, step_html
@@ -170,9 +170,9 @@ def replay(
         kind: StepKind
         if not step.answered:
             kind = "unanswered"
-        elif is_tab_call(step):
+        elif (tool := tab_tool(step)) is not None:
             if requirements in ("trajectory", "trajectory+proposed"):
-                kind, reply = "tab_call", env.call(step.tool, step.args, step=step.index)
+                kind, reply = "tab_call", env.call(tool, step.args, step=step.index)
             else:
                 kind = "skipped_tab_call"
         else:

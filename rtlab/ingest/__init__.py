@@ -46,11 +46,15 @@ if TYPE_CHECKING:
     from rtlab.ingest.readers import get_reader as get_reader
     from rtlab.ingest.readers._base import call_command as call_command
     from rtlab.ingest.readers._base import deliverable_file as deliverable_file
+    from rtlab.ingest.readers._base import mcp_tab_op as mcp_tab_op
     from rtlab.ingest.readers._base import parse_arguments as parse_arguments
     from rtlab.ingest.readers._base import read_command as read_command
+    from rtlab.ingest.readers._claude_code import claude_code_hook_step as claude_code_hook_step
+    from rtlab.ingest.readers._claude_code import claude_code_shown as claude_code_shown
     from rtlab.ingest.readers.canonical import iter_jsonl as iter_jsonl
     from rtlab.ingest.readers.canonical import read_jsonl as read_jsonl
     from rtlab.ingest.readers.canonical import write_jsonl as write_jsonl
+    from rtlab.ingest.readers.codex_rollout import codex_hook_step as codex_hook_step
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -90,7 +94,15 @@ __getattr__, __dir__, __all__ = attach(
             "get_reader",
         ),
         ".readers.canonical": ("iter_jsonl", "read_jsonl", "write_jsonl"),
-        ".readers._base": ("call_command", "deliverable_file", "parse_arguments", "read_command"),
+        ".readers._base": (
+            "call_command",
+            "deliverable_file",
+            "mcp_tab_op",
+            "parse_arguments",
+            "read_command",
+        ),
+        ".readers._claude_code": ("claude_code_hook_step", "claude_code_shown"),
+        ".readers.codex_rollout": ("codex_hook_step",),
         ".benchmarks": ("BENCHMARKS", "BenchmarkName", "attach_benchmark", "get_benchmark"),
     },
 )

@@ -6,6 +6,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Collection
@@ -89,6 +90,16 @@ def file_tool_command(
         if tool in edit:
             return f"edit {path}"
     return call_command(tool, args)
+
+
+_MCP_TAB = re.compile(r"mcp__[^_].*?__tab_(add|resolve|list|show)")
+
+
+def mcp_tab_op(tool: str) -> str | None:
+    """The tab operation (``add``, ``resolve``, ``list``, ``show``) of a tab tool reached through an MCP server
+    (``rtlab tab serve``): ``mcp__<server>__tab_add`` as Claude Code and Codex name it; ``None`` otherwise."""
+    m = _MCP_TAB.fullmatch(tool)
+    return m.group(1) if m else None
 
 
 def search_action(tool: str, pattern: str, files: list[str]) -> Action:

@@ -37,6 +37,7 @@ from rtlab.ingest.readers._base import (
     ReadOptions,
     deliverable_file,
     file_tool_command,
+    mcp_tab_op,
     parse_arguments,
 )
 from rtlab.ingest.readers._frames import (
@@ -581,8 +582,127 @@ def type_step(step: Step) -> None:
     elif tool == "Glob" and pattern is not None:
         step.action = Action("list", pattern=pattern)
         step.frames = claude_code_frames(shown, tool="glob", clipped=step.clipped)
+    elif (op := mcp_tab_op(tool)) is not None:
+        step.action = Action("tab", op=op)
     else:
         step.action = Action.other(tool)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# A tool call seen live, from a hook (``PostToolUse``): what the model is shown, rebuilt from ``tool_response``
+
+
+def claude_code_shown(tool: str, tool_input: dict[str, Any], tool_response: Any) -> str | None:
+    """The ``tool_result`` text Claude Code builds for the model from a tool's output object (the
+    ``tool_response`` of a ``PostToolUse`` hook), by its tools' ``mapToolResultToToolResultBlockParam``, for
+    the tools whose rule is known; ``None`` for the others (the caller must not claim to know what was shown).
+
+    - ``Read`` of a text file (``{"type": "text", "file": {"content", "startLine", ...}}``): each line of
+      ``content`` numbered from ``startLine`` as ``N\\tline`` (2.1's compact ``addLineNumbers``, the form
+      :func:`type_step` reads), a file's final newline an empty last line (``3\\t``): what 2.1.332's session
+      log holds (the API request then trims the trailing tab); an empty file is said in a reminder, not rebuilt.
+    - ``Bash`` (``{"stdout", "stderr", "interrupted", ...}``): stdout without its leading blank lines and
+      trailing white space, then stderr stripped, then the abort notice when interrupted, then the background
+      task's id, joined by newlines (empty parts left out).
+    - ``Glob`` (``filenames``) and ``Grep`` in its three modes (``content``; ``files_with_matches``: ``Found N
+      files`` and the names; ``count``: the counts and ``Found N total occurrences across M files.``), as 2.1.332
+      showed them; a truncated or paginated result is not rebuilt.
+    - an MCP tool (``mcp__server__tool``): the result as Claude Code passes it, a string, or the text of its
+      content blocks.
+    """
+    if tool in READ_TOOLS:
+        if not isinstance(tool_response, dict) or tool_response.get("type") != "text":
+            return None
+        file = tool_response.get("file")
+        if not isinstance(file, dict) or not isinstance(file.get("content"), str) or not file["content"]:
+            return None
+        start = _int(file.get("startLine")) or 1
+        lines = file["content"].split("\n")
+        return "\n".join(f"{start + i}\t{line}" for i, line in enumerate(lines))
+    if tool in SHELL_TOOLS:
+        if not isinstance(tool_response, dict) or not isinstance(tool_response.get("stdout"), str):
+            return None
+        if tool_response.get("isImage") is True or tool_response.get("structuredContent"):
+            return None
+        stdout = re.sub(r"^(\s*\n)+", "", tool_response["stdout"]).rstrip()
+        stderr = str(tool_response.get("stderr") or "").strip()
+        if tool_response.get("interrupted") is True:
+            stderr += ("\n" if stderr else "") + "<error>Command was aborted before completion</error>"
+        background = tool_response.get("backgroundTaskId")
+        tail = f"Command running in background with ID: {background}" if background else ""
+        return "\n".join(part for part in (stdout, stderr, tail) if part)
+    if tool in ("Glob", "Grep"):
+        return _search_shown(tool, tool_response)
+    if tool.startswith("mcp__"):
+        if isinstance(tool_response, str):
+            return tool_response
+        if isinstance(tool_response, list) and all(isinstance(b, dict) for b in tool_response):
+            return "\n".join(str(b.get("text", "")) for b in tool_response if b.get("type") == "text")
+        return None
+    return None
+
+
+def _search_shown(tool: str, response: Any) -> str | None:
+    """Glob's and Grep's shown text from their output objects (the forms checked with 2.1.332); ``None`` for a
+    truncated or paginated result, whose notice is not rebuilt here."""
+    if not isinstance(response, dict) or response.get("truncated") or "appliedLimit" in response:
+        return None
+    if "appliedOffset" in response:
+        return None
+    names = response.get("filenames")
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    if tool == "Glob":
+        return "\n".join(names) if names else "No files found"
+    mode = response.get("mode")
+    content = response.get("content")
+    if mode == "content":
+        return content if isinstance(content, str) and content else "No matches found"
+    if mode == "count":
+        matches, files = _int(response.get("numMatches")), _int(response.get("numFiles"))
+        if not isinstance(content, str) or matches is None or files is None:
+            return None
+        if not content:
+            return "No matches found"
+        occurrences = "occurrence" if matches == 1 else "occurrences"
+        return f"{content}\n\nFound {matches} total {occurrences} across {files} {'file' if files == 1 else 'files'}."
+    if mode == "files_with_matches":
+        if not names:
+            return "No files found"
+        return f"Found {len(names)} {'file' if len(names) == 1 else 'files'}\n" + "\n".join(names)
+    return None
+
+
+def claude_code_hook_step(
+    index: int,
+    tool: str,
+    tool_input: Any,
+    tool_response: Any,
+    *,
+    call_id: str | None = None,
+    cwd: str | None = None,
+) -> Step:
+    """The step a ``PostToolUse`` hook event stands for, built and typed as this module builds and types a
+    logged call (:func:`step_command`, :func:`type_step`), so live capture sees what replay of the session log
+    sees. ``shown`` is :func:`claude_code_shown` (``None`` when its rule is unknown: the step is then
+    unanswered and captured as nothing)."""
+    args, args_error = parse_arguments(tool_input)
+    shown = claude_code_shown(tool, args, tool_response)
+    step = Step(
+        index=index,
+        tool=tool,
+        command=step_command(tool, args),
+        args=args,
+        args_error=args_error,
+        call_id=call_id,
+        cwd=cwd,
+        output=shown,
+        shown=shown,
+        clipped=shown is not None and claude_code_clipped(shown),
+    )
+    if tool in SHELL_TOOLS and shown is not None and (m := _EXIT_CODE.match(shown)):
+        step.exit_code = int(m.group(1))
+    type_step(step)
+    return step
 
 
 # ---------------------------------------------------------------------------------------------------------

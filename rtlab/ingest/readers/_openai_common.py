@@ -22,6 +22,7 @@ from rtlab.ingest.readers._base import (
     call_command,
     compact_json,
     deliverable_file,
+    mcp_tab_op,
     read_command,
     submission_event,
 )
@@ -139,6 +140,8 @@ def type_step(step: Step) -> None:
         step.action = Action("write", path=written)
     elif tool.startswith("tab_"):
         step.action = Action("tab", op=tool[len("tab_") :])
+    elif (op := mcp_tab_op(tool)) is not None:
+        step.action = Action("tab", op=op)
     else:
         step.action = Action.other(tool)
 

@@ -86,9 +86,17 @@ from typing import Any, Literal
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, NoClip, get_policy
-from rtlab.ingest.readers._base import ReadOptions, call_command, compact_json, deliverable_file, typed
+from rtlab.ingest.readers._base import (
+    ReadOptions,
+    call_command,
+    compact_json,
+    deliverable_file,
+    parse_arguments,
+    typed,
+)
 from rtlab.ingest.readers._frames import codex_result_frames, whole
 from rtlab.ingest.readers._openai_common import Timeline, content_text, join_field
+from rtlab.ingest.readers._openai_common import step_command as generic_step_command
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
 from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, dispatch, need
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_because
@@ -456,6 +464,51 @@ def type_step(step: Step) -> None:
         step.action, step.frames = Action.other(step.tool), frames
     else:
         generic_type_step(step)
+
+
+def codex_hook_step(
+    index: int,
+    tool: str,
+    tool_input: Any,
+    tool_response: Any,
+    *,
+    call_id: str | None = None,
+    cwd: str | None = None,
+) -> Step:
+    """The step a Codex ``PostToolUse`` hook event stands for, built and typed as this reader builds and types
+    the rollout's call (:func:`type_step`), so live capture sees what replay of the rollout sees.
+
+    Codex (0.171.0) reports ``exec_command`` as ``tool_name: "Bash"`` with ``tool_input: {"command"}`` and the
+    command's raw output as ``tool_response``; the model reads that output under Codex's result header
+    (``Chunk ID`` ... ``Output:``), which the hook does not carry: ``shown`` is the output, and the header is
+    a frame the rollout's replay never reads, so both capture the same. An MCP call (``mcp__server__tool``)
+    answers ``{"content": [...], "isError"}``: its text is what it showed (under a ``Wall time`` line)."""
+    args, args_error = parse_arguments(tool_input)
+    if tool == "Bash" and isinstance(args.get("command"), str):
+        tool, args = "exec_command", {"cmd": args["command"]}
+    shown: str | None = None
+    if isinstance(tool_response, str):
+        shown = tool_response
+    elif isinstance(tool_response, dict) and isinstance(tool_response.get("content"), list):
+        shown = "\n".join(
+            str(b.get("text", ""))
+            for b in tool_response["content"]
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    step = Step(
+        index=index,
+        tool=tool,
+        command=generic_step_command(tool, args),
+        args=args,
+        args_error=args_error,
+        call_id=call_id,
+        cwd=cwd,
+        output=shown,
+        shown=shown,
+        is_error=isinstance(tool_response, dict) and tool_response.get("isError") is True,
+    )
+    type_step(step)
+    return step
 
 
 # ---------------------------------------------------------------------------------------------------------
