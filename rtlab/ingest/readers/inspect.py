@@ -849,9 +849,7 @@ def _answer_step(step: Step, message: dict[str, Any], policy: ClipPolicy, *, lim
         step.clipped = limit is not None or step.shown != text or inspect_truncation(text) is not None
 
 
-def live_step(
-    index: int, call: dict[str, Any], message: dict[str, Any], *, limit: int | None = None
-) -> Step:
+def live_step(index: int, call: dict[str, Any], message: dict[str, Any], *, limit: int | None = None) -> Step:
     """The typed step that :func:`read` makes of one ``ToolCall`` and its ``ChatMessageTool`` (both as logged,
     ``model_dump()`` of Inspect's records), for an agent that captures while it runs (``rtlab.inspect``): what
     the live environment records is what a replay of the log records. ``limit``: Inspect's truncation limit,
@@ -980,7 +978,9 @@ class _Sample:
         transcript = store.get(TRANSCRIPT_KEY) if isinstance(store, dict) else None
         if transcript is not None:  # rtlab.inspect's agent: the conversation as the model saw it
             if not isinstance(transcript, list):
-                raise self.fail(f"expected a list, got {type(transcript).__name__}", f"store.{TRANSCRIPT_KEY}")
+                raise self.fail(
+                    f"expected a list, got {type(transcript).__name__}", f"store.{TRANSCRIPT_KEY}"
+                )
             messages = transcript
             self.from_transcript = True
         elif "messages" not in self.sample:  # EvalSample.messages defaults to an empty list
