@@ -344,7 +344,13 @@ def test_against_rtlab_simulated_model_over_http(workspace: Path, tmp_path: Path
     with SimulatedServer() as server:
         model = get_model(f"openai-api/rtlab/{SIMULATED_MODEL}", base_url=server.base_url, api_key="none")
         t = Task(
-            dataset=[Sample(input=f"Report the revenue in 2024 from the files in {workspace}.", target="1,234")],
+            dataset=[
+                Sample(
+                    input="Report the revenue in 2024 from the files.",
+                    target="1,234",
+                    files={p.name: str(p) for p in workspace.iterdir()},  # copied into the sandbox's folder
+                )
+            ],
             solver=runningtab(),
             sandbox="local",
             message_limit=24,
@@ -353,6 +359,11 @@ def test_against_rtlab_simulated_model_over_http(workspace: Path, tmp_path: Path
     assert log.samples is not None
     [sample] = log.samples
     tools = [m["function"] for m in transcript_tools(sample)]
-    assert "tab_add" in tools and "bash" in tools
+    assert "tab_add" in tools and "bash" in tools and "tab_list" in tools
+    assert [e["path"] for e in sample.store[TAB_KEY]["read_log"]]  # what bash read (`sed -n`) was captured
+    # the simulated agent calls rtlab's own `read` / `write` tools too: Inspect refuses them (no such tool), and
+    # the refusal the model reads carries the status line as well
+    refused = [m for m in transcript_tools(sample) if m.get("error") and m["function"] != "submit"]
+    assert refused and all(STATUS_PREFIX in m["error"]["message"] for m in refused)
     assert_tab_out_of_scorer_view(sample)
     assert_replay_equals_live(log, sample)

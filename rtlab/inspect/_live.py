@@ -29,7 +29,16 @@ from typing import Any, Literal
 from inspect_ai.agent import AgentState
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
 from inspect_ai.review import Review, Reviewer, reviewer
-from inspect_ai.tool import Tool, ToolCall, ToolCallView, ToolDef, ToolError, ToolParams, ToolResult
+from inspect_ai.tool import (
+    Tool,
+    ToolCall,
+    ToolCallError,
+    ToolCallView,
+    ToolDef,
+    ToolError,
+    ToolParams,
+    ToolResult,
+)
 from inspect_ai.util import store
 
 from rtlab.agent import Policy, make_policy
@@ -289,10 +298,10 @@ def scorer_view(messages: Sequence[ChatMessage], *, hidden: frozenset[str]) -> l
         if isinstance(message, ChatMessageTool):
             if message.function in gone:
                 continue
-            if isinstance(message.content, str):
-                message = message.model_copy(update={"content": strip_status(message.content)})
-            else:
-                message = message.model_copy(update={"content": strip_status(message.text)})
+            update: dict[str, Any] = {"content": strip_status(message.text)}
+            if message.error is not None:
+                update["error"] = ToolCallError(message.error.type, strip_status(message.error.message))
+            message = message.model_copy(update=update)
         elif isinstance(message, ChatMessageAssistant) and message.tool_calls:
             calls = [c for c in message.tool_calls if c.function not in gone]
             if len(calls) < len(message.tool_calls):
@@ -321,8 +330,12 @@ def _status_of(text: str) -> str | None:
 
 
 def _append_status(message: ChatMessageTool, status: str) -> None:
-    """The status line after a tool result, in the text the model is sent."""
-    message.content = with_status(message.text, status)
+    """The status line after a tool result, in the text the model is sent: the content, or for a call that
+    failed the error's message (what the providers send in its place)."""
+    if message.error is not None:
+        message.error = ToolCallError(message.error.type, with_status(message.error.message, status))
+    else:
+        message.content = with_status(message.text, status)
 
 
 def _last_turn(messages: list[ChatMessage]) -> list[ChatMessage]:
