@@ -22,11 +22,18 @@ pytest.importorskip("inspect_ai", reason="the inspect extra: pip install -e '.[i
 from inspect_ai import Task, eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.log import EvalLog, EvalSample  # noqa: E402
-from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ModelOutput, ModelUsage, get_model  # noqa: E402
+from inspect_ai.model import (  # noqa: E402
+    ChatMessageAssistant,
+    ChatMessageTool,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
 
 import rtlab  # noqa: E402
 from rtlab.environment import FINISH_PREFIX, TAB_TOOLS, TabConfig, replay  # noqa: E402
-from rtlab.ingest import POLICIES  # noqa: E402
+from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER, POLICIES  # noqa: E402
 from rtlab.inspect import SETTINGS_KEY, STEPS_KEY, TAB_KEY, ClipName, runningtab  # noqa: E402
 from rtlab.records import STATUS_PREFIX, Trajectory, status_start  # noqa: E402
 
@@ -70,7 +77,11 @@ def out(tool: str, args: dict[str, Any]) -> ModelOutput:
 
 
 def run(
-    outputs: list[ModelOutput], log_dir: Path, task: str = "What was the revenue in 2024?", **options: Any
+    outputs: list[ModelOutput],
+    log_dir: Path,
+    task: str = "What was the revenue in 2024?",
+    config: GenerateConfig | None = None,
+    **options: Any,
 ) -> tuple[EvalLog, EvalSample]:
     model = get_model("mockllm/model", custom_outputs=outputs)
     t = Task(
@@ -78,6 +89,7 @@ def run(
         solver=runningtab(**options),
         sandbox="local",
         message_limit=60,
+        config=config or GenerateConfig(),
     )
     [log] = eval(t, model=model, log_dir=str(log_dir), display="none")
     assert log.status == "success", log.error
@@ -249,6 +261,35 @@ def test_no_review_lists_without_matches(workspace: Path, tmp_path: Path) -> Non
         replies[ablation] = listed["reply"]
     assert replies["full"].startswith("[tab] review") and "L1" in replies["full"].split("\n\n")[0]
     assert not replies["no-review"].startswith("[tab] review")
+
+
+def test_inspect_truncation_captured_as_the_model_saw_it(workspace: Path, tmp_path: Path) -> None:
+    big = workspace / "ledger.txt"
+    big.write_text("".join(f"entry {i}: revenue {1000 + i}\n" for i in range(2000)), encoding="utf-8")
+    script = [out("bash", {"command": f"cat {big}"}), out("submit", {"answer": "x"})]
+    log, sample = run(script, tmp_path / "logs", config=GenerateConfig(max_tool_output=4000))
+    trajectory = assert_replay_equals_live(log, sample)
+    [step] = trajectory.steps
+    assert step.clipped and any(f.kind == "clip" for f in step.frames)
+    [entry, *more] = sample.store[TAB_KEY]["read_log"]
+    assert "START_TOOL_OUTPUT" not in entry["excerpt"] and "END_TOOL_OUTPUT" not in entry["excerpt"]
+    assert not any("START_TOOL_OUTPUT" in e["excerpt"] for e in more)
+
+
+def test_clip_policy(workspace: Path, tmp_path: Path) -> None:
+    big = workspace / "ledger.txt"
+    big.write_text("".join(f"entry {i}: revenue {1000 + i}\n" for i in range(3000)), encoding="utf-8")
+    script = [out("bash", {"command": f"cat {big}"}), out("submit", {"answer": "x"})]
+    config = GenerateConfig(max_tool_output=1_000_000)  # rtlab's clip alone
+    log, sample = run(script, tmp_path / "logs", config=config, clip="openhands-v0")
+    [tool] = transcript_tools(sample)
+    assert OPENHANDS_TRUNCATION_MARKER.strip() in tool["content"] and len(tool["content"]) < big.stat().st_size
+    [span] = sample.store["rtlab_tab:clips"].values()
+    trajectory = assert_replay_equals_live(log, sample)
+    [step] = trajectory.steps
+    assert step.clipped and (span[0], span[1], "clip") in [(f.start, f.end, f.kind) for f in step.frames]
+    excerpts = [e["excerpt"] for e in sample.store[TAB_KEY]["read_log"]]
+    assert len(excerpts) == 2 and not any("truncated" in e for e in excerpts)  # head and tail, never across the cut
 
 
 # --- the baselines ---------------------------------------------------------------------------------------------

@@ -41,10 +41,10 @@ from inspect_ai.tool import (
 )
 from inspect_ai.util import store
 
-from rtlab.agent import Policy, make_policy
+from rtlab.agent import Policy, clip_frame, make_policy
 from rtlab.environment import TAB_TOOLS, Environment, strip_status, with_status
 from rtlab.ingest import ClipPolicy
-from rtlab.ingest.readers.inspect import TRANSCRIPT_KEY, live_step
+from rtlab.ingest.readers.inspect import CLIPS_KEY, TRANSCRIPT_KEY, live_step
 from rtlab.records import Step
 
 MethodName = Literal["dci", "todo", "self-refine", "self-tracking", "runningtab"]
@@ -108,6 +108,13 @@ class LiveRun:
     """Status lines noted at capture and not yet appended, by call id."""
     _appended: set[str] = field(default_factory=set)
     """Call ids whose results have their status line."""
+    _clipped: list[tuple[str, tuple[int, int] | None]] = field(default_factory=list)
+    """What the clip wrapper returned, with the span of its clip marker, not yet matched to its call (calls run
+    one at a time, so the next review is of the last call wrapped)."""
+    _max_output: dict[str, int | None] = field(default_factory=dict)
+    """Each workspace tool's own ``max_output`` (``None``: the generate config's ``max_tool_output``)."""
+    clips: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """The clip marker's span in each clipped result, by call id (the store's ``rtlab_tab:clips``)."""
 
     @classmethod
     def start(cls, task: str, *, method: str, ablation: str, clip: ClipPolicy) -> LiveRun:
@@ -148,13 +155,19 @@ class LiveRun:
         """A workspace tool made serial (calls run in the order the model made them) and, unless the clip policy
         is ``none``, with its text result clipped by it before Inspect truncates and records it."""
         tdef = ToolDef(tool, parallel=False)
+        self._max_output[tdef.name] = tdef.max_output
         if self.clip.name == "none":
             return tdef
         inner, clip = tdef.tool, self.clip
 
         async def execute(**kwargs: Any) -> ToolResult:
             result = await inner(**kwargs)
-            return clip.apply(result) if isinstance(result, str) else result
+            if not isinstance(result, str):
+                return result
+            shown = clip.apply(result)
+            cut = clip_frame(result, shown)  # `rtlab run`'s rule for where a clip put its marker
+            self._clipped.append((shown, None if cut is None else (cut.start, cut.end)))
+            return shown
 
         execute.__signature__ = pyinspect.signature(inner)  # type: ignore[attr-defined]
         return ToolDef(
@@ -209,12 +222,21 @@ class LiveRun:
         return Review(decision="continue")
 
     def _capture(self, index: int, call: ToolCall, result: ChatMessageTool, output: ToolResult) -> Step:
-        # Inspect's truncation limit is not handed to a reviewer: the reader's default (the body's UTF-8 size,
-        # the limit itself for ASCII text) places the cut, as for a log whose ToolEvent lost it
+        limit = None
+        if result.error is None and isinstance(output, str) and output != result.text:  # Inspect truncated it
+            limit = _truncation_limit(self._max_output.get(call.function))
         logged: dict[str, Any] = {"id": call.id, "function": call.function, "arguments": call.arguments}
         if call.parse_error is not None:
             logged["parse_error"] = call.parse_error
-        step = live_step(index, logged, result.model_dump(mode="json", exclude_none=True))
+        clip = None
+        if self._clipped:
+            shown, span = self._clipped.pop(0)
+            if (
+                span is not None and result.error is None and result.text == shown
+            ):  # Inspect did not cut it too
+                clip = self.clips[call.id] = span
+        message = result.model_dump(mode="json", exclude_none=True)
+        step = live_step(index, logged, message, limit=limit, clip=clip)
         if step.action is not None and step.action.kind in ("write", "edit"):
             self.wrote = True
         status = None
@@ -263,6 +285,8 @@ class LiveRun:
         kept = store()
         kept.set(TRANSCRIPT_KEY, [m.model_dump(mode="json", exclude_none=True) for m in transcript])
         kept.set(STEPS_KEY, [vars(s).copy() for s in self.steps])
+        if self.clips:
+            kept.set(CLIPS_KEY, {k: list(v) for k, v in self.clips.items()})
         kept.set(SETTINGS_KEY, settings)
         kept.set(FINISH_KEY, list(self.stops))
         if self.plans:
@@ -308,6 +332,19 @@ def scorer_view(messages: Sequence[ChatMessage], *, hidden: frozenset[str]) -> l
                 message = message.model_copy(update={"tool_calls": calls})
         out.append(message)
     return out
+
+
+def _truncation_limit(own: int | None) -> int:
+    """The byte limit Inspect truncated a tool's result to: the tool's own ``max_output``, else the active
+    ``GenerateConfig.max_tool_output``, else 16 KiB (model/_call_tools.py ``truncate_tool_output``; the
+    ``ToolEvent.truncated`` the reader uses records the same). A reviewer is not handed it, and Inspect exports
+    no accessor of the active config, so its private one is read (the extra pins ``inspect_ai<0.4``)."""
+    if own is not None:
+        return own
+    from inspect_ai.model._generate_config import active_generate_config
+
+    configured = active_generate_config().max_tool_output
+    return configured if configured is not None else 16 * 1024
 
 
 def _described(parameters: dict[str, Any]) -> ToolParams:

@@ -99,6 +99,7 @@ from rtlab.records import (
     Step,
     TokenUsage,
     Trajectory,
+    status_start,
 )
 
 NAME = "inspect"
@@ -121,6 +122,9 @@ TRANSCRIPT_KEY = "rtlab_tab:transcript"
 """The sample-store key under which ``rtlab.inspect``'s agent keeps the conversation as the model saw it (tab
 calls and status lines included), while ``sample.messages`` holds what the scorer read (without them). A sample
 whose store holds it is read from it."""
+CLIPS_KEY = "rtlab_tab:clips"
+"""The sample-store key under which ``rtlab.inspect``'s agent keeps, by call id, the ``[start, end]`` span of the
+tool message's text where an rtlab clip policy (its ``clip`` option) cut the tool's output: a ``clip`` frame."""
 
 _JSON_LOG = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"\w+"\s*,\s*"eval"\s*:\s*\{'
@@ -560,8 +564,11 @@ def type_step(step: Step) -> None:
 
 def _type_step(step: Step, cut: _Cut) -> None:
     shown = step.shown or ""
-    wrapped = None if step.is_error else inspect_truncation(shown, middle=cut.middle, limit=cut.limit)
+    status = status_start(shown)  # a recorded tab run's status line follows Inspect's wrapper
+    wrapped = None if step.is_error else inspect_truncation(shown[:status], middle=cut.middle, limit=cut.limit)
     (start, end), outer = wrapped if wrapped is not None else ((0, len(shown)), ())
+    if wrapped is not None and status < len(shown):
+        outer = (*outer, Frame(status, len(shown), "frame"))
     action, inner = _typed_body(step, shown[start:end])
     step.action = action
     if step.is_error:
@@ -849,15 +856,34 @@ def _answer_step(step: Step, message: dict[str, Any], policy: ClipPolicy, *, lim
         step.clipped = limit is not None or step.shown != text or inspect_truncation(text) is not None
 
 
-def live_step(index: int, call: dict[str, Any], message: dict[str, Any], *, limit: int | None = None) -> Step:
+def live_step(
+    index: int,
+    call: dict[str, Any],
+    message: dict[str, Any],
+    *,
+    limit: int | None = None,
+    clip: tuple[int, int] | None = None,
+) -> Step:
     """The typed step that :func:`read` makes of one ``ToolCall`` and its ``ChatMessageTool`` (both as logged,
     ``model_dump()`` of Inspect's records), for an agent that captures while it runs (``rtlab.inspect``): what
     the live environment records is what a replay of the log records. ``limit``: Inspect's truncation limit,
-    when it truncated the result."""
+    when it truncated the result; ``clip``: the span an rtlab clip policy's marker takes in it (:data:`CLIPS_KEY`)."""
     step = _call_step(index, call, None)
     _answer_step(step, message, get_policy(DEFAULT_CLIP), limit=limit)
     _type_step(step, _Cut(limit=limit))
+    _add_clip(step, clip)
     return step
+
+
+def _add_clip(step: Step, span: Any) -> None:
+    """A ``clip`` frame where an rtlab clip policy cut the output (``span``: ``[start, end]`` in ``shown``)."""
+    if step.is_error or not isinstance(span, (list, tuple)) or len(span) != 2:
+        return
+    start, end = span
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(step.shown or "")):
+        return
+    step.clipped = True
+    step.frames = _merge([*step.frames, Frame(start, end, "clip")])
 
 
 class _Sample:
@@ -887,6 +913,8 @@ class _Sample:
         self.last_assistant: str | None = None
         self.first_user: str | None = None
         self.from_transcript = False
+        self.clips: dict[str, Any] = {}
+        """rtlab clip spans by call id (:data:`CLIPS_KEY`)."""
         """The steps come from the store's transcript (:data:`TRANSCRIPT_KEY`), not ``sample.messages``."""
         self.events = self._events()
         self._index_events()
@@ -983,6 +1011,9 @@ class _Sample:
                 )
             messages = transcript
             self.from_transcript = True
+            clips = store.get(CLIPS_KEY)
+            if isinstance(clips, dict):
+                self.clips = {k: v for k, v in clips.items() if isinstance(k, str)}
         elif "messages" not in self.sample:  # EvalSample.messages defaults to an empty list
             self.warnings.append(f"{self.where}: the sample has no messages")
             return
@@ -1183,6 +1214,7 @@ class _Sample:
             item.seq = seq
         for step in self.steps:
             _type_step(step, self.cuts.get(step.index, _Cut(middle=self.middle)))
+            _add_clip(step, self.clips.get(step.call_id or ""))
         sample_id, epoch = sample["id"], sample["epoch"]
         run = spec.get("eval_id") or spec.get("task_id") or spec.get("task") or self.path.stem
         for key in (
