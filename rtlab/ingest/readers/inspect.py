@@ -1003,7 +1003,8 @@ class _Sample:
 
     def messages(self) -> None:
         store = self.sample.get("store")
-        transcript = store.get(TRANSCRIPT_KEY) if isinstance(store, dict) else None
+        store = store if isinstance(store, dict) else {}
+        transcript = store.get(TRANSCRIPT_KEY)
         if transcript is not None:  # rtlab.inspect's agent: the conversation as the model saw it
             if not isinstance(transcript, list):
                 raise self.fail(
