@@ -197,7 +197,9 @@ def test_runningtab_full(workspace: Path, tmp_path: Path) -> None:
     # the status line in each tool result the model read (the refused submission is the finish check itself)
     for message in tools:
         if message["function"] != "submit":
-            text = message["content"] if isinstance(message["content"], str) else message["content"][0]["text"]
+            text = (
+                message["content"] if isinstance(message["content"], str) else message["content"][0]["text"]
+            )
             assert status_start(text) < len(text), message
     tab = sample.store[TAB_KEY]
     assert [(r["id"], r["status"], r["cite"]) for r in tab["requirements"]] == [("R1", "done", "L1")]
@@ -222,10 +224,15 @@ def test_done_without_supporting_entry(workspace: Path, tmp_path: Path, ablation
     log, sample = run(script, tmp_path / "logs", ablation=ablation)
     [resolve] = [s for s in sample.store[STEPS_KEY] if s["tool"] == "tab_resolve"]
     status = sample.store[TAB_KEY]["requirements"][0]["status"]
+    refused = [m for m in transcript_tools(sample) if m["function"] == "submit"]
     if ablation == "full":
         assert resolve["reply"].startswith("Refused by the evidence check") and status == "open"
+        # R1 still open: the finish check refused the first submission, and only the first
+        assert len(refused) == 1 and refused[0]["error"]["message"].startswith(FINISH_PREFIX)
     else:
         assert resolve["reply"].startswith("R1 done") and status == "done"
+        assert refused == []  # nothing open: the first submission counted
+    assert sample.output.completion == "x"
     assert_replay_equals_live(log, sample)
 
 
@@ -283,13 +290,16 @@ def test_clip_policy(workspace: Path, tmp_path: Path) -> None:
     config = GenerateConfig(max_tool_output=1_000_000)  # rtlab's clip alone
     log, sample = run(script, tmp_path / "logs", config=config, clip="openhands-v0")
     [tool] = transcript_tools(sample)
-    assert OPENHANDS_TRUNCATION_MARKER.strip() in tool["content"] and len(tool["content"]) < big.stat().st_size
+    assert (
+        OPENHANDS_TRUNCATION_MARKER.strip() in tool["content"] and len(tool["content"]) < big.stat().st_size
+    )
     [span] = sample.store["rtlab_tab:clips"].values()
     trajectory = assert_replay_equals_live(log, sample)
     [step] = trajectory.steps
     assert step.clipped and (span[0], span[1], "clip") in [(f.start, f.end, f.kind) for f in step.frames]
     excerpts = [e["excerpt"] for e in sample.store[TAB_KEY]["read_log"]]
-    assert len(excerpts) == 2 and not any("truncated" in e for e in excerpts)  # head and tail, never across the cut
+    # head and tail, never across the cut
+    assert len(excerpts) == 2 and not any("truncated" in e for e in excerpts)
 
 
 # --- the baselines ---------------------------------------------------------------------------------------------
@@ -305,13 +315,19 @@ def test_dci_has_no_tab(workspace: Path, tmp_path: Path) -> None:  # and no stat
 
 
 def test_todo_and_self_tracking_are_model_kept(workspace: Path, tmp_path: Path) -> None:
-    todo = [out("todo", {"items": [{"text": "revenue", "status": "pending"}]}), out("submit", {"answer": "x"})]
+    todo = [
+        out("todo", {"items": [{"text": "revenue", "status": "pending"}]}),
+        out("submit", {"answer": "x"}),
+    ]
     _, sample = run(todo, tmp_path / "todo", method="todo")
     [reply] = sample.store[STEPS_KEY]
     assert reply["reply"].startswith("Todo list:") and reply["status"] is None
     assert sample.store["rtlab_tab:plans"][0]["tool"] == "todo"
     assert_tab_out_of_scorer_view(sample)
-    notes = [out("notes", {"action": "add", "kind": "requirement", "text": "revenue"}), out("submit", {"answer": "x"})]
+    notes = [
+        out("notes", {"action": "add", "kind": "requirement", "text": "revenue"}),
+        out("submit", {"answer": "x"}),
+    ]
     _, sample = run(notes, tmp_path / "notes", method="self-tracking")
     assert sample.store[STEPS_KEY][0]["reply"] == "Noted N1 (requirement)."
 
@@ -327,7 +343,7 @@ def test_self_refine_asks_once(workspace: Path, tmp_path: Path) -> None:
 # --- the command line, and an OpenAI-compatible provider over HTTP ------------------------------------------
 
 
-TASK_FILE = '''
+TASK_FILE = """
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
@@ -354,7 +370,7 @@ def tiny():
         sandbox="local",
         message_limit=30,
     )
-'''
+"""
 
 
 def test_inspect_eval_command_line(workspace: Path, tmp_path: Path) -> None:
@@ -363,8 +379,18 @@ def test_inspect_eval_command_line(workspace: Path, tmp_path: Path) -> None:
     inspect = Path(sys.executable).with_name("inspect")
     logs = tmp_path / "logs"
     env = {**os.environ, "INSPECT_LOG_DIR": str(logs)}
-    command = [str(inspect), "eval", task_file.name, "--solver", "rtlab/runningtab", "-S", "ablation=no-review"]
-    done = subprocess.run(command + ["--display", "none"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    command = [
+        str(inspect),
+        "eval",
+        task_file.name,
+        "--solver",
+        "rtlab/runningtab",
+        "-S",
+        "ablation=no-review",
+    ]
+    done = subprocess.run(
+        command + ["--display", "none"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     [path] = sorted(logs.glob("*.eval"))
     from inspect_ai.log import read_eval_log

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from rtlab.agent._methods import METHODS as METHODS
     from rtlab.agent._methods import MethodName as MethodName
     from rtlab.agent._methods import Policy as Policy
+    from rtlab.agent._methods import RunningTabPolicy as RunningTabPolicy
     from rtlab.agent._methods import make_policy as make_policy
     from rtlab.agent._run import COMPLETE as COMPLETE
     from rtlab.agent._run import END_REASONS as END_REASONS
@@ -55,7 +56,7 @@ __getattr__, __dir__, __all__ = attach(
             "load_experiment",
             "run_experiment",
         ),
-        "._methods": ("METHOD_LABELS", "METHODS", "MethodName", "Policy", "make_policy"),
+        "._methods": ("METHOD_LABELS", "METHODS", "MethodName", "Policy", "RunningTabPolicy", "make_policy"),
         "._run": (
             "COMPLETE",
             "END_REASONS",

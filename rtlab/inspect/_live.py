@@ -41,7 +41,7 @@ from inspect_ai.tool import (
 )
 from inspect_ai.util import store
 
-from rtlab.agent import Policy, clip_frame, make_policy
+from rtlab.agent import Policy, RunningTabPolicy, clip_frame, make_policy
 from rtlab.environment import TAB_TOOLS, Environment, strip_status, with_status
 from rtlab.ingest import ClipPolicy
 from rtlab.ingest.readers.inspect import CLIPS_KEY, TRANSCRIPT_KEY, live_step
@@ -121,9 +121,9 @@ class LiveRun:
         """The run of one sample: ``task`` is the text the tab ranks candidates against (the sample's input)."""
         policy = make_policy(method, ablation)
         run = cls(policy, clip)
-        start = getattr(policy, "start", None)
-        if start is not None:  # RunningTab: the environment. No cwd: an Inspect log records none, so a replay
-            run.environment = start(task, None)  # of it has none either, and both see the same paths
+        if isinstance(policy, RunningTabPolicy):
+            # No cwd: an Inspect log records none, so its replay has none either and both see the same paths
+            run.environment = policy.start(task, None)
         return run
 
     # --- tools ------------------------------------------------------------------------------------------------
