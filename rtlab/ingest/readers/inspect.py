@@ -31,6 +31,12 @@ truncation since). A call whose tool message carries an ``error`` was sent the e
 content (``_openai.py``: ``Error: {message}``; Anthropic, Google and the Responses API: the message alone):
 ``shown`` is the error's message, all of it a frame, and ``is_error`` is set.
 
+Samples run by ``rtlab.inspect``'s agent (``--solver rtlab/runningtab``) leave ``sample.messages`` to the scorer
+without the tab's calls and status lines, and keep the conversation as the model saw it in the sample's store
+(:data:`TRANSCRIPT_KEY`): such a sample's steps are read from there, tab calls typed as ``tab`` actions, and the
+spans where its ``clip`` option cut an output (:data:`CLIPS_KEY`) are clip frames. The agent builds each step it
+captures live with :func:`live_step`, this reader's own rule, so a replay of the log equals the live tab.
+
 Attachments: ``condense_sample`` (log/_condense.py) replaces data URIs in messages, and strings over 100
 characters in events, by ``attachment://<hash>`` (``tc://`` in the oldest logs) kept in
 ``sample.attachments``; every such reference is resolved here before anything is read, as
