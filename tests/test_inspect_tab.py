@@ -208,6 +208,7 @@ def test_runningtab_full(workspace: Path, tmp_path: Path) -> None:
     assert_tab_out_of_scorer_view(sample)
     trajectory = assert_replay_equals_live(log, sample)
     assert trajectory.meta["messages_from"] == "store.rtlab_tab:transcript"
+    assert (trajectory.method, trajectory.variant) == ("RunningTab", None)  # the arm's labels, as rtlab run's
     # the accepted submission never reached the model: an event, not a step
     assert [s.tool for s in trajectory.steps].count("submit") == 1
 
@@ -402,7 +403,8 @@ def test_inspect_eval_command_line(workspace: Path, tmp_path: Path) -> None:
     [listed] = [s for s in sample.store[STEPS_KEY] if s["tool"] == "tab_list"]
     assert not listed["reply"].startswith("[tab] review")
     assert_tab_out_of_scorer_view(sample)
-    assert_replay_equals_live(log, sample)
+    trajectory = assert_replay_equals_live(log, sample)
+    assert (trajectory.method, trajectory.variant) == ("RunningTab", "no-review")
 
 
 def test_against_rtlab_simulated_model_over_http(workspace: Path, tmp_path: Path) -> None:

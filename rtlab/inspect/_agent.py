@@ -70,9 +70,8 @@ def runningtab(
     names = _tool_names(tools)
     policy = get_policy(clip)  # an unknown name: ValueError naming the known ones
     settings: dict[str, Any] = {
-        "method": method,
         "ablation": ablation,
-        "tools": list(names),
+        "workspace_tools": list(names),
         "clip": clip,
         "timeout": timeout,
     }
@@ -89,7 +88,7 @@ def runningtab(
         try:
             state = await inner(state)
         finally:
-            run.finish(state, {**settings, **run.policy.describe()})
+            run.finish(state, {**run.policy.describe(), **settings})  # method: the arm's label, variant
         return state
 
     return execute

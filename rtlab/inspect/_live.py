@@ -44,7 +44,7 @@ from inspect_ai.util import store
 from rtlab.agent import Policy, RunningTabPolicy, clip_frame, make_policy
 from rtlab.environment import TAB_TOOLS, Environment, strip_status, with_status
 from rtlab.ingest import ClipPolicy
-from rtlab.ingest.readers.inspect import CLIPS_KEY, TRANSCRIPT_KEY, live_step
+from rtlab.ingest.readers.inspect import CLIPS_KEY, SETTINGS_KEY, TRANSCRIPT_KEY, live_step
 from rtlab.records import Step
 
 MethodName = Literal["dci", "todo", "self-refine", "self-tracking", "runningtab"]
@@ -61,13 +61,10 @@ TAB_KEY = f"{STORE_PREFIX}tab"
 STEPS_KEY = f"{STORE_PREFIX}steps"
 """What the live agent gave at each step: ``{step, call_id, tool, status, reply}`` (``reply``: a policy tool's
 answer as the model read it, status line included)."""
-SETTINGS_KEY = f"{STORE_PREFIX}settings"
-"""The method, its tab configuration, the tools and the clip policy (``Policy.describe()`` and more)."""
 FINISH_KEY = f"{STORE_PREFIX}finish"
 """The answers the policy gave to stops, in order (the finish check, the Self-Refine request)."""
 PLANS_KEY = f"{STORE_PREFIX}plans"
 """The model-kept records (TODO's list, Self-Tracking's notes) after each change."""
-assert TRANSCRIPT_KEY.startswith(STORE_PREFIX)
 
 
 @dataclass

@@ -128,6 +128,10 @@ TRANSCRIPT_KEY = "rtlab_tab:transcript"
 """The sample-store key under which ``rtlab.inspect``'s agent keeps the conversation as the model saw it (tab
 calls and status lines included), while ``sample.messages`` holds what the scorer read (without them). A sample
 whose store holds it is read from it."""
+SETTINGS_KEY = "rtlab_tab:settings"
+"""The sample-store key under which ``rtlab.inspect``'s agent keeps its settings: ``method`` (the arm's label,
+``RunningTab``, ``DCI``, ...) and ``variant`` (the ablation) become the trajectory's labels, the rest
+``meta["agent"]`` (a ``run.json`` beside the log still wins, as for every format)."""
 CLIPS_KEY = "rtlab_tab:clips"
 """The sample-store key under which ``rtlab.inspect``'s agent keeps, by call id, the ``[start, end]`` span of the
 tool message's text where an rtlab clip policy (its ``clip`` option) cut the tool's output: a ``clip`` frame."""
@@ -571,7 +575,9 @@ def type_step(step: Step) -> None:
 def _type_step(step: Step, cut: _Cut) -> None:
     shown = step.shown or ""
     status = status_start(shown)  # a recorded tab run's status line follows Inspect's wrapper
-    wrapped = None if step.is_error else inspect_truncation(shown[:status], middle=cut.middle, limit=cut.limit)
+    wrapped = (
+        None if step.is_error else inspect_truncation(shown[:status], middle=cut.middle, limit=cut.limit)
+    )
     (start, end), outer = wrapped if wrapped is not None else ((0, len(shown)), ())
     if wrapped is not None and status < len(shown):
         outer = (*outer, Frame(status, len(shown), "frame"))
@@ -1270,6 +1276,12 @@ class _Sample:
         if warnings:
             meta["warnings"] = warnings
         model = spec.get("model")
+        store = sample.get("store")
+        settings = store.get(SETTINGS_KEY) if isinstance(store, dict) else None
+        labels: dict[str, str | None] = {}
+        if isinstance(settings, dict):
+            meta["agent"] = settings
+            labels = {k: v for k, v in settings.items() if k in ("method", "variant") and isinstance(v, str)}
         return Trajectory(
             id=f"{NAME}:{run}/{sample_id}/{epoch}",
             format=NAME,
@@ -1288,6 +1300,8 @@ class _Sample:
             clip_policy=self.policy.name,
             judgement=judgement,
             meta=meta,
+            method=labels.get("method"),
+            variant=labels.get("variant"),
         )
 
     def _instruction(self) -> str | None:
