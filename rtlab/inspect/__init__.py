@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from rtlab.inspect._agent import ClipName as ClipName
     from rtlab.inspect._agent import ToolName as ToolName
     from rtlab.inspect._agent import runningtab as runningtab
+    from rtlab.inspect._live import CLIPS_KEY as CLIPS_KEY
     from rtlab.inspect._live import FINISH_KEY as FINISH_KEY
     from rtlab.inspect._live import PLANS_KEY as PLANS_KEY
     from rtlab.inspect._live import SETTINGS_KEY as SETTINGS_KEY
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from rtlab.inspect._live import STORE_PREFIX as STORE_PREFIX
     from rtlab.inspect._live import SUBMIT as SUBMIT
     from rtlab.inspect._live import TAB_KEY as TAB_KEY
+    from rtlab.inspect._live import TRANSCRIPT_KEY as TRANSCRIPT_KEY
     from rtlab.inspect._live import AblationName as AblationName
     from rtlab.inspect._live import LiveRun as LiveRun
     from rtlab.inspect._live import LiveStep as LiveStep
@@ -36,6 +38,7 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._agent": ("DEFAULT_TOOLS", "TOOL_NAMES", "ClipName", "ToolName", "runningtab"),
         "._live": (
+            "CLIPS_KEY",
             "FINISH_KEY",
             "PLANS_KEY",
             "SETTINGS_KEY",
@@ -43,6 +46,7 @@ __getattr__, __dir__, __all__ = attach(
             "STORE_PREFIX",
             "SUBMIT",
             "TAB_KEY",
+            "TRANSCRIPT_KEY",
             "AblationName",
             "LiveRun",
             "LiveStep",

@@ -44,7 +44,7 @@ from inspect_ai.util import store
 from rtlab.agent import Policy, RunningTabPolicy, clip_frame, make_policy
 from rtlab.environment import TAB_TOOLS, Environment, strip_status, with_status
 from rtlab.ingest import ClipPolicy
-from rtlab.ingest.readers.inspect import CLIPS_KEY, SETTINGS_KEY, TRANSCRIPT_KEY, live_step
+from rtlab.ingest.readers.inspect import CLIPS_KEY, SETTINGS_KEY, STORE_PREFIX, TRANSCRIPT_KEY, live_step
 from rtlab.records import Step
 
 MethodName = Literal["dci", "todo", "self-refine", "self-tracking", "runningtab"]
@@ -54,8 +54,6 @@ AblationName = Literal["full", "no-capture", "no-review", "no-evidence-check", "
 SUBMIT = "submit"
 """The submit tool's name (react()'s own)."""
 
-STORE_PREFIX = "rtlab_tab:"
-"""Every key the agent writes in the sample's store starts so (Inspect's ``StoreModel`` style, ``Class:field``)."""
 TAB_KEY = f"{STORE_PREFIX}tab"
 """The tab's final state: requirements, read log (ids, steps, paths, commands, excerpts), ranked candidates."""
 STEPS_KEY = f"{STORE_PREFIX}steps"

@@ -124,15 +124,17 @@ KNOWN_VERSIONS = (1, 2, 3)
 MIDDLE_TRUNCATION_SINCE = (0, 3, 117)
 """Inspect keeps head and tail of a truncated tool output from 0.3.117 on (PR #2193), the head before."""
 ATTACHMENT_PREFIXES = ("attachment://", "tc://")
-TRANSCRIPT_KEY = "rtlab_tab:transcript"
+STORE_PREFIX = "rtlab_tab:"
+"""How every sample-store key ``rtlab.inspect``'s agent writes begins (Inspect's ``StoreModel`` style)."""
+TRANSCRIPT_KEY = f"{STORE_PREFIX}transcript"
 """The sample-store key under which ``rtlab.inspect``'s agent keeps the conversation as the model saw it (tab
 calls and status lines included), while ``sample.messages`` holds what the scorer read (without them). A sample
 whose store holds it is read from it."""
-SETTINGS_KEY = "rtlab_tab:settings"
+SETTINGS_KEY = f"{STORE_PREFIX}settings"
 """The sample-store key under which ``rtlab.inspect``'s agent keeps its settings: ``method`` (the arm's label,
 ``RunningTab``, ``DCI``, ...) and ``variant`` (the ablation) become the trajectory's labels, the rest
 ``meta["agent"]`` (a ``run.json`` beside the log still wins, as for every format)."""
-CLIPS_KEY = "rtlab_tab:clips"
+CLIPS_KEY = f"{STORE_PREFIX}clips"
 """The sample-store key under which ``rtlab.inspect``'s agent keeps, by call id, the ``[start, end]`` span of the
 tool message's text where an rtlab clip policy (its ``clip`` option) cut the tool's output: a ``clip`` frame."""
 
