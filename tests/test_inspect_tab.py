@@ -30,6 +30,7 @@ from inspect_ai.model import (  # noqa: E402
     ModelUsage,
     get_model,
 )
+from inspect_ai.tool import ToolCall  # noqa: E402
 
 import rtlab  # noqa: E402
 from rtlab.environment import FINISH_PREFIX, TAB_TOOLS, TabConfig, replay  # noqa: E402
@@ -269,6 +270,25 @@ def test_no_review_lists_without_matches(workspace: Path, tmp_path: Path) -> Non
         replies[ablation] = listed["reply"]
     assert replies["full"].startswith("[tab] review") and "L1" in replies["full"].split("\n\n")[0]
     assert not replies["no-review"].startswith("[tab] review")
+
+
+def test_calls_of_one_turn_run_and_are_captured_in_order(workspace: Path, tmp_path: Path) -> None:
+    """One turn reads a file, states a requirement and resolves it citing what it just read: the calls run one
+    at a time in the model's order, each captured before the next (Inspect would run parallel-safe tools at
+    once), so the citation holds, as it does in the replay."""
+    turn = out("bash", {"command": f"cat {workspace}/revenue.txt"})
+    for tool, args in (
+        ("bash", {"command": f"cat {workspace}/staff.csv"}),
+        ("tab_add", {"text": "revenue 2024"}),
+        ("tab_resolve", {"id": "R1", "status": "done", "cite": "L1"}),
+    ):
+        turn.message.tool_calls.append(ToolCall(id=f"call_{tool}", function=tool, arguments=args))  # type: ignore[union-attr]
+    log, sample = run([turn, out("submit", {"answer": "x"})], tmp_path / "logs")
+    steps = sample.store[STEPS_KEY]
+    tools = ["bash", "bash", "tab_add", "tab_resolve"]
+    assert [s["tool"] for s in steps] == tools and [s["step"] for s in steps] == [0, 1, 2, 3]
+    assert steps[3]["reply"].startswith("R1 done, citing L1") and "revenue.txt" in steps[3]["reply"]
+    assert_replay_equals_live(log, sample)
 
 
 def test_inspect_truncation_captured_as_the_model_saw_it(workspace: Path, tmp_path: Path) -> None:
