@@ -27,10 +27,8 @@ if TYPE_CHECKING:
     from rtlab.inspect._live import SUBMIT as SUBMIT
     from rtlab.inspect._live import TAB_KEY as TAB_KEY
     from rtlab.inspect._live import TRANSCRIPT_KEY as TRANSCRIPT_KEY
-    from rtlab.inspect._live import AblationName as AblationName
     from rtlab.inspect._live import LiveRun as LiveRun
     from rtlab.inspect._live import LiveStep as LiveStep
-    from rtlab.inspect._live import MethodName as MethodName
     from rtlab.inspect._live import scorer_view as scorer_view
 
 __getattr__, __dir__, __all__ = attach(
@@ -47,10 +45,8 @@ __getattr__, __dir__, __all__ = attach(
             "SUBMIT",
             "TAB_KEY",
             "TRANSCRIPT_KEY",
-            "AblationName",
             "LiveRun",
             "LiveStep",
-            "MethodName",
             "scorer_view",
         ),
     },

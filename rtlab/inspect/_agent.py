@@ -15,10 +15,10 @@ from inspect_ai.model import ChatMessageUser
 from inspect_ai.review import ReviewPolicy
 from inspect_ai.tool import Tool, bash, bash_session, python, text_editor
 
-from rtlab.agent import METHODS
-from rtlab.environment import ABLATIONS
+from rtlab.agent import METHODS, MethodName
+from rtlab.environment import ABLATIONS, AblationName
 from rtlab.ingest import get_policy
-from rtlab.inspect._live import AblationName, LiveRun, MethodName, capture
+from rtlab.inspect._live import LiveRun, capture
 
 ToolName = Literal["bash", "python", "text_editor", "bash_session"]
 """Inspect's own workspace tools the agent can be given (the Inspect reader types each of them)."""
@@ -88,7 +88,8 @@ def runningtab(
         try:
             state = await inner(state)
         finally:
-            run.finish(state, {**run.policy.describe(), **settings})  # method: the arm's label, variant
+            # the policy's own description first: `method` is the arm's label (RunningTab, DCI, ...), as in run.json
+            run.finish(state, {**run.policy.describe(), **settings})
         return state
 
     return execute

@@ -24,7 +24,7 @@ from __future__ import annotations
 import inspect as pyinspect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from inspect_ai.agent import AgentState
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageTool
@@ -47,10 +47,6 @@ from rtlab.ingest import ClipPolicy
 from rtlab.ingest.readers.inspect import CLIPS_KEY, SETTINGS_KEY, STORE_PREFIX, TRANSCRIPT_KEY, live_step
 from rtlab.records import Step
 
-MethodName = Literal["dci", "todo", "self-refine", "self-tracking", "runningtab"]
-"""The methods (``rtlab.agent.METHODS``; ``docs/METHODS.md``)."""
-AblationName = Literal["full", "no-capture", "no-review", "no-evidence-check", "no-finish-check"]
-"""RunningTab's ablations (``rtlab.environment.ABLATIONS``)."""
 SUBMIT = "submit"
 """The submit tool's name (react()'s own)."""
 
