@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from rtlab.agent._tasks import load_task as load_task
     from rtlab.agent._tools import DEFAULT_CLIP as DEFAULT_CLIP
     from rtlab.agent._tools import WORKSPACE_TOOLS as WORKSPACE_TOOLS
+    from rtlab.agent._tools import clip_frame as clip_frame
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -75,6 +76,6 @@ __getattr__, __dir__, __all__ = attach(
             "copy_workspace",
         ),
         "._tasks": ("AgentTask", "TaskError", "load_task"),
-        "._tools": ("DEFAULT_CLIP", "WORKSPACE_TOOLS"),
+        "._tools": ("DEFAULT_CLIP", "WORKSPACE_TOOLS", "clip_frame"),
     },
 )

@@ -253,8 +253,9 @@ class RunningTabPolicy(Policy):
         self.config = TabConfig.ablation(ablation)
         self.variant = None if ablation == "full" else ablation
 
-    def start(self, task: str, cwd: str) -> Environment:
-        """The environment for one run (the task text the tab ranks candidates against, the working directory)."""
+    def start(self, task: str, cwd: str | None) -> Environment:
+        """The environment for one run (the task text the tab ranks candidates against, the working directory;
+        ``None`` where the harness records none, as an Inspect log)."""
         self.environment = Environment(task, config=self.config, cwd=cwd, root=cwd)
         return self.environment
 

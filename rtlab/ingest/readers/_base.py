@@ -113,6 +113,17 @@ def search_action(tool: str, pattern: str, files: list[str]) -> Action:
     return Action.other(tool)
 
 
+def tab_action(tool: str) -> Action | None:
+    """The action of a call of one of the environment-side tab's tools (``tab_add``, ``tab_resolve``,
+    ``tab_list``, ``tab_show``: named ``tab_<op>``, or ``mcp__<server>__tab_<op>`` through ``rtlab tab serve``,
+    :func:`mcp_tab_op`), else ``None``: the one rule every tool-calling reader types a recorded tab run's tab
+    calls by."""
+    if tool.startswith("tab_") and len(tool) > 4:
+        return Action("tab", op=tool[len("tab_") :])
+    op = mcp_tab_op(tool)
+    return Action("tab", op=op) if op is not None else None
+
+
 def compact_json(value: Any) -> str:
     """JSON on one line, non-ASCII kept, for commands and texts rebuilt from structured values."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)

@@ -37,7 +37,7 @@ from rtlab.ingest.readers._base import (
     ReadOptions,
     deliverable_file,
     file_tool_command,
-    mcp_tab_op,
+    tab_action,
     parse_arguments,
 )
 from rtlab.ingest.readers._frames import (
@@ -582,8 +582,8 @@ def type_step(step: Step) -> None:
     elif tool == "Glob" and pattern is not None:
         step.action = Action("list", pattern=pattern)
         step.frames = claude_code_frames(shown, tool="glob", clipped=step.clipped)
-    elif (op := mcp_tab_op(tool)) is not None:
-        step.action = Action("tab", op=op)
+    elif (tab := tab_action(tool)) is not None:
+        step.action = tab
     else:
         step.action = Action.other(tool)
 

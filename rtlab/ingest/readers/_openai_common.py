@@ -22,9 +22,9 @@ from rtlab.ingest.readers._base import (
     call_command,
     compact_json,
     deliverable_file,
-    mcp_tab_op,
     read_command,
     submission_event,
+    tab_action,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply
 from rtlab.io import head_bytes
@@ -138,12 +138,8 @@ def type_step(step: Step) -> None:
             step.action = Action.read(path, _line(offset), _line(limit))
     elif written is not None:
         step.action = Action("write", path=written)
-    elif tool.startswith("tab_"):
-        step.action = Action("tab", op=tool[len("tab_") :])
-    elif (op := mcp_tab_op(tool)) is not None:
-        step.action = Action("tab", op=op)
     else:
-        step.action = Action.other(tool)
+        step.action = tab_action(tool) or Action.other(tool)
 
 
 def _line(value: Any) -> int | None:

@@ -31,6 +31,12 @@ truncation since). A call whose tool message carries an ``error`` was sent the e
 content (``_openai.py``: ``Error: {message}``; Anthropic, Google and the Responses API: the message alone):
 ``shown`` is the error's message, all of it a frame, and ``is_error`` is set.
 
+Samples run by ``rtlab.inspect``'s agent (``--solver rtlab/runningtab``) leave ``sample.messages`` to the scorer
+without the tab's calls and status lines, and keep the conversation as the model saw it in the sample's store
+(:data:`TRANSCRIPT_KEY`): such a sample's steps are read from there, tab calls typed as ``tab`` actions, and the
+spans where its ``clip`` option cut an output (:data:`CLIPS_KEY`) are clip frames. The agent builds each step it
+captures live with :func:`live_step`, this reader's own rule, so a replay of the log equals the live tab.
+
 Attachments: ``condense_sample`` (log/_condense.py) replaces data URIs in messages, and strings over 100
 characters in events, by ``attachment://<hash>`` (``tc://`` in the oldest logs) kept in
 ``sample.attachments``; every such reference is resolved here before anything is read, as
@@ -73,6 +79,7 @@ from rtlab.ingest.readers._base import (
     deliverable_file,
     parse_arguments,
     read_command,
+    tab_action,
     typed,
 )
 from rtlab.ingest.readers._frames import (
@@ -98,6 +105,7 @@ from rtlab.records import (
     Step,
     TokenUsage,
     Trajectory,
+    status_start,
 )
 
 NAME = "inspect"
@@ -116,6 +124,19 @@ KNOWN_VERSIONS = (1, 2, 3)
 MIDDLE_TRUNCATION_SINCE = (0, 3, 117)
 """Inspect keeps head and tail of a truncated tool output from 0.3.117 on (PR #2193), the head before."""
 ATTACHMENT_PREFIXES = ("attachment://", "tc://")
+STORE_PREFIX = "rtlab_tab:"
+"""How every sample-store key ``rtlab.inspect``'s agent writes begins (Inspect's ``StoreModel`` style)."""
+TRANSCRIPT_KEY = f"{STORE_PREFIX}transcript"
+"""The sample-store key under which ``rtlab.inspect``'s agent keeps the conversation as the model saw it (tab
+calls and status lines included), while ``sample.messages`` holds what the scorer read (without them). A sample
+whose store holds it is read from it."""
+SETTINGS_KEY = f"{STORE_PREFIX}settings"
+"""The sample-store key under which ``rtlab.inspect``'s agent keeps its settings: ``method`` (the arm's label,
+``RunningTab``, ``DCI``, ...) and ``variant`` (the ablation) become the trajectory's labels, the rest
+``meta["agent"]`` (a ``run.json`` beside the log still wins, as for every format)."""
+CLIPS_KEY = f"{STORE_PREFIX}clips"
+"""The sample-store key under which ``rtlab.inspect``'s agent keeps, by call id, the ``[start, end]`` span of the
+tool message's text where an rtlab clip policy (its ``clip`` option) cut the tool's output: a ``clip`` frame."""
 
 _JSON_LOG = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"\w+"\s*,\s*"eval"\s*:\s*\{'
@@ -555,8 +576,13 @@ def type_step(step: Step) -> None:
 
 def _type_step(step: Step, cut: _Cut) -> None:
     shown = step.shown or ""
-    wrapped = None if step.is_error else inspect_truncation(shown, middle=cut.middle, limit=cut.limit)
+    status = status_start(shown)  # a recorded tab run's status line follows Inspect's wrapper
+    wrapped = (
+        None if step.is_error else inspect_truncation(shown[:status], middle=cut.middle, limit=cut.limit)
+    )
     (start, end), outer = wrapped if wrapped is not None else ((0, len(shown)), ())
+    if wrapped is not None and status < len(shown):
+        outer = (*outer, Frame(status, len(shown), "frame"))
     action, inner = _typed_body(step, shown[start:end])
     step.action = action
     if step.is_error:
@@ -588,6 +614,8 @@ def _typed_body(step: Step, body: str) -> tuple[Action, tuple[Frame, ...]]:
     raw = set(args) == {"_raw"}
     if raw:
         return Action.other(tool), ()
+    if (tab := tab_action(tool)) is not None:
+        return tab, ()
     if tool == "bash" and (cmd := _str(args, "cmd", "command")) is not None:
         return Action.shell(cmd), output_frames(body, cmd, clipped=clipped, harness="inspect")
     if tool == "python" and (code := _str(args, "code")) is not None:
@@ -816,6 +844,62 @@ def _calls_first(messages: list[Any], warnings: list[str], path: Path, sample: s
     return order
 
 
+def _call_step(index: int, call: dict[str, Any], line: int | None) -> Step:
+    """The step of one ``ToolCall`` (``id``, ``function``, ``arguments``, ``parse_error``), not yet answered."""
+    tool, call_id = call["function"], call["id"]
+    args, args_error = parse_arguments(call.get("arguments"))
+    args_error = _text_or_none(call.get("parse_error")) or args_error
+    return Step(
+        index=index, tool=tool, command=step_command(tool, args), args=args, call_id=call_id, line=line,
+        args_error=args_error,
+    )  # fmt: skip
+
+
+def _answer_step(step: Step, message: dict[str, Any], policy: ClipPolicy, *, limit: int | None) -> None:
+    """Answer ``step`` with its ``ChatMessageTool``: the text logged, and what the model was sent (the error's
+    message for a call whose message carries an ``error``; ``limit``: the ``ToolEvent``'s truncation limit)."""
+    text = content_text(message.get("content"))
+    error = message.get("error")
+    refused = error.get("message") if isinstance(error, dict) else message.get("tool_error")  # v1: tool_error
+    step.output = text
+    if isinstance(refused, str):
+        step.is_error = True
+        step.shown = refused
+    else:
+        step.shown = policy.apply(text)
+        step.clipped = limit is not None or step.shown != text or inspect_truncation(text) is not None
+
+
+def live_step(
+    index: int,
+    call: dict[str, Any],
+    message: dict[str, Any],
+    *,
+    limit: int | None = None,
+    clip: tuple[int, int] | None = None,
+) -> Step:
+    """The typed step that :func:`read` makes of one ``ToolCall`` and its ``ChatMessageTool`` (both as logged,
+    ``model_dump()`` of Inspect's records), for an agent that captures while it runs (``rtlab.inspect``): what
+    the live environment records is what a replay of the log records. ``limit``: Inspect's truncation limit,
+    when it truncated the result; ``clip``: the span an rtlab clip policy's marker takes in it (:data:`CLIPS_KEY`)."""
+    step = _call_step(index, call, None)
+    _answer_step(step, message, get_policy(DEFAULT_CLIP), limit=limit)
+    _type_step(step, _Cut(limit=limit))
+    _add_clip(step, clip)
+    return step
+
+
+def _add_clip(step: Step, span: Any) -> None:
+    """A ``clip`` frame where an rtlab clip policy cut the output (``span``: ``[start, end]`` in ``shown``)."""
+    if step.is_error or not isinstance(span, (list, tuple)) or len(span) != 2:
+        return
+    start, end = span
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start <= end <= len(step.shown or "")):
+        return
+    step.clipped = True
+    step.frames = _merge([*step.frames, Frame(start, end, "clip")])
+
+
 class _Sample:
     """Builds one trajectory from one sample: steps and events in the order of ``sample.messages``."""
 
@@ -842,6 +926,10 @@ class _Sample:
         self.models: list[str] = []
         self.last_assistant: str | None = None
         self.first_user: str | None = None
+        self.from_transcript = False
+        self.clips: dict[str, Any] = {}
+        """rtlab clip spans by call id (:data:`CLIPS_KEY`)."""
+        """The steps come from the store's transcript (:data:`TRANSCRIPT_KEY`), not ``sample.messages``."""
         self.events = self._events()
         self._index_events()
 
@@ -928,10 +1016,24 @@ class _Sample:
         return ev
 
     def messages(self) -> None:
-        if "messages" not in self.sample:  # EvalSample.messages defaults to an empty list
+        store = self.sample.get("store")
+        store = store if isinstance(store, dict) else {}
+        transcript = store.get(TRANSCRIPT_KEY)
+        if transcript is not None:  # rtlab.inspect's agent: the conversation as the model saw it
+            if not isinstance(transcript, list):
+                raise self.fail(
+                    f"expected a list, got {type(transcript).__name__}", f"store.{TRANSCRIPT_KEY}"
+                )
+            messages = transcript
+            self.from_transcript = True
+            clips = store.get(CLIPS_KEY)
+            if isinstance(clips, dict):
+                self.clips = {k: v for k, v in clips.items() if isinstance(k, str)}
+        elif "messages" not in self.sample:  # EvalSample.messages defaults to an empty list
             self.warnings.append(f"{self.where}: the sample has no messages")
             return
-        messages = self.get(self.sample, "messages", list, "")
+        else:
+            messages = self.get(self.sample, "messages", list, "")
         for pos, msg in _calls_first(messages, self.warnings, self.path, self.where):
             line = pos + 1
             where = f"messages[{pos}]"
@@ -998,13 +1100,8 @@ class _Sample:
         if not isinstance(call, dict):
             raise self.fail(f"expected an object, got {type(call).__name__}", where, line)
         call_id = self.get(call, "id", str, where, line)
-        tool = self.get(call, "function", str, where, line)
-        args, args_error = parse_arguments(call.get("arguments"))
-        args_error = _text_or_none(call.get("parse_error")) or args_error
-        step = Step(
-            index=len(self.steps), tool=tool, command=step_command(tool, args), args=args, call_id=call_id,
-            line=line, args_error=args_error,
-        )  # fmt: skip
+        self.get(call, "function", str, where, line)
+        step = _call_step(len(self.steps), call, line)
         if call_id in self.open:
             self.warnings.append(
                 f"{self.path}:{line}: {self.where}: {where}: call id {call_id!r} is used by more than one open call"
@@ -1030,7 +1127,6 @@ class _Sample:
         if not queue:
             del self.open[call_id]
         error = msg.get("error")
-        message = error.get("message") if isinstance(error, dict) else msg.get("tool_error")  # v1: tool_error
         limit: int | None = None
         ev = self._tool_event_for(call_id, msg.get("id"))
         if ev is not None:
@@ -1049,19 +1145,14 @@ class _Sample:
                 self.truncations.append(
                     {"call_id": call_id, "original_bytes": truncated[0], "limit_bytes": truncated[1]}
                 )
-        step.output = text
-        if isinstance(message, str):
-            step.is_error = True
-            step.shown = message
+        _answer_step(step, msg, self.policy, limit=limit)
+        if step.is_error:
             kind = error.get("type") if isinstance(error, dict) else None
             self.tool_errors.append(
                 {"call_id": call_id, "type": kind if isinstance(kind, str) else "unknown"}
             )
-        else:
-            step.shown = self.policy.apply(text)
-            step.clipped = limit is not None or step.shown != text or inspect_truncation(text) is not None
-            if ev is not None and step.tool not in TYPED_TOOLS and not step.clipped:
-                self._sandbox_read(step, ev)
+        elif ev is not None and step.tool not in TYPED_TOOLS and not step.clipped:
+            self._sandbox_read(step, ev)
         self.cuts[step.index] = _Cut(middle=self.middle, limit=limit)
 
     def _sandbox_read(self, step: Step, ev: dict[str, Any]) -> None:
@@ -1138,6 +1229,7 @@ class _Sample:
             item.seq = seq
         for step in self.steps:
             _type_step(step, self.cuts.get(step.index, _Cut(middle=self.middle)))
+            _add_clip(step, self.clips.get(step.call_id or ""))
         sample_id, epoch = sample["id"], sample["epoch"]
         run = spec.get("eval_id") or spec.get("task_id") or spec.get("task") or self.path.stem
         for key in (
@@ -1164,6 +1256,8 @@ class _Sample:
         if sample.get("metadata"):
             meta["sample_metadata"] = sample["metadata"]
         meta["message_count"] = len(sample.get("messages") or [])
+        if self.from_transcript:
+            meta["messages_from"] = f"store.{TRANSCRIPT_KEY}"
         if isinstance(sample.get("model_usage"), dict) and sample["model_usage"]:
             meta["model_usage"] = sample["model_usage"]
         if self.models:
@@ -1184,6 +1278,12 @@ class _Sample:
         if warnings:
             meta["warnings"] = warnings
         model = spec.get("model")
+        store = sample.get("store")
+        settings = store.get(SETTINGS_KEY) if isinstance(store, dict) else None
+        labels: dict[str, str | None] = {}
+        if isinstance(settings, dict):
+            meta["agent"] = settings
+            labels = {k: v for k, v in settings.items() if k in ("method", "variant") and isinstance(v, str)}
         return Trajectory(
             id=f"{NAME}:{run}/{sample_id}/{epoch}",
             format=NAME,
@@ -1202,6 +1302,8 @@ class _Sample:
             clip_policy=self.policy.name,
             judgement=judgement,
             meta=meta,
+            method=labels.get("method"),
+            variant=labels.get("variant"),
         )
 
     def _instruction(self) -> str | None:
