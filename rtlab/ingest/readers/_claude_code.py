@@ -37,8 +37,8 @@ from rtlab.ingest.readers._base import (
     ReadOptions,
     deliverable_file,
     file_tool_command,
-    tab_action,
     parse_arguments,
+    tab_action,
 )
 from rtlab.ingest.readers._frames import (
     ClaudeCodeTool,
