@@ -212,17 +212,8 @@ _UNSURE = object()
 _SURE_DEPTH = 200
 """Nesting below which ``json``'s recursion limit (about 1,000 frames less those already in use) is never
 reached; a value nested deeper is parsed again by ``json``, which decides."""
-_ORJSON_DEPTH = 1024
-"""orjson's own nesting limit: it refuses a value nested deeper (tests check it)."""
-_WRAP = _ORJSON_DEPTH - _SURE_DEPTH
-"""Lists put around a text so that orjson's limit falls at :data:`_SURE_DEPTH` (a check at C speed)."""
 _INT64 = 9223372036854775808.0
 """2**63: orjson gives an integer past 64 bits as a float at least this large (``json``: the exact integer)."""
-_MARKS = bytes.maketrans(b"123456789{,-: \t\r\n", b"000000000[:::::::")
-"""A text's bytes with what :func:`_by_orjson` looks for made one byte each: a digit ``0``, an opening ``[``,
-and what may stand before a number (``,`` ``-`` ``:`` whitespace) ``:``."""
-_LONG_NUMBER = b"0" * 19
-"""19 digits in a row: the shortest integer that may be past 64 bits (``-9223372036854775809``)."""
 
 
 def _by_orjson(text: str | bytes) -> Any:
@@ -230,45 +221,33 @@ def _by_orjson(text: str | bytes) -> Any:
 
     orjson refuses what ``json`` accepts in four ways, all sent back to ``json``: lone surrogate escapes
     (``"\\udc80"``), ``NaN`` / ``Infinity`` and numbers past the float range (``1e400``), a UTF-8 BOM or another
-    encoding in bytes, nesting past 1,024. It accepts nothing ``json`` refuses, with one exception handled here:
-    ``json`` may run out of recursion on a value orjson reads, so a text that may nest :data:`_SURE_DEPTH` deep
-    (that many ``[`` and ``{``) is parsed inside :data:`_WRAP` lists, which orjson refuses when it does. And it
-    gives another value in one case: an integer past 64 bits becomes a float; a text where 19 digits follow
-    what may stand before a number is searched for a float of magnitude 2**63 or more, sent back. Floats are
-    read to the same double (correctly rounded, as ``float()``), keys in the same order, a repeated key's last
-    value kept, as ``json`` does.
+    encoding in bytes, nesting past 1,024. It accepts nothing ``json`` refuses but for one thing: ``json`` may
+    run out of recursion on a value orjson reads, so a value nested more than :data:`_SURE_DEPTH` deep is sent
+    back. And it gives another value in one case: an integer past 64 bits becomes a float, so a float of
+    magnitude 2**63 or more is sent back. Both are found in one walk of the value, level by level (the depth
+    costs nothing per item). Floats are read to the same double (correctly rounded, as ``float()``), keys in
+    the same order, a repeated key's last value kept, as ``json`` does.
     """
-    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    marks = data.translate(_MARKS)
     try:
-        if len(data) < 2 * _SURE_DEPTH or marks.count(b"[") < _SURE_DEPTH:
-            value = orjson.loads(data)
-        else:
-            value = orjson.loads(b"[" * _WRAP + data + b"]" * _WRAP)
-            for _ in range(_WRAP):
-                value = value[0]
+        value = orjson.loads(text)
     except orjson.JSONDecodeError:
         return _UNSURE
-    if (
-        b":" + _LONG_NUMBER in marks or b"[" + _LONG_NUMBER in marks or marks.startswith(_LONG_NUMBER)
-    ) and _has_int64_float(value):
-        return _UNSURE
-    return value
-
-
-def _has_int64_float(value: Any) -> bool:
-    """Whether a parsed value holds a float of magnitude 2**63 or more (orjson's form of a larger integer)."""
-    stack = [value]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is dict:
-            stack.extend(node.values())
-        elif kind is list:
-            stack.extend(node)
-        elif kind is float and (node >= _INT64 or node <= -_INT64):
-            return True
-    return False
+    level = [value]
+    for _ in range(_SURE_DEPTH + 1):
+        below: list[Any] = []
+        extend = below.extend
+        for node in level:
+            kind = type(node)
+            if kind is dict:
+                extend(node.values())
+            elif kind is list:
+                extend(node)
+            elif kind is float and (node >= _INT64 or node <= -_INT64):
+                return _UNSURE
+        if not below:
+            return value
+        level = below
+    return _UNSURE  # a list or object nested deeper than _SURE_DEPTH
 
 
 def parse_json(text: str | bytes) -> Any:
