@@ -112,6 +112,11 @@ def test_errors_are_json_s_own(text: str) -> None:
     assert outcome(parse_json, text) == outcome(json.loads, text)
 
 
+def test_what_json_refuses_to_take_is_refused() -> None:
+    for value in (5, None, [1], memoryview(b"[1]")):
+        assert outcome(parse_json, value) == outcome(json.loads, value)
+
+
 def test_bytes_as_json_reads_them() -> None:
     """``json.loads`` of bytes detects a BOM and UTF-16/32; bytes that are not UTF-8 raise its own error."""
     for data in (

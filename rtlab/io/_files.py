@@ -228,6 +228,8 @@ def _by_orjson(text: str | bytes) -> Any:
     costs nothing per item). Floats are read to the same double (correctly rounded, as ``float()``), keys in
     the same order, a repeated key's last value kept, as ``json`` does.
     """
+    if not isinstance(text, str | bytes | bytearray):  # json refuses a memoryview, orjson would not
+        return _UNSURE
     try:
         value = orjson.loads(text)
     except orjson.JSONDecodeError:
@@ -404,7 +406,9 @@ def skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
     return f"invalid JSON: {exc.msg} (column {exc.colno}); skipped"
 
 
-def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+def iter_json_lines(
+    path: Path, warnings: list[str] | None = None, *, text: str | None = None
+) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each non-blank line of a JSONL file (a leading UTF-8 BOM is dropped).
 
     Without ``warnings``, a line that is not JSON raises :class:`ReaderError` naming it. With a ``warnings``
@@ -412,8 +416,11 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
     JSON at all (a stray stderr line), invalid JSON, a last line cut off mid-write; a line whose only fault is
     an invalid backslash escape is repaired (:func:`repair_escapes`) and read; bytes that are not UTF-8 become
     U+FFFD. A file in which no line is JSON still raises: nothing in it is a record.
+    ``text``: the file's text as :func:`read_text` with the same ``warnings`` gave it (its decoding said there
+    already), for a reader that needs the text too and reads the file once.
     """
-    text = _text(path, warnings)
+    if text is None:
+        text = _text(path, warnings)
     lines = text.split("\n")
     last = len(lines)
     while last > 1 and not lines[last - 1].strip():
@@ -471,7 +478,9 @@ _VALUE_START = re.compile(r"\n[ \t]*[{\[]")
 """Where a value may start again after a fault: a line opening an object or a list."""
 
 
-def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+def iter_json_values(
+    path: Path, warnings: list[str] | None = None, *, text: str | None = None
+) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each JSON value of a file holding values one after another: JSON
     lines, or documents that span several lines each (pretty-printed records), separated by whitespace.
 
@@ -480,8 +489,11 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
     list, the faulty text up to the next line that opens an object is skipped and said there (a last value
     cut off by the end of the file: "not complete"), a value whose fault is an invalid backslash escape is
     repaired and read, and bytes that are not UTF-8 become U+FFFD; a file with no value at all still raises.
+    ``text``: the file's text as :func:`read_text` with the same ``warnings`` gave it (its decoding said there
+    already), for a reader that needs the text too and reads the file once.
     """
-    text = _text(path, warnings)
+    if text is None:
+        text = _text(path, warnings)
     decoder = json.JSONDecoder()
     line, counted = 1, 0  # the line number of offset ``counted``
     found = False

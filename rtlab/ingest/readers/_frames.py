@@ -13,13 +13,13 @@ them to its own steps (:func:`output_frames`, :func:`read_tool_reply`, :func:`co
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER
+from rtlab.io import parse_json
 from rtlab.records import Action, Frame, status_start
 
 # ---------------------------------------------------------------------------------------------------------
@@ -547,7 +547,7 @@ def listed_commands(args: dict[str, Any] | None) -> list[str] | None:
     raw = (args or {}).get("commands")
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = parse_json(raw)
         except ValueError:
             return None
     if isinstance(raw, list) and raw and all(isinstance(c, str) for c in raw):

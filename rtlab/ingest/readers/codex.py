@@ -428,9 +428,10 @@ def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[Deliver
 
 
 def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
-    if not read_text(stream, []).strip():
+    text = read_text(stream, warnings)
+    if not text or text.isspace():
         raise ReaderError(stream, "file is empty")
-    yield from iter_json_lines(stream, warnings)
+    yield from iter_json_lines(stream, warnings, text=text)
 
 
 def type_step(step: Step) -> None:

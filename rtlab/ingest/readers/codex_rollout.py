@@ -76,7 +76,6 @@ What becomes what:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections import Counter
@@ -94,7 +93,7 @@ from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, 
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_because
 from rtlab.ingest.readers.codex import unwrap_shell
 from rtlab.io import field as get_field
-from rtlab.io import first_json_value, head_bytes, iter_json_values, read_text
+from rtlab.io import first_json_value, head_bytes, iter_json_values, parse_json, read_text
 from rtlab.records import Action, Deliverable, DeliverableFile, Step, TokenUsage, Trajectory
 
 NAME = "codex-rollout"
@@ -201,10 +200,10 @@ class _Record:
 def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     """Every record as ``_Record``, the file's layout (``json-lines`` / ``json-documents``) and the record
     layout (``envelope``, ``record-type``, ``bare``)."""
-    text = read_text(path, [])  # its faults are said by iter_json_values below
-    if not text.strip():
+    text = read_text(path, warnings)
+    if not text or text.isspace():
         raise ReaderError(path, "file is empty")
-    values = list(iter_json_values(path, warnings))
+    values = list(iter_json_values(path, warnings, text=text))
     if not values:
         raise ReaderError(path, "no JSON records")
     layout = "json-lines" if _whole_line(text, values[0][0]) else "json-documents"
@@ -229,7 +228,7 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
 def _whole_line(text: str, line: int) -> bool:
     """Whether line ``line`` of ``text`` is a JSON value by itself (the file is JSON lines)."""
     try:
-        json.loads(text.split("\n", line)[line - 1])
+        parse_json(text.split("\n", line)[line - 1])
     except (ValueError, RecursionError):
         return False
     return True
@@ -593,7 +592,7 @@ def _structured(text: str) -> tuple[str, int | None] | None:
     if not text.startswith('{"output"'):
         return None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except (ValueError, RecursionError):
         return None
     if not (
