@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rtlab.errors import ReaderError
-from rtlab.io import iter_json_lines, iter_json_values, load_json, loads, parse_json
+from rtlab.io import iter_json_lines, iter_json_values, load_json, loads, parse_json, parse_utf8_json
 from rtlab.io._files import _UNSURE, _by_orjson
 
 
@@ -127,6 +127,22 @@ def test_bytes_as_json_reads_them() -> None:
         b'"\xed\xa0\x80"',  # an encoded surrogate: json decodes with surrogatepass
     ):
         assert outcome(parse_json, data) == outcome(json.loads, data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": [1, "\xc3\xa9"]}',
+        b'\xef\xbb\xbf{"a": 1}',  # a BOM: json.loads of the decoded text refuses it
+        b'{"a": "\xff"}',  # not UTF-8
+        b'"\xed\xa0\x80"',  # an encoded surrogate: not UTF-8 either
+        b'{"n": 18446744073709551616, "s": "\\udc80", "x": NaN}',
+        b"[" * 2000 + b"]" * 2000,
+        b"[1,]",
+    ],
+)
+def test_utf8_bytes_parse_as_their_decoded_text(data: bytes) -> None:
+    assert outcome(parse_utf8_json, data) == outcome(lambda d: json.loads(d.decode("utf-8")), data)
 
 
 _json_values = st.recursive(

@@ -64,8 +64,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from rtlab.errors import ReaderError, TooLargeError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import (
@@ -87,7 +85,7 @@ from rtlab.ingest.readers._frames import (
 )
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
-from rtlab.io import head_bytes, load_json, parse_json
+from rtlab.io import head_bytes, load_json, parse_utf8_json
 from rtlab.records import (
     Action,
     Deliverable,
@@ -118,11 +116,6 @@ KNOWN_VERSIONS = (1, 2, 3)
 MIDDLE_TRUNCATION_SINCE = (0, 3, 117)
 """Inspect keeps head and tail of a truncated tool output from 0.3.117 on (PR #2193), the head before."""
 ATTACHMENT_PREFIXES = ("attachment://", "tc://")
-_REFERENCE_MARKS = tuple(b'"' + prefix.encode() for prefix in ATTACHMENT_PREFIXES)
-"""How a string that starts with a prefix begins in JSON text."""
-_PROBE_LEVELS = 6
-"""Levels of a sample (its fields, their items, theirs) at which a part without a reference is not walked."""
-
 _JSON_LOG = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"\w+"\s*,\s*"eval"\s*:\s*\{'
 )
@@ -175,18 +168,12 @@ class _Log:
     """Sample members not read, each with why (past the decompression limits)."""
 
 
-def _member_text(z: ZipArchive, name: str) -> str:
+def _parse_member(z: ZipArchive, name: str) -> Any:
     data = z.read(name)
     try:
-        return data.decode("utf-8")
+        return parse_utf8_json(data)
     except UnicodeDecodeError as exc:
         raise ReaderError(z.path, f"not valid UTF-8 (byte offset {exc.start})", field=name) from None
-
-
-def _parse_member(z: ZipArchive, name: str) -> Any:
-    text = _member_text(z, name)  # the bytes are let go before parsing: a member is held twice at most
-    try:
-        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(
             z.path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, field=name
@@ -354,60 +341,35 @@ def _sort_id(sample_id: Any) -> str:
 # Attachments
 
 
-def _resolve(value: Any, attachments: dict[str, Any], missing: set[str], probe: int = _PROBE_LEVELS) -> Any:
+def _resolve(value: Any, attachments: dict[str, Any], missing: set[str]) -> Any:
     """``value`` with every ``attachment://<hash>`` (or ``tc://<hash>``) string replaced by its attachment; a list
     or object in which nothing is replaced is given back as it is (not copied), one in which something is, as a
-    new one. In the first ``probe`` levels, a list or object whose JSON text holds no reference is not walked."""
-    if isinstance(value, str):
+    new one."""
+    kind = type(value)
+    if kind is str:
         return _attachment(value, attachments, missing) if value.startswith(ATTACHMENT_PREFIXES) else value
-    if isinstance(value, list):
-        copy: list[Any] | None = None
-        for i, item in enumerate(value):
-            if isinstance(item, str):
-                if not item.startswith(ATTACHMENT_PREFIXES):
-                    continue
-                new = _attachment(item, attachments, missing)
-            elif isinstance(item, list | dict):
-                if probe and not _may_refer(item):
-                    continue
-                new = _resolve(item, attachments, missing, probe - 1 if probe else 0)
-            else:
+    if kind is list:
+        items: Any = enumerate(value)
+    elif kind is dict:
+        items = value.items()
+    else:
+        return value
+    copy: Any = None
+    for key, item in items:
+        kind = type(item)
+        if kind is str:
+            if not item.startswith(ATTACHMENT_PREFIXES):
                 continue
-            if new is not item:
-                if copy is None:
-                    copy = list(value)
-                copy[i] = new
-        return value if copy is None else copy
-    if isinstance(value, dict):
-        changed: dict[str, Any] | None = None
-        for key, item in value.items():
-            if isinstance(item, str):
-                if not item.startswith(ATTACHMENT_PREFIXES):
-                    continue
-                new = _attachment(item, attachments, missing)
-            elif isinstance(item, list | dict):
-                if probe and not _may_refer(item):
-                    continue
-                new = _resolve(item, attachments, missing, probe - 1 if probe else 0)
-            else:
-                continue
-            if new is not item:
-                if changed is None:
-                    changed = dict(value)
-                changed[key] = new
-        return value if changed is None else changed
-    return value
-
-
-def _may_refer(value: list[Any] | dict[str, Any]) -> bool:
-    """Whether a list or object may hold a reference: its JSON text (orjson's, at C speed) holds a string that
-    starts with a prefix (``"attachment://``: orjson escapes none of its characters), or orjson cannot write it
-    (a lone surrogate, an integer past 64 bits: walked)."""
-    try:
-        text = orjson.dumps(value)
-    except orjson.JSONEncodeError:
-        return True
-    return any(mark in text for mark in _REFERENCE_MARKS)
+            new = _attachment(item, attachments, missing)
+        elif kind is dict or kind is list:
+            new = _resolve(item, attachments, missing)
+        else:
+            continue
+        if new is not item:
+            if copy is None:
+                copy = list(value) if type(value) is list else dict(value)
+            copy[key] = new
+    return value if copy is None else copy
 
 
 def _attachment(value: str, attachments: dict[str, Any], missing: set[str]) -> Any:
