@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rtlab.ingest import POLICIES, CodexLineTruncation, CodexTruncation, get_policy
+from rtlab.ingest._clipping import utf8_exceeds
 from rtlab.ingest.readers import ReadOptions, codex
 
 
@@ -123,3 +126,21 @@ def test_real_semfs_grep_is_clipped_to_the_expected_form(real: Path) -> None:
     assert step.clipped and step.shown == expected
     assert len(step.shown.encode("utf-8")) == 40_052
     assert step.shown.startswith("Total output lines: 28\n# rewritten query")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        st.characters(exclude_categories=()) | st.sampled_from(["\ud800", "\U0001f600", "\u00e9"]),
+        max_size=40,
+    ),
+    st.integers(0, 170),
+)
+def test_utf8_exceeds_is_the_encoded_size(text: str, limit: int) -> None:
+    """The size check that spares encoding every output: the same answer as encoding (surrogates, astral
+    characters and ASCII alike)."""
+    assert utf8_exceeds(text, limit) == (len(text.encode("utf-8", "surrogatepass")) > limit)
+    for reps in (1, 2, 30):
+        assert utf8_exceeds(text * reps, limit) == (
+            len((text * reps).encode("utf-8", "surrogatepass")) > limit
+        )
