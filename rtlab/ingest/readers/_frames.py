@@ -326,6 +326,7 @@ def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness =
 # Code 0.2), and the tool results of real 1.0.29, 2.0.21 and 2.0.65 logs.
 
 _CC_REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>\n?", re.S)
+_CC_REMINDER_OPEN, _CC_REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 """A reminder Claude Code appends to (or makes of) a result: Read's malware notice, the empty-file warning."""
 _CC_EXIT_HEADER = re.compile(r"Exit code -?\d+\n")
 """Put before a failed command's output (2.x ``Exit code N``; 1.0 logs have none)."""
@@ -366,9 +367,10 @@ _CC_FOUND_FILES = re.compile(r"Found \d+ files?(?: [^\n]*)?\n")
 _CC_COUNT_TRAILER = re.compile(r"\n\nFound \d+ total occurrences? across \d+ files?\.[^\n]*$")
 _CC_COUNT_VALUE = re.compile(r":\d+$", re.M)
 _CC_PAGINATION = re.compile(r"\n\n\[Showing results with pagination = [^\]\n]*\]$")
-_CC_GLOB_CLIPPED = re.compile(
-    r"\n?\(Results are truncated\. Consider using a more specific path or pattern\.\)$"
-)
+_CC_GLOB_NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
+_CC_GLOB_CLIPPED = re.compile(r"\n?" + re.escape(_CC_GLOB_NOTICE) + "$")
+"""Glob's truncation notice ending a result; searched only where :data:`_CC_GLOB_NOTICE` is found (a pattern
+that may open with a newline has no literal start for the regex engine to look for)."""
 
 
 def claude_code_clipped(shown: str) -> bool:
@@ -378,9 +380,28 @@ def claude_code_clipped(shown: str) -> bool:
         ("lines truncated] ..." in shown and _CC_LINES_CLIPPED.search(shown))
         or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
         or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
-        or _CC_GLOB_CLIPPED.search(shown)
+        or (_CC_GLOB_NOTICE in shown and _CC_GLOB_CLIPPED.search(shown))
         or _CC_PAGINATION.search(shown)
     )
+
+
+def _reminders(shown: str, pos: int, end: int) -> list[tuple[int, int]]:
+    """The spans :data:`_CC_REMINDER` finds in ``shown[pos:end]``, found with ``str.find``: each opening tag
+    with the newlines right before it (from ``pos`` on), through the first closing tag after it and one
+    newline after that; an opening with no closing after it ends the search, as no later one can close."""
+    spans: list[tuple[int, int]] = []
+    while (k := shown.find(_CC_REMINDER_OPEN, pos, end)) >= 0:
+        close = shown.find(_CC_REMINDER_CLOSE, k + len(_CC_REMINDER_OPEN), end)
+        if close < 0:
+            break
+        start = k
+        while start > pos and shown[start - 1] == "\n":
+            start -= 1
+        pos = close + len(_CC_REMINDER_CLOSE)
+        if pos < end and shown[pos] == "\n":
+            pos += 1
+        spans.append((start, pos))
+    return spans
 
 
 def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell: bool) -> list[Frame]:
@@ -403,8 +424,7 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
             if tail.group(1):
                 found.append(Frame(tail.start(), tail.end(1), "clip"))
             found.append(Frame(tail.end(1) if tail.group(1) else tail.start(), end, "frame"))
-    if shown.find("<system-reminder>", pos, end) >= 0:
-        found += [Frame(m.start(), m.end(), "frame") for m in _CC_REMINDER.finditer(shown, pos, end)]
+    found += [Frame(s, e, "frame") for s, e in _reminders(shown, pos, end)]
     if clipped and shown.find("lines truncated] ...", pos, end) >= 0:
         found += [Frame(m.start(), m.end(), "clip") for m in _CC_LINES_CLIPPED.finditer(shown, pos, end)]
     if shell and any(shown.find(w, pos, end) >= 0 for w in ("<error>Command", "Shell cwd", "Command ")):
@@ -430,7 +450,9 @@ def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tu
                 found.append(Frame(trailer.start(), status, "frame"))
         elif tool == "content" and (m := _CC_PAGINATION.search(shown, 0, status)):
             found.append(Frame(m.start(), status, "frame"))
-        elif tool == "glob" and (m := _CC_GLOB_CLIPPED.search(shown, 0, status)):
+        elif tool == "glob" and (
+            m := _CC_GLOB_CLIPPED.search(shown, 0, status) if _CC_GLOB_NOTICE in shown else None
+        ):
             found.append(Frame(m.start(), status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
