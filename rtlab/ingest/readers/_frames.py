@@ -916,6 +916,8 @@ def terminal_cwd(shown: str) -> str | None:
 def _echo(shown: str, pos: int, text: str, end: int) -> int | None:
     """Where the pane's echo of the typed ``text`` ends when it starts at ``pos``: the pane wraps long lines
     (a newline may come before any character) and shows ``> `` after a newline typed inside a command."""
+    if "\n" not in text and shown.startswith(text, pos, end):  # echoed whole on one row: the loop's answer
+        return pos + len(text)
     i = 0
     while i < len(text):
         if pos >= end:
@@ -1238,7 +1240,8 @@ def gemini_frames(shown: str, *, tool: GeminiTool) -> tuple[Frame, ...]:
     if m := _GEMINI_TOO_LARGE.match(shown, 0, status):
         found.append(Frame(0, m.end(), "frame"))
         pos = m.end()
-        found += [Frame(c.start(), c.end(), "clip") for c in _GEMINI_OMITTED.finditer(shown, pos, status)]
+        if shown.find("] ...", pos, status) >= 0:  # in every marker: the regex opens with newlines
+            found += [Frame(c.start(), c.end(), "clip") for c in _GEMINI_OMITTED.finditer(shown, pos, status)]
     if tool == "shell":
         found += _gemini_shell(shown, pos, status)
     elif tool == "read" and (m := _GEMINI_READ_HEAD.match(shown, pos, status)):
@@ -1431,11 +1434,16 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
     if core and _OC_WHOLE.fullmatch(core):
         return whole(shown)
     found: list[Frame] = []
-    found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
+    if shown.find(" truncated...", 0, status) >= 0:  # in every cut marker: the regex opens with newlines
+        found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
     found += [Frame(m.start(), m.end(), "frame") for m in _OC_CUT_HINT.finditer(shown, 0, status)]
     if tool == "read" and (head := _OC_READ_HEAD.match(shown, 0, status)):
         found.append(Frame(0, head.end(), "frame"))
-        tail = _OC_READ_TAIL.search(shown, head.end(), status)
+        tail = (
+            _OC_READ_TAIL.search(shown, head.end(), status)
+            if shown.find(")\n</", head.end(), status) >= 0
+            else None
+        )
         stop = tail.start() if tail else status
         if tail:
             found.append(Frame(tail.start(), status, "frame"))
@@ -1443,11 +1451,19 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
             if m := _OC_READ_LINE.match(shown, s, body):
                 found.append(Frame(s, m.end(), "frame"))
         found += [Frame(m.start(), m.end(), "clip") for m in _OC_LINE_CUT.finditer(shown, head.end(), stop)]
-    elif tool == "shell" and (meta := _OC_BASH_META.search(shown, 0, status)):
+    elif (
+        tool == "shell"
+        and shown.find("<bash_metadata>", 0, status) >= 0
+        and (meta := _OC_BASH_META.search(shown, 0, status))
+    ):
         found.append(Frame(meta.start(), status, "frame"))
     elif tool == "grep":
         found += heading_search(shown, OPENCODE_GREP, 0, status)[1]
-    elif tool == "glob" and (tail := _OC_GLOB_TAIL.search(shown, 0, status)):
+    elif (
+        tool == "glob"
+        and shown.find("(Results are truncated", 0, status) >= 0
+        and (tail := _OC_GLOB_TAIL.search(shown, 0, status))
+    ):
         found.append(Frame(tail.start(), status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
