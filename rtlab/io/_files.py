@@ -277,6 +277,12 @@ def loads(text: str | bytes, path: Path, line: int | None = None, warnings: list
     value = _by_orjson(text)
     if value is not _UNSURE:  # orjson refuses lone surrogates: nothing to repair
         return value
+    return _loads_by_json(text, path, line, warnings)
+
+
+def _loads_by_json(text: str | bytes, path: Path, line: int | None, warnings: list[str] | None) -> Any:
+    """:func:`loads` by ``json`` alone: for text orjson refused or read otherwise, and for a line that is most
+    likely no record (it does not open an object or a list), where trying orjson first only costs."""
     try:
         value = json.loads(text)
     except RecursionError:
@@ -440,7 +446,10 @@ def iter_json_lines(
         if not line.strip():
             continue
         try:
-            value = loads(line, path, lineno, warnings)
+            if line[0] in _RECORD_OPENINGS:
+                value = loads(line, path, lineno, warnings)
+            else:  # a stray line, a line of a document: json's own error is what is said
+                value = _loads_by_json(line, path, lineno, warnings)
         except json.JSONDecodeError as exc:
             fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno)
             if warnings is None:
@@ -479,6 +488,8 @@ def iter_json_lines(
         )
 
 
+_RECORD_OPENINGS = frozenset("{[")
+"""How a line holding a record opens (other lines go to ``json`` at once: see :func:`_loads_by_json`)."""
 _NOT_LINES = 64
 """Lines that are not JSON, with no record before them, after which a file is not read as JSON lines at all."""
 _NOT_SPACE = re.compile(r"\S")
