@@ -636,7 +636,8 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
         return
     structured = _structured(text)
     seen, code = structured if structured is not None else (text, None)
-    header = next((f for f in codex_result_frames(seen) if f.start == 0 and f.kind == "frame"), None)
+    frames = codex_result_frames(seen)
+    header = next((f for f in frames if f.start == 0 and f.kind == "frame"), None)
     if header is not None:
         block = seen[: header.end]
         if code is None and (m := _HEADER_EXIT.search(block)):
@@ -647,7 +648,7 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
     st.tl.answer(call_id, text, line, join_field(where, "call_id"), exit_code=code, is_error=failed)
     shown = ro.policy.apply(seen)
     step.shown = shown
-    step.clipped = shown != seen or any(f.kind == "clip" for f in codex_result_frames(shown))
+    step.clipped = shown != seen or any(f.kind == "clip" for f in frames)  # shown is seen: its frames
 
 
 def _ghost_snapshot(st: ItemState, item: dict[str, Any], line: int | None, where: str) -> None:
