@@ -144,3 +144,37 @@ def test_utf8_exceeds_is_the_encoded_size(text: str, limit: int) -> None:
         assert utf8_exceeds(text * reps, limit) == (
             len((text * reps).encode("utf-8", "surrogatepass")) > limit
         )
+
+
+def _truncate_by_bytes(policy: CodexTruncation, text: str) -> str:
+    """``truncate`` as Codex states it, on the encoded bytes always: the reference for the ASCII shortcut."""
+    data = text.encode("utf-8", "surrogatepass")
+    budget = policy.byte_budget
+    if len(data) <= budget:
+        return text
+    cut = budget // 2
+    while cut > 0 and data[cut] & 0xC0 == 0x80:
+        cut -= 1
+    start = len(data) - (budget - budget // 2)
+    while start < len(data) and data[start] & 0xC0 == 0x80:
+        start += 1
+    head = data[:cut].decode("utf-8", "surrogatepass")
+    tail = data[start:].decode("utf-8", "surrogatepass") if budget - budget // 2 < len(data) else text
+    if policy.mode == "tokens":
+        marker = policy.tokens_marker.format(count=-(-(len(data) - budget) // policy.bytes_per_token))
+    else:
+        marker = policy.chars_marker.format(count=len(text) - len(head) - len(tail))
+    return head + marker + tail
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(st.sampled_from("ab\n \u00e9\U0001f600"), max_size=60),
+    st.integers(0, 9),
+    st.sampled_from(["tokens", "bytes"]),
+)
+def test_truncate_cuts_as_on_the_bytes(text: str, limit: int, mode: str) -> None:
+    policy = CodexTruncation(mode=mode, limit=limit, bytes_per_token=2)  # type: ignore[arg-type]
+    assert policy.truncate(text) == _truncate_by_bytes(policy, text)
+    ascii_text = text.encode("ascii", "replace").decode("ascii")
+    assert policy.truncate(ascii_text) == _truncate_by_bytes(policy, ascii_text)

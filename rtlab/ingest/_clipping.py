@@ -276,11 +276,16 @@ class CodexTruncation:
         budget = self.byte_budget
         if not utf8_exceeds(text, budget):
             return text
-        data = _utf8(text)
-        head = _from_utf8(_head_bytes(data, budget // 2))
-        tail = _from_utf8(_tail_bytes(data, budget - budget // 2))
+        if text.isascii():  # a byte a character: the same cuts without encoding the text
+            size, rest = len(text), budget - budget // 2
+            head, tail = text[: budget // 2], text[size - rest :] if rest else ""
+        else:
+            data = _utf8(text)
+            size = len(data)
+            head = _from_utf8(_head_bytes(data, budget // 2))
+            tail = _from_utf8(_tail_bytes(data, budget - budget // 2))
         if self.mode == "tokens":
-            marker = self.tokens_marker.format(count=-(-(len(data) - budget) // self.bytes_per_token))
+            marker = self.tokens_marker.format(count=-(-(size - budget) // self.bytes_per_token))
         else:
             marker = self.chars_marker.format(count=len(text) - len(head) - len(tail))
         return head + marker + tail
