@@ -116,6 +116,7 @@ KNOWN_VERSIONS = (1, 2, 3)
 MIDDLE_TRUNCATION_SINCE = (0, 3, 117)
 """Inspect keeps head and tail of a truncated tool output from 0.3.117 on (PR #2193), the head before."""
 ATTACHMENT_PREFIXES = ("attachment://", "tc://")
+
 _JSON_LOG = re.compile(
     rb'\A(?:\xef\xbb\xbf)?\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"\w+"\s*,\s*"eval"\s*:\s*\{'
 )
