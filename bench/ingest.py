@@ -1,11 +1,15 @@
-"""Ingest speed: trajectories per second per format, against a bare ``json.loads`` of the same bytes.
+"""Ingest speed: trajectories per second per format, against a bare ``json.loads`` and a bare ``orjson.loads`` of
+the same bytes.
 
     python bench/ingest.py [PATH ...]        (default: data/sample and ../shared/real when present)
 
-For every unit (run folder or log file) the baseline parses each of its JSON files (JSON, JSON lines or records
-one after another, whatever the name; zip members decompressed by the bare codec) with ``json.loads`` and
-nothing else, the floor for any reader. rtlab's time is ``read_unit`` (reader only; benchmark join shown
-separately). Best of ``--repeat`` runs each; ratio = rtlab time / baseline time (1.0 would be free parsing).
+For every unit (run folder or log file) the baselines parse each of its JSON files (JSON, JSON lines or records
+one after another, whatever the name; zip members decompressed by the bare codec, inside the timing) with
+``json.loads`` (``bare``) or ``orjson.loads`` (``orjson``) and nothing else, the floor for any reader. orjson has
+no ``raw_decode``: a file that is not one document is parsed line by line, and from the first line that is not a
+whole value (records pretty-printed one after another) on by ``json``'s ``raw_decode``, as rtlab reads it. rtlab's
+time is ``read_unit`` (reader only; benchmark join shown separately). Best of ``--repeat`` runs each; ratio =
+rtlab time / baseline time (1.0 would be free parsing). The goal (issue 29): ``read/orjson`` at or under 3.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import json
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import orjson  # noqa: E402
 from _timing import best  # noqa: E402
 
 from rtlab.ingest import iter_units, read_unit  # noqa: E402
@@ -68,18 +74,9 @@ def _zip_members(data: bytes) -> list[bytes]:
     return out
 
 
-def _parse_text(data: bytes) -> None:
-    text = data.decode("utf-8-sig")
-    if text.lstrip()[:1] not in ("{", "["):  # a text log (an Aider history): the floor is splitting its lines
-        text.splitlines()
-        return
-    try:
-        json.loads(text)
-        return
-    except json.JSONDecodeError:
-        pass
+def _raw_decode_from(text: str, i: int) -> None:
     decoder = json.JSONDecoder()
-    i, n = 0, len(text)
+    n = len(text)
     while i < n:  # JSON lines, or records one after another
         while i < n and text[i] in " \t\r\n":
             i += 1
@@ -92,14 +89,52 @@ def _parse_text(data: bytes) -> None:
                 return
 
 
-def parse_bare(blobs: list[tuple[str, bytes]]) -> None:
+def _parse_text(data: bytes) -> None:
+    text = data.decode("utf-8-sig")
+    if text.lstrip()[:1] not in ("{", "["):  # a text log (an Aider history): the floor is splitting its lines
+        text.splitlines()
+        return
+    try:
+        json.loads(text)
+        return
+    except json.JSONDecodeError:
+        pass
+    _raw_decode_from(text, 0)
+
+
+def _parse_text_orjson(data: bytes) -> None:
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if data.lstrip()[:1] not in (b"{", b"["):
+        data.decode("utf-8").splitlines()
+        return
+    try:
+        orjson.loads(data)
+        return
+    except orjson.JSONDecodeError:
+        pass
+    offset = 0
+    for line in data.split(b"\n"):
+        if line.strip():
+            try:
+                orjson.loads(line)
+            except orjson.JSONDecodeError:  # not one value a line: json's raw_decode from here on
+                _raw_decode_from(
+                    data.decode("utf-8", "replace"), len(data[:offset].decode("utf-8", "replace"))
+                )
+                return
+        offset += len(line) + 1
+
+
+def parse_bare(blobs: list[tuple[str, bytes]], *, parser: Literal["json", "orjson"] = "json") -> None:
+    whole = json.loads if parser == "json" else orjson.loads
+    text = _parse_text if parser == "json" else _parse_text_orjson
     for _suffix, data in blobs:
         if data.startswith(b"PK\x03\x04"):
             for member in _zip_members(data):
                 if member.lstrip()[:1] in (b"{", b"["):
-                    json.loads(member)
+                    whole(member)
         elif data.strip():
-            _parse_text(data)
+            text(data)
 
 
 def main() -> int:
@@ -110,7 +145,9 @@ def main() -> int:
     paths = [Path(p) for p in args.paths] or [ROOT / "data" / "sample", ROOT.parent / "shared" / "real"]
     paths = [p for p in paths if p.exists()]
 
-    per = defaultdict(lambda: {"units": 0, "traj": 0, "bytes": 0, "bare": 0.0, "read": 0.0, "join": 0.0})
+    per = defaultdict(
+        lambda: {"units": 0, "traj": 0, "bytes": 0, "bare": 0.0, "orjson": 0.0, "read": 0.0, "join": 0.0}
+    )
     for unit, fmt in iter_units(paths):
         files = raw_files(unit)
         blobs = [(p.suffix, p.read_bytes()) for p in files]  # bytes are read once, outside both timings
@@ -118,30 +155,34 @@ def main() -> int:
         row["units"] += 1
         row["bytes"] += sum(len(b) for _, b in blobs)
         row["bare"] += best(lambda b=blobs: parse_bare(b), args.repeat)
+        row["orjson"] += best(lambda b=blobs: parse_bare(b, parser="orjson"), args.repeat)
         row["read"] += best(lambda u=unit, f=fmt: read_unit(u, f, join=False), args.repeat)
         row["join"] += best(lambda u=unit, f=fmt: read_unit(u, f, join=True), args.repeat)
         row["traj"] += len(read_unit(unit, fmt, join=False))
 
-    print(f"rtlab ingest benchmark (best of {args.repeat}); baseline = bare json.loads of the same files")
     print(
-        f"{'format':<18}{'units':>6}{'traj':>6}{'MB':>8}{'traj/s read':>13}{'MB/s read':>11}"
-        f"{'bare ms':>10}{'read ms':>10}{'read/bare':>11}{'+join ms':>10}"
+        f"rtlab ingest benchmark (best of {args.repeat}); baselines = bare json.loads / orjson.loads of the same files"
     )
-    tot = defaultdict(float)
-    for fmt, r in sorted(per.items()):
+    print(
+        f"{'format':<20}{'units':>6}{'traj':>6}{'MB':>7}{'traj/s':>9}{'MB/s':>7}"
+        f"{'json ms':>9}{'orjson ms':>10}{'read ms':>9}{'/json':>7}{'/orjson':>9}{'+join ms':>9}"
+    )
+    tot: dict[str, float] = defaultdict(float)
+
+    def line(name: str, r: dict[str, float]) -> str:
         mb = r["bytes"] / 1e6
-        print(
-            f"{fmt:<18}{r['units']:>6}{r['traj']:>6}{mb:>8.2f}{r['traj'] / r['read']:>13.1f}{mb / r['read']:>11.1f}"
-            f"{r['bare'] * 1e3:>10.1f}{r['read'] * 1e3:>10.1f}{r['read'] / r['bare']:>11.2f}{r['join'] * 1e3:>10.1f}"
+        return (
+            f"{name:<20}{int(r['units']):>6}{int(r['traj']):>6}{mb:>7.2f}{r['traj'] / r['read']:>9.1f}"
+            f"{mb / r['read']:>7.1f}{r['bare'] * 1e3:>9.1f}{r['orjson'] * 1e3:>10.1f}{r['read'] * 1e3:>9.1f}"
+            f"{r['read'] / r['bare']:>7.2f}{r['read'] / r['orjson']:>9.2f}{r['join'] * 1e3:>9.1f}"
         )
-        for k in ("units", "traj", "bytes", "bare", "read", "join"):
+
+    for fmt, r in sorted(per.items()):
+        print(line(fmt, r))
+        for k in ("units", "traj", "bytes", "bare", "orjson", "read", "join"):
             tot[k] += r[k]
     if tot["read"]:
-        print(
-            f"{'all':<18}{int(tot['units']):>6}{int(tot['traj']):>6}{tot['bytes'] / 1e6:>8.2f}"
-            f"{tot['traj'] / tot['read']:>13.1f}{tot['bytes'] / 1e6 / tot['read']:>11.1f}{tot['bare'] * 1e3:>10.1f}"
-            f"{tot['read'] * 1e3:>10.1f}{tot['read'] / tot['bare']:>11.2f}{tot['join'] * 1e3:>10.1f}"
-        )
+        print(line("all", tot))
     return 0
 
 

@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rtlab.ingest import POLICIES, CodexLineTruncation, CodexTruncation, get_policy
+from rtlab.ingest._clipping import utf8_exceeds
 from rtlab.ingest.readers import ReadOptions, codex
 
 
@@ -123,3 +126,55 @@ def test_real_semfs_grep_is_clipped_to_the_expected_form(real: Path) -> None:
     assert step.clipped and step.shown == expected
     assert len(step.shown.encode("utf-8")) == 40_052
     assert step.shown.startswith("Total output lines: 28\n# rewritten query")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        st.characters(exclude_categories=()) | st.sampled_from(["\ud800", "\U0001f600", "\u00e9"]),
+        max_size=40,
+    ),
+    st.integers(0, 170),
+)
+def test_utf8_exceeds_is_the_encoded_size(text: str, limit: int) -> None:
+    """The size check that spares encoding every output: the same answer as encoding (surrogates, astral
+    characters and ASCII alike)."""
+    assert utf8_exceeds(text, limit) == (len(text.encode("utf-8", "surrogatepass")) > limit)
+    for reps in (1, 2, 30):
+        assert utf8_exceeds(text * reps, limit) == (
+            len((text * reps).encode("utf-8", "surrogatepass")) > limit
+        )
+
+
+def _truncate_by_bytes(policy: CodexTruncation, text: str) -> str:
+    """``truncate`` as Codex states it, on the encoded bytes always: the reference for the ASCII shortcut."""
+    data = text.encode("utf-8", "surrogatepass")
+    budget = policy.byte_budget
+    if len(data) <= budget:
+        return text
+    cut = budget // 2
+    while cut > 0 and data[cut] & 0xC0 == 0x80:
+        cut -= 1
+    start = len(data) - (budget - budget // 2)
+    while start < len(data) and data[start] & 0xC0 == 0x80:
+        start += 1
+    head = data[:cut].decode("utf-8", "surrogatepass")
+    tail = data[start:].decode("utf-8", "surrogatepass") if budget - budget // 2 < len(data) else text
+    if policy.mode == "tokens":
+        marker = policy.tokens_marker.format(count=-(-(len(data) - budget) // policy.bytes_per_token))
+    else:
+        marker = policy.chars_marker.format(count=len(text) - len(head) - len(tail))
+    return head + marker + tail
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(st.sampled_from("ab\n \u00e9\U0001f600"), max_size=60),
+    st.integers(0, 9),
+    st.sampled_from(["tokens", "bytes"]),
+)
+def test_truncate_cuts_as_on_the_bytes(text: str, limit: int, mode: str) -> None:
+    policy = CodexTruncation(mode=mode, limit=limit, bytes_per_token=2)  # type: ignore[arg-type]
+    assert policy.truncate(text) == _truncate_by_bytes(policy, text)
+    ascii_text = text.encode("ascii", "replace").decode("ascii")
+    assert policy.truncate(ascii_text) == _truncate_by_bytes(policy, ascii_text)

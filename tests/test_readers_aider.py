@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from conftest import warnings_of, wild_folder
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rtlab.cli import main
 from rtlab.environment import replay
@@ -344,3 +346,40 @@ def test_real_histories_replay_through_the_cli(wild: Path, capsys) -> None:
     for name in REAL:
         assert main(["replay", str(wild / name)]) == 0, name
     capsys.readouterr()
+
+
+_OLD_REASONING = re.compile(r"<(thinking-content-[0-9a-f]+|think|thinking|reasoning)>(.*?)(?:</\1>|\Z)", re.S)
+"""The rule as one regex (what the reader did before it split the work): the reference."""
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "<think>",
+                "</think>",
+                "<thinking>",
+                "</thinking>",
+                "<reasoning>",
+                "</reasoning>",
+                "<thinking-content-3f>",
+                "</thinking-content-3f>",
+                "<thinking-content-zz>",
+                "<thin",
+                ">",
+                "</",
+                "a",
+                "b c\n",
+                "<",
+                "<THINK>",
+            ]  # fmt: skip
+        ),
+        max_size=14,
+    ).map("".join)
+)
+def test_reasoning_blocks_as_the_regex_finds_them(text: str) -> None:
+    bodies: list[str] = []
+    rest = "".join(aider._without_reasoning(text, bodies.append))
+    assert bodies == [m.group(2) for m in _OLD_REASONING.finditer(text)]
+    assert rest == _OLD_REASONING.sub("", text)

@@ -11,13 +11,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rtlab.cli import main as cli_main
 from rtlab.environment import Workspace, replay
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
 from rtlab.ingest.readers import ReadOptions, claude_code_session, claude_code_stream, detect
-from rtlab.ingest.readers._frames import claude_code_clipped, claude_code_frames, output_frames
+from rtlab.ingest.readers._frames import (
+    _CC_REMINDER,
+    _reminders,
+    claude_code_clipped,
+    claude_code_frames,
+    output_frames,
+)
 from rtlab.records import Action, Frame, Step, TokenUsage, trajectory_from_dict, trajectory_to_dict
 
 CWD = "/work/proj"
@@ -1129,3 +1137,20 @@ def test_real_hand_check_issue_38(wild: dict[str, Path]) -> None:
     step13 = t.steps[13]
     assert step13.action == Action("read", path=step13.args["file_path"], limit=100, line_numbers=True)
     assert r.tab.read_log[5].excerpt.rstrip().splitlines()[-1].lstrip().startswith("100\u2192")
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["<system-reminder>", "</system-reminder>", "\n", "\n\n", "a", "b c", "<system-", ">"]
+        ),
+        max_size=16,
+    ).map("".join),
+    st.integers(0, 6),
+    st.integers(0, 6),
+)
+def test_reminders_are_the_regex_s_spans(text: str, cut_head: int, cut_tail: int) -> None:
+    """Claude Code's reminders found with str.find: the spans the reminder regex finds, within any bounds."""
+    pos, end = min(cut_head, len(text)), max(min(cut_head, len(text)), len(text) - cut_tail)
+    assert _reminders(text, pos, end) == [m.span() for m in _CC_REMINDER.finditer(text, pos, end)]

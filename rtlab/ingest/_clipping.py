@@ -163,6 +163,18 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+def utf8_exceeds(text: str, limit: int) -> bool:
+    """Whether ``text`` takes more than ``limit`` bytes in UTF-8 (lone surrogates 3 bytes each, as
+    ``surrogatepass`` writes them), without encoding it where its length decides: a character takes 1 to 4
+    bytes, an ASCII text 1 each."""
+    n = len(text)
+    if n > limit:
+        return True
+    if text.isascii() or 4 * n <= limit:
+        return False
+    return len(_utf8(text)) > limit
+
+
 def _from_utf8(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
@@ -261,14 +273,19 @@ class CodexTruncation:
 
     def truncate(self, text: str) -> str:
         """Codex's ``truncate_text``: an over-budget text loses its middle to a marker."""
-        data = _utf8(text)
         budget = self.byte_budget
-        if len(data) <= budget:
+        if not utf8_exceeds(text, budget):
             return text
-        head = _from_utf8(_head_bytes(data, budget // 2))
-        tail = _from_utf8(_tail_bytes(data, budget - budget // 2))
+        if text.isascii():  # a byte a character: the same cuts without encoding the text
+            size, rest = len(text), budget - budget // 2
+            head, tail = text[: budget // 2], text[size - rest :] if rest else ""
+        else:
+            data = _utf8(text)
+            size = len(data)
+            head = _from_utf8(_head_bytes(data, budget // 2))
+            tail = _from_utf8(_tail_bytes(data, budget - budget // 2))
         if self.mode == "tokens":
-            marker = self.tokens_marker.format(count=-(-(len(data) - budget) // self.bytes_per_token))
+            marker = self.tokens_marker.format(count=-(-(size - budget) // self.bytes_per_token))
         else:
             marker = self.chars_marker.format(count=len(text) - len(head) - len(tail))
         return head + marker + tail
@@ -308,11 +325,10 @@ class CodexLineTruncation:
     """Put there instead when no whole line was dropped but the bytes were over budget."""
 
     def apply(self, text: str) -> str:
-        data = _utf8(text)
         total = _rust_line_count(text)
-        if len(data) <= self.max_bytes and total <= self.max_lines:
+        if total <= self.max_lines and not utf8_exceeds(text, self.max_bytes):
             return text
-        return self.header.format(total_lines=total) + self._head_and_tail(data, total)
+        return self.header.format(total_lines=total) + self._head_and_tail(_utf8(text), total)
 
     def _head_and_tail(self, data: bytes, total: int) -> str:
         pieces = data.split(b"\n")

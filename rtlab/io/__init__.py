@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from rtlab.io._files import iter_json_values as iter_json_values
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
+    from rtlab.io._files import parse_json as parse_json
+    from rtlab.io._files import parse_utf8_json as parse_utf8_json
     from rtlab.io._files import read_text as read_text
     from rtlab.io._files import repair_escapes as repair_escapes
     from rtlab.io._files import skip_reason as skip_reason
@@ -51,6 +53,8 @@ __getattr__, __dir__, __all__ = attach(
             "iter_json_values",
             "load_json",
             "loads",
+            "parse_json",
+            "parse_utf8_json",
             "repair_escapes",
             "skip_reason",
             "without_surrogates",

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
 
+import orjson
+
 from rtlab.errors import ReaderError
 
 T = TypeVar("T")
@@ -205,10 +207,82 @@ def without_surrogates(value: Any) -> tuple[Any, int]:
     return value, changed
 
 
+_UNSURE = object()
+"""What :func:`_by_orjson` gives when only ``json`` can say what a text holds."""
+_SURE_DEPTH = 200
+"""Nesting below which ``json``'s recursion limit (about 1,000 frames less those already in use) is never
+reached; a value nested deeper is parsed again by ``json``, which decides."""
+_INT64 = 9223372036854775808.0
+"""2**63: orjson gives an integer past 64 bits as a float at least this large (``json``: the exact integer)."""
+
+
+def _by_orjson(text: str | bytes) -> Any:
+    """``text`` parsed by orjson when that is certainly what ``json.loads`` gives, else :data:`_UNSURE`.
+
+    orjson refuses what ``json`` accepts in four ways, all sent back to ``json``: lone surrogate escapes
+    (``"\\udc80"``), ``NaN`` / ``Infinity`` and numbers past the float range (``1e400``), a UTF-8 BOM or another
+    encoding in bytes, nesting past 1,024. It accepts nothing ``json`` refuses but for one thing: ``json`` may
+    run out of recursion on a value orjson reads, so a value nested more than :data:`_SURE_DEPTH` deep is sent
+    back. And it gives another value in one case: an integer past 64 bits becomes a float, so a float of
+    magnitude 2**63 or more is sent back. Both are found in one walk of the value, level by level (the depth
+    costs nothing per item). Floats are read to the same double (correctly rounded, as ``float()``), keys in
+    the same order, a repeated key's last value kept, as ``json`` does.
+    """
+    if not isinstance(text, str | bytes | bytearray):  # json refuses a memoryview, orjson would not
+        return _UNSURE
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return _UNSURE
+    level = [value]
+    for _ in range(_SURE_DEPTH + 1):
+        below: list[Any] = []
+        extend = below.extend
+        for node in level:
+            kind = type(node)
+            if kind is dict:
+                extend(node.values())
+            elif kind is list:
+                extend(node)
+            elif kind is float and (node >= _INT64 or node <= -_INT64):
+                return _UNSURE
+        if not below:
+            return value
+        level = below
+    return _UNSURE  # a list or object nested deeper than _SURE_DEPTH
+
+
+def parse_json(text: str | bytes) -> Any:
+    """Exactly ``json.loads(text)`` (the same value, the same errors: ``json.JSONDecodeError``,
+    ``RecursionError``, ``UnicodeDecodeError``), read by orjson wherever that gives the same value (about 3-5
+    times faster), by ``json`` itself elsewhere (:func:`_by_orjson`). For nested JSON held in strings (tool
+    arguments, encoded results); a record of a log goes through :func:`loads`."""
+    value = _by_orjson(text)
+    return json.loads(text) if value is _UNSURE else value
+
+
+def parse_utf8_json(data: bytes) -> Any:
+    """Exactly ``json.loads(data.decode("utf-8"))`` (the same value, the same errors: ``UnicodeDecodeError``,
+    ``json.JSONDecodeError``, ``RecursionError``), read by orjson from the bytes themselves wherever that gives
+    the same value: bytes orjson reads are UTF-8 without a BOM, so decoding them first changes nothing."""
+    value = _by_orjson(data)
+    return json.loads(data.decode("utf-8")) if value is _UNSURE else value
+
+
 def loads(text: str | bytes, path: Path, line: int | None = None, warnings: list[str] | None = None) -> Any:
-    """``json.loads`` for what readers read: a value nested too deeply raises :class:`ReaderError` naming
-    ``path`` and ``line`` (not ``RecursionError``); lone surrogate escapes are replaced by U+FFFD (said in
-    ``warnings``); other faults raise ``json.JSONDecodeError`` as ``json.loads`` does."""
+    """``json.loads`` for what readers read (:func:`parse_json`: orjson where it gives the same value): a value
+    nested too deeply raises :class:`ReaderError` naming ``path`` and ``line`` (not ``RecursionError``); lone
+    surrogate escapes are replaced by U+FFFD (said in ``warnings``); other faults raise ``json.JSONDecodeError``
+    as ``json.loads`` does."""
+    value = _by_orjson(text)
+    if value is not _UNSURE:  # orjson refuses lone surrogates: nothing to repair
+        return value
+    return _loads_by_json(text, path, line, warnings)
+
+
+def _loads_by_json(text: str | bytes, path: Path, line: int | None, warnings: list[str] | None) -> Any:
+    """:func:`loads` by ``json`` alone: for text orjson refused or read otherwise, and for a line that is most
+    likely no record (it does not open an object or a list), where trying orjson first only costs."""
     try:
         value = json.loads(text)
     except RecursionError:
@@ -290,15 +364,22 @@ def first_json_value(path: Path, n: int = 65536) -> Any:
     return without_surrogates(value)[0] if _SURROGATE_ESCAPE.search(text) else value
 
 
-def _text(path: Path, warnings: list[str] | None) -> str:
-    """A whole file as text for reading records: bytes that are not UTF-8 raise (:func:`read_text`), or, when
-    ``warnings`` is given, become U+FFFD with a warning naming the line of the first of them."""
-    data = path.read_bytes()
+def _binary(data: bytes) -> bool:
+    """Whether a file's bytes are binary (an archive), not a damaged log: NULs or bytes that are not UTF-8
+    throughout its first 8 KiB. Said only in tolerant reading (a strict one fails on the first such byte)."""
+    head = data[:8192]
+    return head.count(0) * 100 > len(head) or head.decode("utf-8", "replace").count("\ufffd") * 20 > len(head)
+
+
+def _text(path: Path, warnings: list[str] | None, data: bytes | None = None) -> str:
+    """A whole file (its bytes ``data`` when already read) as text for reading records: bytes that are not UTF-8
+    raise (:func:`read_text`), or, when ``warnings`` is given, become U+FFFD with a warning naming the line of
+    the first of them."""
+    if data is None:
+        data = path.read_bytes()
     if warnings is None:
         return decode_text(data, path).removeprefix("\ufeff")
-    head = data[:8192]
-    if head.count(0) * 100 > len(head) or head.decode("utf-8", "replace").count("\ufffd") * 20 > len(head):
-        # NULs or bytes that are not UTF-8 throughout: a binary file (an archive), not a damaged log
+    if _binary(data):
         raise ReaderError(path, "binary, not text (NUL bytes or bytes that are not UTF-8 in its first 8 KiB)")
     try:
         return data.decode("utf-8").removeprefix("\ufeff")
@@ -339,7 +420,9 @@ def skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
     return f"invalid JSON: {exc.msg} (column {exc.colno}); skipped"
 
 
-def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+def iter_json_lines(
+    path: Path, warnings: list[str] | None = None, *, text: str | None = None
+) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each non-blank line of a JSONL file (a leading UTF-8 BOM is dropped).
 
     Without ``warnings``, a line that is not JSON raises :class:`ReaderError` naming it. With a ``warnings``
@@ -347,8 +430,11 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
     JSON at all (a stray stderr line), invalid JSON, a last line cut off mid-write; a line whose only fault is
     an invalid backslash escape is repaired (:func:`repair_escapes`) and read; bytes that are not UTF-8 become
     U+FFFD. A file in which no line is JSON still raises: nothing in it is a record.
+    ``text``: the file's text as :func:`read_text` with the same ``warnings`` gave it (its decoding said there
+    already), for a reader that needs the text too and reads the file once.
     """
-    text = _text(path, warnings)
+    if text is None:
+        text = _text(path, warnings)
     lines = text.split("\n")
     last = len(lines)
     while last > 1 and not lines[last - 1].strip():
@@ -360,7 +446,10 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
         if not line.strip():
             continue
         try:
-            value = loads(line, path, lineno, warnings)
+            if line[0] in _RECORD_OPENINGS:
+                value = loads(line, path, lineno, warnings)
+            else:  # a stray line, a line of a document: json's own error is what is said
+                value = _loads_by_json(line, path, lineno, warnings)
         except json.JSONDecodeError as exc:
             fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno)
             if warnings is None:
@@ -399,6 +488,8 @@ def iter_json_lines(path: Path, warnings: list[str] | None = None) -> Iterator[t
         )
 
 
+_RECORD_OPENINGS = frozenset("{[")
+"""How a line holding a record opens (other lines go to ``json`` at once: see :func:`_loads_by_json`)."""
 _NOT_LINES = 64
 """Lines that are not JSON, with no record before them, after which a file is not read as JSON lines at all."""
 _NOT_SPACE = re.compile(r"\S")
@@ -406,7 +497,9 @@ _VALUE_START = re.compile(r"\n[ \t]*[{\[]")
 """Where a value may start again after a fault: a line opening an object or a list."""
 
 
-def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[tuple[int, Any]]:
+def iter_json_values(
+    path: Path, warnings: list[str] | None = None, *, text: str | None = None
+) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each JSON value of a file holding values one after another: JSON
     lines, or documents that span several lines each (pretty-printed records), separated by whitespace.
 
@@ -415,8 +508,11 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
     list, the faulty text up to the next line that opens an object is skipped and said there (a last value
     cut off by the end of the file: "not complete"), a value whose fault is an invalid backslash escape is
     repaired and read, and bytes that are not UTF-8 become U+FFFD; a file with no value at all still raises.
+    ``text``: the file's text as :func:`read_text` with the same ``warnings`` gave it (its decoding said there
+    already), for a reader that needs the text too and reads the file once.
     """
-    text = _text(path, warnings)
+    if text is None:
+        text = _text(path, warnings)
     decoder = json.JSONDecoder()
     line, counted = 1, 0  # the line number of offset ``counted``
     found = False
@@ -426,6 +522,15 @@ def iter_json_values(path: Path, warnings: list[str] | None = None) -> Iterator[
         start = match.start()
         line += text.count("\n", counted, start)
         counted = start
+        stop = text.find("\n", start)
+        if stop < 0:
+            stop = len(text)
+        value = _by_orjson(text[start:stop])
+        if value is not _UNSURE:  # the common case: the value is its line (JSON lines)
+            found = True
+            yield line, value
+            match = _NOT_SPACE.search(text, stop)
+            continue
         try:
             value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError as exc:
@@ -487,7 +592,12 @@ def load_json(path: Path, warnings: list[str] | None = None) -> Any:
     every intact part, each repair said there: invalid backslash escapes made literal, a line that is not JSON
     (a stray stderr line) dropped, a document cut off at the end closed after its last whole element, bytes
     that are not UTF-8 replaced."""
-    text = _text(path, warnings)
+    data = path.read_bytes()
+    if warnings is None or not _binary(data):
+        value = _by_orjson(data[3:] if data.startswith(_BOM) else data)
+        if value is not _UNSURE:  # valid UTF-8 (orjson checks it): the value its text gives
+            return value
+    text = _text(path, warnings, data)
     if not text.strip():
         raise ReaderError(path, "file is empty")
     try:

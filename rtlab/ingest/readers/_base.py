@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rtlab.ingest.readers._registry import ReadOptions  # noqa: E402  (re-exported)
-from rtlab.io import without_surrogates
+from rtlab.io import parse_json, without_surrogates
 from rtlab.records import Action, DeliverableFile, Event, Step, Trajectory
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
@@ -33,7 +33,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
         if not raw.strip():
             return {}, None
         try:
-            value = json.loads(raw)
+            value = parse_json(raw)
         except json.JSONDecodeError as exc:
             return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
         except RecursionError:

@@ -13,13 +13,13 @@ them to its own steps (:func:`output_frames`, :func:`read_tool_reply`, :func:`co
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER
+from rtlab.io import parse_json
 from rtlab.records import Action, Frame, status_start
 
 # ---------------------------------------------------------------------------------------------------------
@@ -326,6 +326,7 @@ def output_frames(shown: str, command: str, *, clipped: bool, harness: Harness =
 # Code 0.2), and the tool results of real 1.0.29, 2.0.21 and 2.0.65 logs.
 
 _CC_REMINDER = re.compile(r"\n*<system-reminder>.*?</system-reminder>\n?", re.S)
+_CC_REMINDER_OPEN, _CC_REMINDER_CLOSE = "<system-reminder>", "</system-reminder>"
 """A reminder Claude Code appends to (or makes of) a result: Read's malware notice, the empty-file warning."""
 _CC_EXIT_HEADER = re.compile(r"Exit code -?\d+\n")
 """Put before a failed command's output (2.x ``Exit code N``; 1.0 logs have none)."""
@@ -366,9 +367,10 @@ _CC_FOUND_FILES = re.compile(r"Found \d+ files?(?: [^\n]*)?\n")
 _CC_COUNT_TRAILER = re.compile(r"\n\nFound \d+ total occurrences? across \d+ files?\.[^\n]*$")
 _CC_COUNT_VALUE = re.compile(r":\d+$", re.M)
 _CC_PAGINATION = re.compile(r"\n\n\[Showing results with pagination = [^\]\n]*\]$")
-_CC_GLOB_CLIPPED = re.compile(
-    r"\n?\(Results are truncated\. Consider using a more specific path or pattern\.\)$"
-)
+_CC_GLOB_NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
+_CC_GLOB_CLIPPED = re.compile(r"\n?" + re.escape(_CC_GLOB_NOTICE) + "$")
+"""Glob's truncation notice ending a result; searched only where :data:`_CC_GLOB_NOTICE` is found (a pattern
+that may open with a newline has no literal start for the regex engine to look for)."""
 
 
 def claude_code_clipped(shown: str) -> bool:
@@ -378,9 +380,28 @@ def claude_code_clipped(shown: str) -> bool:
         ("lines truncated] ..." in shown and _CC_LINES_CLIPPED.search(shown))
         or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
         or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
-        or _CC_GLOB_CLIPPED.search(shown)
+        or (_CC_GLOB_NOTICE in shown and _CC_GLOB_CLIPPED.search(shown))
         or _CC_PAGINATION.search(shown)
     )
+
+
+def _reminders(shown: str, pos: int, end: int) -> list[tuple[int, int]]:
+    """The spans :data:`_CC_REMINDER` finds in ``shown[pos:end]``, found with ``str.find``: each opening tag
+    with the newlines right before it (from ``pos`` on), through the first closing tag after it and one
+    newline after that; an opening with no closing after it ends the search, as no later one can close."""
+    spans: list[tuple[int, int]] = []
+    while (k := shown.find(_CC_REMINDER_OPEN, pos, end)) >= 0:
+        close = shown.find(_CC_REMINDER_CLOSE, k + len(_CC_REMINDER_OPEN), end)
+        if close < 0:
+            break
+        start = k
+        while start > pos and shown[start - 1] == "\n":
+            start -= 1
+        pos = close + len(_CC_REMINDER_CLOSE)
+        if pos < end and shown[pos] == "\n":
+            pos += 1
+        spans.append((start, pos))
+    return spans
 
 
 def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell: bool) -> list[Frame]:
@@ -403,8 +424,7 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
             if tail.group(1):
                 found.append(Frame(tail.start(), tail.end(1), "clip"))
             found.append(Frame(tail.end(1) if tail.group(1) else tail.start(), end, "frame"))
-    if shown.find("<system-reminder>", pos, end) >= 0:
-        found += [Frame(m.start(), m.end(), "frame") for m in _CC_REMINDER.finditer(shown, pos, end)]
+    found += [Frame(s, e, "frame") for s, e in _reminders(shown, pos, end)]
     if clipped and shown.find("lines truncated] ...", pos, end) >= 0:
         found += [Frame(m.start(), m.end(), "clip") for m in _CC_LINES_CLIPPED.finditer(shown, pos, end)]
     if shell and any(shown.find(w, pos, end) >= 0 for w in ("<error>Command", "Shell cwd", "Command ")):
@@ -430,7 +450,9 @@ def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tu
                 found.append(Frame(trailer.start(), status, "frame"))
         elif tool == "content" and (m := _CC_PAGINATION.search(shown, 0, status)):
             found.append(Frame(m.start(), status, "frame"))
-        elif tool == "glob" and (m := _CC_GLOB_CLIPPED.search(shown, 0, status)):
+        elif tool == "glob" and (
+            m := _CC_GLOB_CLIPPED.search(shown, 0, status) if _CC_GLOB_NOTICE in shown else None
+        ):
             found.append(Frame(m.start(), status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))
@@ -547,7 +569,7 @@ def listed_commands(args: dict[str, Any] | None) -> list[str] | None:
     raw = (args or {}).get("commands")
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = parse_json(raw)
         except ValueError:
             return None
     if isinstance(raw, list) and raw and all(isinstance(c, str) for c in raw):
@@ -894,6 +916,8 @@ def terminal_cwd(shown: str) -> str | None:
 def _echo(shown: str, pos: int, text: str, end: int) -> int | None:
     """Where the pane's echo of the typed ``text`` ends when it starts at ``pos``: the pane wraps long lines
     (a newline may come before any character) and shows ``> `` after a newline typed inside a command."""
+    if "\n" not in text and shown.startswith(text, pos, end):  # echoed whole on one row: the loop's answer
+        return pos + len(text)
     i = 0
     while i < len(text):
         if pos >= end:
@@ -1216,7 +1240,8 @@ def gemini_frames(shown: str, *, tool: GeminiTool) -> tuple[Frame, ...]:
     if m := _GEMINI_TOO_LARGE.match(shown, 0, status):
         found.append(Frame(0, m.end(), "frame"))
         pos = m.end()
-        found += [Frame(c.start(), c.end(), "clip") for c in _GEMINI_OMITTED.finditer(shown, pos, status)]
+        if shown.find("] ...", pos, status) >= 0:  # in every marker: the regex opens with newlines
+            found += [Frame(c.start(), c.end(), "clip") for c in _GEMINI_OMITTED.finditer(shown, pos, status)]
     if tool == "shell":
         found += _gemini_shell(shown, pos, status)
     elif tool == "read" and (m := _GEMINI_READ_HEAD.match(shown, pos, status)):
@@ -1409,11 +1434,16 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
     if core and _OC_WHOLE.fullmatch(core):
         return whole(shown)
     found: list[Frame] = []
-    found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
+    if shown.find(" truncated...", 0, status) >= 0:  # in every cut marker: the regex opens with newlines
+        found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
     found += [Frame(m.start(), m.end(), "frame") for m in _OC_CUT_HINT.finditer(shown, 0, status)]
     if tool == "read" and (head := _OC_READ_HEAD.match(shown, 0, status)):
         found.append(Frame(0, head.end(), "frame"))
-        tail = _OC_READ_TAIL.search(shown, head.end(), status)
+        tail = (
+            _OC_READ_TAIL.search(shown, head.end(), status)
+            if shown.find(")\n</", head.end(), status) >= 0
+            else None
+        )
         stop = tail.start() if tail else status
         if tail:
             found.append(Frame(tail.start(), status, "frame"))
@@ -1421,11 +1451,19 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
             if m := _OC_READ_LINE.match(shown, s, body):
                 found.append(Frame(s, m.end(), "frame"))
         found += [Frame(m.start(), m.end(), "clip") for m in _OC_LINE_CUT.finditer(shown, head.end(), stop)]
-    elif tool == "shell" and (meta := _OC_BASH_META.search(shown, 0, status)):
+    elif (
+        tool == "shell"
+        and shown.find("<bash_metadata>", 0, status) >= 0
+        and (meta := _OC_BASH_META.search(shown, 0, status))
+    ):
         found.append(Frame(meta.start(), status, "frame"))
     elif tool == "grep":
         found += heading_search(shown, OPENCODE_GREP, 0, status)[1]
-    elif tool == "glob" and (tail := _OC_GLOB_TAIL.search(shown, 0, status)):
+    elif (
+        tool == "glob"
+        and shown.find("(Results are truncated", 0, status) >= 0
+        and (tail := _OC_GLOB_TAIL.search(shown, 0, status))
+    ):
         found.append(Frame(tail.start(), status, "frame"))
     if status < len(shown):
         found.append(Frame(status, len(shown), "frame"))

@@ -27,7 +27,7 @@ from rtlab.ingest.readers._base import (
     tab_action,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply
-from rtlab.io import head_bytes
+from rtlab.io import head_bytes, parse_json
 from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
 
 # ---------------------------------------------------------------------------------------------------------
@@ -506,7 +506,7 @@ def _head_document(text: str) -> Any:
 
 def _sniff_json(path: Path) -> Any:
     if path.stat().st_size <= SNIFF_FULL_PARSE:
-        return json.loads(path.read_bytes())
+        return parse_json(path.read_bytes())
     return _head_document(head_bytes(path, SNIFF_HEAD).decode("utf-8", errors="ignore"))
 
 
@@ -522,7 +522,7 @@ def _sniff_jsonl(path: Path) -> list[Any]:
             if not raw.strip():
                 continue
             try:
-                values.append(json.loads(raw))
+                values.append(parse_json(raw))
             except (json.JSONDecodeError, UnicodeDecodeError):
                 if not values:
                     raise

@@ -23,7 +23,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import compact_json, parse_arguments
 from rtlab.ingest.readers._openai_common import Timeline, content_text, join_field, part_text, shell_text
-from rtlab.io import field
+from rtlab.io import field, parse_json
 from rtlab.records import EventKind
 
 PENDING = frozenset({"in_progress", "searching", "interpreting", "generating", "calling", "incomplete"})
@@ -176,7 +176,7 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
 def _exit_code_of(output: str) -> int | None:
     """``metadata.exit_code`` (or ``exit_code``) of a local shell output logged as a JSON string."""
     try:
-        data = json.loads(output)
+        data = parse_json(output)
     except (json.JSONDecodeError, RecursionError):
         return None
     if not isinstance(data, dict):

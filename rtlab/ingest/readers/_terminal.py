@@ -16,10 +16,13 @@ lines are approximated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 _ESC = "\x1b"
+_PRINTABLE = re.compile("[^\x00-\x1f\x7f]+")
+"""A run of printable characters: every one from a space up but DEL (an escape is below a space)."""
 _TAB = 8
 
 
@@ -117,9 +120,7 @@ class Screen:
                 continue
             if ch >= " " and ch != "\x7f":
                 # a run of printable characters at once
-                j = i + 1
-                while j < n and data[j] >= " " and data[j] != "\x7f" and data[j] != _ESC:
-                    j += 1
+                j = _PRINTABLE.match(data, i).end()  # type: ignore[union-attr]  # data[i] is one
                 self._put(data[i:j])
                 i = j
                 continue
@@ -135,19 +136,22 @@ class Screen:
             i += 1
 
     def _put(self, text: str) -> None:
+        """Printable characters from the cursor on, a row's worth at a time: each overwrites its cell (a row
+        shorter than the cursor padded with blanks first), a character past the last column wraps first."""
         b = self.buf
-        for ch in text:
+        pos, n = 0, len(text)
+        while pos < n:
             if b.col >= self.width:  # autowrap: the row continues on the next
                 b.wrapped[b.row] = True
                 self._down(b)
                 b.col = 0
+            take = min(n - pos, self.width - b.col)
             row = b.rows[b.row]
-            if b.col < len(row):
-                row[b.col] = ch
-            else:
+            if b.col > len(row):
                 row.extend(" " * (b.col - len(row)))
-                row.append(ch)
-            b.col += 1
+            row[b.col : b.col + take] = text[pos : pos + take]
+            b.col += take
+            pos += take
 
     def _ensure(self, b: _Buffer, row: int) -> None:
         while len(b.rows) <= row:

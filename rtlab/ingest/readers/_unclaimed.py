@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rtlab.io import head_bytes
+from rtlab.io import head_bytes, parse_json
 
 _HEAD = 65536
 _WHOLE_LIMIT = 64 * 1024 * 1024
@@ -62,7 +62,7 @@ def _hints(lines: list[str], limit: int = 50) -> str:
 
 def _parse(text: str) -> tuple[Any, str | None]:
     try:
-        return json.loads(text), None
+        return parse_json(text), None
     except json.JSONDecodeError as exc:
         return None, f"{exc.msg} (line {exc.lineno}, column {exc.colno})"
     except RecursionError:

@@ -53,6 +53,7 @@ warning); text before the first session header is read as a session without a st
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -110,7 +111,8 @@ _REFLECTIONS = re.compile(r"^Only \d+ reflections allowed, stopping\.$")
 _COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40})\b ?(.*)$", re.S)
 _FAILED_PATH = re.compile(r"(?:failed to exactly match lines in|Malformed response.*? for) (\S+)")
 _OUTPUT_QUESTION = re.compile(r"^Add (?:.+ )?output to the chat\?$")
-_REASONING = re.compile(r"<(thinking-content-[0-9a-f]+|think|thinking|reasoning)>(.*?)(?:</\1>|\Z)", re.S)
+_REASONING = re.compile(r"<(thinking-content-[0-9a-f]+|think|thinking|reasoning)>")
+"""A reasoning tag opening; what it holds runs to its first closing tag, or to the end of the reply."""
 _WHOLE_FORMATS = ("whole", "editor-whole", "whole-func")
 _ANCHORS = (_TOKENS, _APPLIED, _COMMIT, _ADDED_LINES, _RUNNING)
 _COMMANDS = (
@@ -120,6 +122,23 @@ _COMMANDS = (
     "run", "save", "settings", "test", "think-tokens", "tokens", "undo", "voice", "weak-model", "web",
 )  # fmt: skip
 """Aider's commands (``Commands.cmd_*``, v0.86): a typed word that starts exactly one of them runs it."""
+
+
+def _without_reasoning(text: str, reasoning: Callable[[str], object]) -> list[str]:
+    """The pieces of ``text`` outside its reasoning blocks (each opened by :data:`_REASONING`, closed by the
+    first matching closing tag after it or by the end of the text), each block's body given to ``reasoning``
+    in order."""
+    pieces: list[str] = []
+    pos = 0
+    while m := _REASONING.search(text, pos):
+        closing = f"</{m.group(1)}>"
+        close = text.find(closing, m.end())
+        stop = close if close >= 0 else len(text)
+        reasoning(text[m.end() : stop])
+        pieces.append(text[pos : m.start()])
+        pos = stop + len(closing) if close >= 0 else len(text)
+    pieces.append(text[pos:])
+    return pieces
 
 
 def _is_user(raw: str) -> bool:
@@ -426,9 +445,11 @@ class _Session:
 
     def reply(self, rec: _Record) -> None:
         text = rec.text
-        for m in _REASONING.finditer(text):
-            self.event("reasoning", m.group(2).strip(), rec.line, role="assistant")
-        answer = _REASONING.sub("", text).strip()
+        answer = "".join(
+            _without_reasoning(
+                text, lambda body: self.event("reasoning", body.strip(), rec.line, role="assistant")
+            )
+        ).strip()
         if answer:
             self.event("message", answer, rec.line, role="assistant")
             self.final = answer

@@ -49,7 +49,7 @@ from rtlab.ingest.readers._base import ReadOptions, typed
 from rtlab.ingest.readers._frames import terminal_bench_command
 from rtlab.ingest.readers._terminal import Mark, Screen
 from rtlab.ingest.readers._tolerant import warn
-from rtlab.io import first_json_line, read_text, skip_reason
+from rtlab.io import first_json_line, parse_json, read_text, skip_reason
 from rtlab.records import Action, Event, Step, Trajectory
 
 NAME = "asciicast"
@@ -293,7 +293,7 @@ def _events(
         if not raw.strip() or (version == 3 and raw.lstrip().startswith("#")):
             continue
         try:
-            ev = json.loads(raw)
+            ev = parse_json(raw)
         except json.JSONDecodeError as exc:
             warn(warnings, path, lineno, skip_reason(raw, exc, lineno == last))
             continue
@@ -329,7 +329,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     if first is None:
         raise ReaderError(path, "file is empty")
     try:
-        header = json.loads(lines[first])
+        header = parse_json(lines[first])
     except (json.JSONDecodeError, RecursionError):
         raise ReaderError(path, "first line is not an asciicast header (JSON)", line=first + 1) from None
     size = _header_size(header) if isinstance(header, dict) else None

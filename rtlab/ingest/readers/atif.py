@@ -84,7 +84,7 @@ from rtlab.ingest.readers._openai_common import (
 )
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
-from rtlab.io import atomic_open, head_text, iter_json_lines, load_json, read_text
+from rtlab.io import atomic_open, head_text, iter_json_lines, load_json, parse_json, read_text
 from rtlab.records import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -300,11 +300,11 @@ def _documents(path: Path) -> list[_Document]:
     if not text.strip():
         raise ReaderError(path, "file is empty")
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except json.JSONDecodeError:
         first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
         try:
-            json.loads(first)
+            parse_json(first)
         except json.JSONDecodeError:
             doc = load_json(path, warnings)  # one document, read as far as it can be repaired
         else:
@@ -376,7 +376,7 @@ def _index_file(path: Path) -> dict[str, Any] | None:
         return None
     index = path.with_name(path.name[: -len(".atif.jsonl")] + ".index.json")
     try:
-        value = json.loads(index.read_text(encoding="utf-8"))
+        value = parse_json(index.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return value if isinstance(value, dict) else None

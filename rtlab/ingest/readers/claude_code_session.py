@@ -48,7 +48,7 @@ from rtlab.ingest.readers._claude_code import (
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import field, head_bytes, iter_json_lines, read_text
+from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
@@ -149,7 +149,7 @@ def sniff(path: Path) -> bool:
         if not raw.strip():
             continue
         try:
-            rec = json.loads(raw)
+            rec = parse_json(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue  # a stray line: the records around it decide
         parsed += 1
@@ -486,10 +486,11 @@ class _Session:
 
     def read(self) -> list[Trajectory]:
         path = self.path
-        if not read_text(path, []).strip():
+        text = read_text(path, self.warnings)
+        if not text or text.isspace():
             raise ReaderError(path, "file is empty")
         chain: list[tuple[int, dict[str, Any]]] = []
-        for line, rec in iter_json_lines(path, self.warnings):
+        for line, rec in iter_json_lines(path, self.warnings, text=text):
             with record(self.warnings, path, line):
                 if not isinstance(rec, dict):
                     raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)
@@ -718,7 +719,7 @@ def _names_session(path: Path, session: str) -> bool:
     """Whether one of the first records of a session file has this ``sessionId``."""
     for raw in head_bytes(path, 65536).split(b"\n")[:_HEAD_LINES]:
         try:
-            rec = json.loads(raw)
+            rec = parse_json(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue
         if isinstance(rec, dict) and rec.get("sessionId") == session:

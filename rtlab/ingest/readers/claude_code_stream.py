@@ -37,7 +37,7 @@ from rtlab.ingest.readers._claude_code import (
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import field, head_bytes, iter_json_lines, read_text
+from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, Trajectory
 
 NAME = "claude-code-stream"
@@ -62,7 +62,7 @@ def _head(path: Path) -> list[Any]:
         if not raw.strip():
             continue
         try:
-            out.append(unwrapped(json.loads(raw)))
+            out.append(unwrapped(parse_json(raw)))
         except (json.JSONDecodeError, UnicodeDecodeError):
             continue
     return out
@@ -332,10 +332,13 @@ class _Stream:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """The main agent's trajectory, then one per sub-agent, in the order their first message came."""
     path = Path(path)
-    if not read_text(path, []).strip():
+    decoded: list[str] = []
+    text = read_text(path, decoded)
+    if not text or text.isspace():
         raise ReaderError(path, "file is empty")
     stream = _Stream(path, options)
-    for line, rec in iter_json_lines(path, stream.warnings):
+    stream.warnings += decoded
+    for line, rec in iter_json_lines(path, stream.warnings, text=text):
         with record(stream.warnings, path, line):
             stream.feed(line, rec)
     if not stream.init and not stream.counts.keys() & {"assistant", "user"}:

@@ -57,7 +57,7 @@ from rtlab.ingest.readers._frames import (
 )
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy
 from rtlab.ingest.readers._tolerant import record, warn
-from rtlab.io import head_text, load_json, loads
+from rtlab.io import head_text, load_json, loads, parse_json
 from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
 
 NAME = "cline"
@@ -459,7 +459,7 @@ def _usage_from_ui(ui: Any) -> tuple[TokenUsage | None, list[int]]:
         if m.get("say") != "api_req_started" or not isinstance(m.get("text"), str):
             continue
         try:
-            info = json.loads(m["text"])
+            info = parse_json(m["text"])
         except json.JSONDecodeError:
             continue
         if not isinstance(info, dict):

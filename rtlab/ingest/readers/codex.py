@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest._clipping import ClipPolicy, get_policy
+from rtlab.ingest._clipping import ClipPolicy, get_policy, utf8_exceeds
 from rtlab.ingest.readers._base import (
     ReadOptions,
     call_command,
@@ -338,7 +338,7 @@ class _Stream:
             step.exit_code = _optional(item, "exit_code", int, path, line, "item")
             step.is_error = step.is_error or step.exit_code not in (None, 0)
             step.shown = self.policy.apply(step.output)
-            if len(step.output.encode("utf-8", "surrogatepass")) >= CAPTURE_CAP_BYTES:
+            if utf8_exceeds(step.output, CAPTURE_CAP_BYTES - 1):
                 self.warnings.append(
                     f"{path}:{line}: output of {step.call_id} reached Codex's 1 MiB capture cap; the command "
                     "printed more than the log holds"
@@ -428,9 +428,10 @@ def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[Deliver
 
 
 def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
-    if not read_text(stream, []).strip():
+    text = read_text(stream, warnings)
+    if not text or text.isspace():
         raise ReaderError(stream, "file is empty")
-    yield from iter_json_lines(stream, warnings)
+    yield from iter_json_lines(stream, warnings, text=text)
 
 
 def type_step(step: Step) -> None:

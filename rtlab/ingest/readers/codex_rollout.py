@@ -76,7 +76,6 @@ What becomes what:
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from collections import Counter
@@ -102,7 +101,7 @@ from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, 
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_because
 from rtlab.ingest.readers.codex import unwrap_shell
 from rtlab.io import field as get_field
-from rtlab.io import first_json_value, head_bytes, iter_json_values, read_text
+from rtlab.io import first_json_value, head_bytes, iter_json_values, parse_json, read_text
 from rtlab.records import Action, Deliverable, DeliverableFile, Step, TokenUsage, Trajectory
 
 NAME = "codex-rollout"
@@ -209,10 +208,10 @@ class _Record:
 def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     """Every record as ``_Record``, the file's layout (``json-lines`` / ``json-documents``) and the record
     layout (``envelope``, ``record-type``, ``bare``)."""
-    text = read_text(path, [])  # its faults are said by iter_json_values below
-    if not text.strip():
+    text = read_text(path, warnings)
+    if not text or text.isspace():
         raise ReaderError(path, "file is empty")
-    values = list(iter_json_values(path, warnings))
+    values = list(iter_json_values(path, warnings, text=text))
     if not values:
         raise ReaderError(path, "no JSON records")
     layout = "json-lines" if _whole_line(text, values[0][0]) else "json-documents"
@@ -237,7 +236,7 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
 def _whole_line(text: str, line: int) -> bool:
     """Whether line ``line`` of ``text`` is a JSON value by itself (the file is JSON lines)."""
     try:
-        json.loads(text.split("\n", line)[line - 1])
+        parse_json(text.split("\n", line)[line - 1])
     except (ValueError, RecursionError):
         return False
     return True
@@ -646,7 +645,7 @@ def _structured(text: str) -> tuple[str, int | None] | None:
     if not text.startswith('{"output"'):
         return None
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except (ValueError, RecursionError):
         return None
     if not (
@@ -690,7 +689,8 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
         return
     structured = _structured(text)
     seen, code = structured if structured is not None else (text, None)
-    header = next((f for f in codex_result_frames(seen) if f.start == 0 and f.kind == "frame"), None)
+    frames = codex_result_frames(seen)
+    header = next((f for f in frames if f.start == 0 and f.kind == "frame"), None)
     if header is not None:
         block = seen[: header.end]
         if code is None and (m := _HEADER_EXIT.search(block)):
@@ -701,7 +701,7 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
     st.tl.answer(call_id, text, line, join_field(where, "call_id"), exit_code=code, is_error=failed)
     shown = ro.policy.apply(seen)
     step.shown = shown
-    step.clipped = shown != seen or any(f.kind == "clip" for f in codex_result_frames(shown))
+    step.clipped = shown != seen or any(f.kind == "clip" for f in frames)  # shown is seen: its frames
 
 
 def _ghost_snapshot(st: ItemState, item: dict[str, Any], line: int | None, where: str) -> None:

@@ -92,7 +92,7 @@ from rtlab.ingest.readers._frames import (
 )
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
-from rtlab.io import head_bytes, load_json
+from rtlab.io import head_bytes, load_json, parse_utf8_json
 from rtlab.records import (
     Action,
     Deliverable,
@@ -190,18 +190,12 @@ class _Log:
     """Sample members not read, each with why (past the decompression limits)."""
 
 
-def _member_text(z: ZipArchive, name: str) -> str:
+def _parse_member(z: ZipArchive, name: str) -> Any:
     data = z.read(name)
     try:
-        return data.decode("utf-8")
+        return parse_utf8_json(data)
     except UnicodeDecodeError as exc:
         raise ReaderError(z.path, f"not valid UTF-8 (byte offset {exc.start})", field=name) from None
-
-
-def _parse_member(z: ZipArchive, name: str) -> Any:
-    text = _member_text(z, name)  # the bytes are let go before parsing: a member is held twice at most
-    try:
-        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ReaderError(
             z.path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno, field=name
@@ -370,19 +364,44 @@ def _sort_id(sample_id: Any) -> str:
 
 
 def _resolve(value: Any, attachments: dict[str, Any], missing: set[str]) -> Any:
-    """``value`` with every ``attachment://<hash>`` (or ``tc://<hash>``) string replaced by its attachment."""
-    if isinstance(value, str):
-        for prefix in ATTACHMENT_PREFIXES:
-            if value.startswith(prefix):
-                key = value[len(prefix) :]
-                if key in attachments:
-                    return attachments[key]
-                missing.add(key)
+    """``value`` with every ``attachment://<hash>`` (or ``tc://<hash>``) string replaced by its attachment; a list
+    or object in which nothing is replaced is given back as it is (not copied), one in which something is, as a
+    new one."""
+    kind = type(value)
+    if kind is str:
+        return _attachment(value, attachments, missing) if value.startswith(ATTACHMENT_PREFIXES) else value
+    if kind is list:
+        items: Any = enumerate(value)
+    elif kind is dict:
+        items = value.items()
+    else:
         return value
-    if isinstance(value, list):
-        return [_resolve(v, attachments, missing) for v in value]
-    if isinstance(value, dict):
-        return {k: _resolve(v, attachments, missing) for k, v in value.items()}
+    copy: Any = None
+    for key, item in items:
+        kind = type(item)
+        if kind is str:
+            if not item.startswith(ATTACHMENT_PREFIXES):
+                continue
+            new = _attachment(item, attachments, missing)
+        elif kind is dict or kind is list:
+            new = _resolve(item, attachments, missing)
+        else:
+            continue
+        if new is not item:
+            if copy is None:
+                copy = list(value) if type(value) is list else dict(value)
+            copy[key] = new
+    return value if copy is None else copy
+
+
+def _attachment(value: str, attachments: dict[str, Any], missing: set[str]) -> Any:
+    """The attachment a reference string names, or the string itself when none (its key put in ``missing``)."""
+    for prefix in ATTACHMENT_PREFIXES:
+        if value.startswith(prefix):
+            key = value[len(prefix) :]
+            if key in attachments:
+                return attachments[key]
+            missing.add(key)
     return value
 
 

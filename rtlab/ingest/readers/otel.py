@@ -43,7 +43,7 @@ from rtlab.ingest.readers._base import ReadOptions, compact_json, parse_argument
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy, step_command
 from rtlab.ingest.readers._openai_common import type_step as type_step
 from rtlab.ingest.readers._tolerant import record, warn
-from rtlab.io import first_json_line, head_json_lines, head_text, iter_json_lines, load_json
+from rtlab.io import first_json_line, head_json_lines, head_text, iter_json_lines, load_json, parse_json
 from rtlab.records import Deliverable, TokenUsage, Trajectory
 
 NAME = "otel"
@@ -94,7 +94,7 @@ def sniff(path: Path) -> bool:
         return False
     if small:
         try:
-            return _is_export(json.loads(path.read_bytes()))
+            return _is_export(parse_json(path.read_bytes()))
         except (ValueError, RecursionError, OSError):
             pass  # not one document: JSON lines?
     values = head_json_lines(path, n_lines=3)
@@ -346,7 +346,7 @@ def _text(value: Any) -> str | None:
 def _messages(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = parse_json(value)
         except json.JSONDecodeError:
             return []
     return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []

@@ -67,7 +67,7 @@ from rtlab.ingest.readers._frames import (
 )
 from rtlab.ingest.readers._openai_common import content_text, trajectory_id
 from rtlab.ingest.readers._tolerant import skipped_because
-from rtlab.io import field, head_bytes, head_text, load_json, read_text
+from rtlab.io import field, head_bytes, head_text, load_json, parse_json, read_text
 from rtlab.records import Action, Deliverable, Event, Frame, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
 
@@ -370,7 +370,7 @@ def _state(value: Any, path: Path, where: str) -> dict[str, Any]:
         return {}
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = parse_json(value)
         except json.JSONDecodeError as exc:
             raise ReaderError(path, f"state is not valid JSON: {exc.msg}", field=where) from None
     if not isinstance(value, dict):
@@ -386,7 +386,7 @@ def _known(value: Any) -> str | None:
 def _replay_config(path: Path, value: Any, warnings: list[str]) -> dict[str, Any]:
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = parse_json(value)
         except json.JSONDecodeError as exc:
             warnings.append(
                 f"replay_config is not valid JSON ({exc.msg}): model and task id not read from it"

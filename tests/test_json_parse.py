@@ -1,0 +1,258 @@
+"""The JSON home parses with orjson and gives exactly what ``json`` gives: every place the two differ is sent
+back to ``json`` (lone surrogates, integers past 64 bits, NaN / Infinity, numbers past the float range, a BOM,
+nesting near the recursion limit), and the readers' files read to the same values and warnings."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rtlab.errors import ReaderError
+from rtlab.io import iter_json_lines, iter_json_values, load_json, loads, parse_json, parse_utf8_json
+from rtlab.io._files import _UNSURE, _by_orjson
+
+
+def same(a: object, b: object) -> bool:
+    """Equal values of equal types all the way down (``1 == 1.0`` and ``nan != nan`` are not what we want)."""
+    return repr(a) == repr(b)
+
+
+def outcome(parse, text):  # noqa: ANN001, ANN202
+    try:
+        return ("ok", repr(parse(text)))
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome compared
+        return ("error", type(exc).__name__, str(exc))
+
+
+# --- where orjson alone would differ ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ('"\\udc80"', "lone low surrogate escape: orjson refuses"),
+        ('["a\\ud800b"]', "lone high surrogate escape"),
+        ('"\\ud800\\u0041"', "high surrogate then a letter"),
+        ("NaN", "NaN: orjson refuses"),
+        ('{"x": Infinity, "y": -Infinity}', "Infinity"),
+        ("1e400", "past the float range: json gives inf, orjson refuses"),
+        ("[-1e400]", "past the float range, negative"),
+        ("18446744073709551616", "2**64: orjson gives a float"),
+        ('{"n": -9223372036854775809}', "below -2**63: orjson gives a float"),
+        ("[123456789012345678901234567890]", "30 digits"),
+        ("[" * 500 + "]" * 500, "deep, within json's recursion limit"),
+    ],
+)
+def test_where_orjson_differs_json_decides(text: str, why: str) -> None:
+    assert _by_orjson(text) is _UNSURE, why
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+    assert outcome(parse_json, text.encode("utf-8", "surrogatepass")) == outcome(
+        json.loads, text.encode("utf-8", "surrogatepass")
+    )
+
+
+def test_integers_within_64_bits_and_paired_surrogates_stay_with_orjson() -> None:
+    for text in ("18446744073709551615", "-9223372036854775808", '"\\ud83d\\ude00"', "[1.5e18, -0.0, 0]"):
+        assert _by_orjson(text) is not _UNSURE
+        assert same(parse_json(text), json.loads(text))
+    assert parse_json("18446744073709551615") == 2**64 - 1
+    assert parse_json("123456789012345678901234567890") == 123456789012345678901234567890
+
+
+def test_nan_and_infinity_come_back_as_json_reads_them() -> None:
+    value = parse_json('{"a": NaN, "b": Infinity, "c": 1e999}')
+    assert math.isnan(value["a"]) and value["b"] == math.inf and value["c"] == math.inf
+
+
+@pytest.mark.parametrize("depth", [100, 199, 200, 201, 900, 1024, 1025, 5000, 100_000])
+def test_the_nesting_limit_is_json_s(depth: int) -> None:
+    text = "[" * depth + "]" * depth
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+    doc = '{"a":' * depth + "1" + "}" * depth
+    assert outcome(parse_json, doc) == outcome(json.loads, doc)
+
+
+def test_too_deep_is_a_reader_error_naming_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "deep.jsonl"
+    with pytest.raises(ReaderError, match="nested too deeply") as caught:
+        loads("[" * 100_000 + "]" * 100_000, path, 7)
+    assert caught.value.line == 7 and caught.value.path == str(path)
+    # deeper than orjson's 1,024 but past json's limit too: the same error, never a RecursionError
+    with pytest.raises(ReaderError, match="nested too deeply"):
+        loads("[" * 1100 + "]" * 1100, path, 1)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        " ",
+        "[1,]",
+        "01",
+        '{"a":1} x',
+        '"\x01"',
+        "\ufeff{}",
+        "{'a': 1}",
+        '{"a" 1}',
+        "[1 2]",
+        "1.",
+        "tru",
+        '"\\x41"',
+        '"\\u12"',
+    ],
+)
+def test_errors_are_json_s_own(text: str) -> None:
+    """orjson's messages differ ("trailing comma is not allowed"): what is raised is json's, word for word."""
+    assert outcome(parse_json, text)[0] == "error"
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+
+
+def test_what_json_refuses_to_take_is_refused() -> None:
+    for value in (5, None, [1], memoryview(b"[1]")):
+        assert outcome(parse_json, value) == outcome(json.loads, value)
+
+
+def test_bytes_as_json_reads_them() -> None:
+    """``json.loads`` of bytes detects a BOM and UTF-16/32; bytes that are not UTF-8 raise its own error."""
+    for data in (
+        b'\xef\xbb\xbf{"a": 1}',
+        '{"a": "\u00e9"}'.encode("utf-16"),
+        '["x"]'.encode("utf-32-le"),
+        b'{"a": "\xff"}',
+        b'"\xed\xa0\x80"',  # an encoded surrogate: json decodes with surrogatepass
+    ):
+        assert outcome(parse_json, data) == outcome(json.loads, data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"a": [1, "\xc3\xa9"]}',
+        b'\xef\xbb\xbf{"a": 1}',  # a BOM: json.loads of the decoded text refuses it
+        b'{"a": "\xff"}',  # not UTF-8
+        b'"\xed\xa0\x80"',  # an encoded surrogate: not UTF-8 either
+        b'{"n": 18446744073709551616, "s": "\\udc80", "x": NaN}',
+        b"[" * 2000 + b"]" * 2000,
+        b"[1,]",
+    ],
+)
+def test_utf8_bytes_parse_as_their_decoded_text(data: bytes) -> None:
+    assert outcome(parse_utf8_json, data) == outcome(lambda d: json.loads(d.decode("utf-8")), data)
+
+
+_json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(st.characters(), max_size=20),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json_values, st.sampled_from([None, 2]), st.booleans())
+def test_any_value_parses_as_json_parses_it(value: object, indent: int | None, ascii_only: bool) -> None:
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+    data = text.encode("utf-8", "surrogatepass")
+    assert outcome(parse_json, data) == outcome(json.loads, data)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='{}[]",:0123456789.eE+-tfnrula \\\n\t\x01', max_size=40))
+def test_any_text_parses_or_fails_as_json(text: str) -> None:
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.from_regex(r"\A-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?\Z", fullmatch=True),
+)
+def test_every_number_reads_to_the_same_value(text: str) -> None:
+    """Floats correctly rounded by both; integers past 64 bits (orjson: a float) and past the float range
+    (orjson: refused) sent back to json."""
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+
+
+# --- files: the same values and warnings ------------------------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    return path
+
+
+def test_json_lines_with_every_difference_read_as_before(tmp_path: Path) -> None:
+    rows = [
+        '{"a": "\\udc80", "b": "ok"}',
+        '{"n": 123456789012345678901234567890}',
+        '{"x": NaN}',
+        '{"y": 1e400}',
+        '{"z": "\\ud83d\\ude00"}',
+        '{"plain": [1, 2.5, null, true]}',
+    ]
+    path = _write(tmp_path, "log.jsonl", "\n".join(rows) + "\n")
+    warnings: list[str] = []
+    got = list(iter_json_lines(path, warnings))
+    assert [line for line, _ in got] == [1, 2, 3, 4, 5, 6]
+    assert got[0][1] == {"a": "\ufffd", "b": "ok"}
+    assert got[1][1] == {"n": 123456789012345678901234567890}
+    assert math.isnan(got[2][1]["x"]) and got[3][1] == {"y": math.inf}
+    assert got[4][1] == {"z": "\U0001f600"} and got[5][1] == {"plain": [1, 2.5, None, True]}
+    assert warnings == [f"{path}:1: 1 strings held lone surrogate escapes; repaired: replaced by U+FFFD"]
+
+
+def test_values_one_after_another_read_as_before(tmp_path: Path) -> None:
+    text = (
+        '{"a": 1}\n'
+        '{"s": "\\udc80"}\n'
+        '{\n  "pretty": [1,\n  2]\n}\n'
+        '{"b": 2} {"c": 3}\n'
+        '{"n": 99999999999999999999}\n'
+    )
+    path = _write(tmp_path, "values.jsonl", text)
+    warnings: list[str] = []
+    got = list(iter_json_values(path, warnings))
+    assert got == [
+        (1, {"a": 1}),
+        (2, {"s": "\ufffd"}),
+        (3, {"pretty": [1, 2]}),
+        (7, {"b": 2}),
+        (7, {"c": 3}),
+        (8, {"n": 99999999999999999999}),
+    ]
+    assert warnings == [f"{path}:2: 1 strings held lone surrogate escapes; repaired: replaced by U+FFFD"]
+
+
+def test_a_document_reads_as_before(tmp_path: Path) -> None:
+    path = _write(tmp_path, "doc.json", '\ufeff{"a": "\\udc80", "n": 18446744073709551616, "f": -Infinity}')
+    warnings: list[str] = []
+    assert same(load_json(path, warnings), {"a": "\ufffd", "n": 18446744073709551616, "f": -math.inf})
+    assert warnings == [f"{path}: 1 strings held lone surrogate escapes; repaired: replaced by U+FFFD"]
+    plain = _write(tmp_path, "plain.json", '\ufeff{"a": [1, {"b": "\u00e9"}]}')
+    assert load_json(plain, []) == load_json(plain) == {"a": [1, {"b": "\u00e9"}]}
+
+
+def test_a_document_of_replacement_characters_is_still_called_binary(tmp_path: Path) -> None:
+    """Valid JSON orjson reads, but the tolerant reading refuses a head that is mostly U+FFFD, as before."""
+    path = _write(tmp_path, "odd.json", json.dumps({"s": "\ufffd" * 3000}, ensure_ascii=False))
+    with pytest.raises(ReaderError, match="binary"):
+        load_json(path, [])
+    assert load_json(path) == {"s": "\ufffd" * 3000}
+
+
+def test_a_bad_document_names_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path, "bad.json", '{\n  "a": 1,\n  "b": [1,]\n}')
+    with pytest.raises(ReaderError) as caught:
+        load_json(path)
+    assert caught.value.line == 3 and "Expecting value" in caught.value.message
