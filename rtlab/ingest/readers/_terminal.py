@@ -273,8 +273,9 @@ class Screen:
             mode = nums[0] if nums else 0
             if mode == 0:
                 self._erase_below(b, b.row, b.col)
-            elif mode in (2, 3):
+            elif mode in (2, 3):  # the whole screen; the cursor stays where it is, on a blank line
                 self._erase_below(b, b.top, 0)
+                self._ensure(b, b.row)
             elif mode == 1:
                 for r in range(b.top, b.row):
                     b.rows[r] = []
