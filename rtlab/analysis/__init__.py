@@ -92,10 +92,14 @@ if TYPE_CHECKING:
     from rtlab.analysis._styles import reading_pass as reading_pass
     from rtlab.analysis._styles import style_record as style_record
     from rtlab.analysis._styles import styles_summary as styles_summary
+    from rtlab.analysis._summary import STEP_COLUMNS as STEP_COLUMNS
     from rtlab.analysis._summary import format_step as format_step
     from rtlab.analysis._summary import format_summary as format_summary
+    from rtlab.analysis._summary import format_summary_row as format_summary_row
     from rtlab.analysis._summary import steps_frame as steps_frame
+    from rtlab.analysis._summary import summaries_frame as summaries_frame
     from rtlab.analysis._summary import summary_frame as summary_frame
+    from rtlab.analysis._summary import summary_row as summary_row
     from rtlab.analysis._summary import trajectory_summary as trajectory_summary
     from rtlab.analysis._tabstats import COVERAGE_COLUMNS as COVERAGE_COLUMNS
     from rtlab.analysis._tabstats import REVIEW_CALL_COLUMNS as REVIEW_CALL_COLUMNS
@@ -275,6 +279,16 @@ __getattr__, __dir__, __all__ = attach(
             "covers",
             "proposal_coverage",
         ),
-        "._summary": ("trajectory_summary", "summary_frame", "steps_frame", "format_summary", "format_step"),
+        "._summary": (
+            "STEP_COLUMNS",
+            "trajectory_summary",
+            "summary_frame",
+            "summaries_frame",
+            "summary_row",
+            "format_summary_row",
+            "steps_frame",
+            "format_summary",
+            "format_step",
+        ),
     },
 )
