@@ -13,13 +13,14 @@ hive-partitioned by ``shard``; docs/STORE.md).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rtlab.store._build import MANIFEST, read_manifest
 from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
-from rtlab.store._verify import Damage, damage_message, schema_problem, verify
+from rtlab.store._verify import Damage, check_files, damage_message, schema_problem, verify
 
 if TYPE_CHECKING:
     import duckdb
@@ -52,6 +53,7 @@ class Store:
         order = {u: i for i, u in enumerate(manifest.get("order", []))}
         self._order = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
         self._con: duckdb.DuckDBPyConnection | None = None
+        self._views: set[str] = set()
 
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r}: {len(self.manifest['runs'])} runs)"
@@ -223,44 +225,88 @@ class Store:
         ranked = sorted(range(len(records)), key=order.__getitem__)
         return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection (in memory) with every table a view over its committed files; reused. DuckDB
-        does not check Parquet pages' CRCs, so the first connection checks every file's sha256 (once per store
-        opened; about a second per GB)."""
+    def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
+        """Make table ``name`` a view over its committed files in ``con``, once, after checking each file's
+        sha256 and schema against the manifest (DuckDB checks no Parquet page CRC)."""
+        from rtlab.errors import RtlabError
+
+        if name in self._views:
+            return
+        found = check_files(self.path, self.manifest, deep=True, tables=(name,), manifest_damage=[])
+        if found:
+            raise RtlabError(damage_message(self.path, found, self.manifest))
+        self._schema_checked.add(name)
+        files = [str(f) for f in self.files(name)]
+        if files:
+            listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+            con.execute(
+                f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
+            )
+        else:
+            empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
+            con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
+        self._views.add(name)
+
+    def _connection(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
             import duckdb
 
-            self._raise_if_damaged()
-            con = duckdb.connect()
-            for name in TABLES:
-                files = self._read_files(name)
-                if files:
-                    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-                    con.execute(
-                        f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
-                    )
-                else:
-                    empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
-                    con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
-            self._con = con
+            self._con = duckdb.connect()
         return self._con
 
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection (in memory) with every table a view over its committed files; reused. DuckDB
+        does not check Parquet pages' CRCs, so each table's files' sha256 are checked before its view is made
+        (once per store opened; about a second per GB)."""
+        con = self._connection()
+        for name in TABLES:
+            self._view(con, name)
+        return con
+
     def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
-        """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame."""
+        """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame. Only the
+        tables the query names are made views (their files checked first, as :meth:`connect` checks them): the
+        names DuckDB's parser finds in it, and any other the query turns out to need."""
         import duckdb
 
-        con = self.connect()
-        try:
-            return con.execute(query, params or []).df()
-        except (duckdb.IOException, duckdb.InvalidInputException, duckdb.InternalException):
-            self._raise_if_damaged()
-            raise
+        con = self._connection()
+        for name in _named_tables(query):
+            self._view(con, name)
+        while True:
+            try:
+                return con.execute(query, params or []).df()
+            except duckdb.CatalogException as exc:
+                missing = _MISSING_TABLE.search(str(exc))
+                name = missing.group(1).lower() if missing else None
+                if name not in TABLES or name in self._views:
+                    raise
+                self._view(con, name)  # a name the parser could not see (a query it cannot bind alone)
+            except (duckdb.IOException, duckdb.InvalidInputException, duckdb.InternalException):
+                self._raise_if_damaged()
+                raise
 
     def close(self) -> None:
         """Close the DuckDB connection, if one was opened."""
         if self._con is not None:
             self._con.close()
             self._con = None
+            self._views.clear()
+
+
+_MISSING_TABLE = re.compile(r"Table with name ([^ !]+) does not exist")
+"""DuckDB's words for a table a query names that the connection does not hold (a ``CatalogException``)."""
+
+
+def _named_tables(query: str) -> list[str]:
+    """The store's tables ``query`` names, as DuckDB's parser finds them (none where it cannot: a query it
+    cannot take alone, such as a join ``USING`` columns, has its tables found when it runs)."""
+    import duckdb
+
+    try:
+        names = duckdb.get_table_names(query, qualified=False)
+    except duckdb.Error:
+        return []
+    return sorted({n.lower() for n in names} & set(TABLES))
 
 
 def _expression(filters: Sequence[Filter]) -> Any:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -238,21 +239,34 @@ def _files_mismatch(listed: Any, derived: dict[str, list[str]]) -> str:
     )
 
 
-def check_files(store: Path, manifest: dict[str, Any], *, deep: bool = False) -> list[Damage]:
-    """What is wrong with the files the manifest's (well-formed) parts name: missing, not a regular file
-    inside the store, another size than recorded; with ``deep`` also another sha256, or not its table's
-    schema."""
+def check_files(
+    store: Path,
+    manifest: dict[str, Any],
+    *,
+    deep: bool = False,
+    tables: Collection[str] | None = None,
+    manifest_damage: list[Damage] | None = None,
+) -> list[Damage]:
+    """What is wrong with the files the manifest's (well-formed) parts name (only ``tables``' files, if given):
+    missing, not a regular file inside the store, another size than recorded; with ``deep`` also another
+    sha256, or not its table's schema. ``manifest_damage``: what :func:`check_manifest` found in it, where the
+    caller knows it already."""
     found: list[Damage] = []
     root = store.resolve()
-    bad_parts = {d.part for d in check_manifest(manifest) if d.part}
+    if manifest_damage is None:
+        manifest_damage = check_manifest(manifest)
+    bad_parts = {d.part for d in manifest_damage if d.part}
+    inside: dict[Path, bool] = {}
     for part, entry in sorted(manifest.get("parts", {}).items()):
         if part in bad_parts or not PART.fullmatch(str(part)):
             continue
         for table in entry["tables"]:
+            if tables is not None and table not in tables:
+                continue
             rel = part_file(table, part)
             sums = entry.get("checksums")
             recorded = sums.get(table) if isinstance(sums, dict) else None
-            why = _file_problem(store / rel, root, recorded)
+            why = _file_problem(store / rel, root, recorded, inside)
             if why is None and deep:
                 why = _bytes_problem(store / rel, table, recorded)
             if why:
@@ -260,7 +274,10 @@ def check_files(store: Path, manifest: dict[str, Any], *, deep: bool = False) ->
     return found
 
 
-def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | None:
+def _file_problem(path: Path, root: Path, recorded: list[Any] | None, inside: dict[Path, bool]) -> str | None:
+    """Why the file at ``path`` is not a part's file as recorded; ``inside`` caches, per folder, whether it
+    lies inside the store once its links are followed (a part's file is a regular file, never a link, and its
+    name holds no ``..``: only a linked table or shard folder can lead out)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -271,7 +288,11 @@ def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | N
 
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file (a link, a folder?)"
-    if root not in path.resolve().parents:
+    folder = path.parent
+    if folder not in inside:
+        real = folder.resolve()
+        inside[folder] = real == root or root in real.parents
+    if not inside[folder]:
         return "lies outside the store"
     if recorded is not None and st.st_size != recorded[0]:
         return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)"
@@ -306,7 +327,9 @@ def schema_problem(path: Path, table: str) -> str | None:
 def verify(store: Path, manifest: dict[str, Any], *, deep: bool) -> list[Damage]:
     """Everything wrong with the store: its manifest's shape (made right in place, :func:`sanitize`), its
     entries, then its files (``deep``: their bytes)."""
-    return sanitize(manifest) + check_manifest(manifest) + check_files(store, manifest, deep=deep)
+    shape = sanitize(manifest)
+    entries = check_manifest(manifest)
+    return shape + entries + check_files(store, manifest, deep=deep, manifest_damage=entries)
 
 
 def damage_message(store: Path, found: list[Damage], manifest: dict[str, Any]) -> str:
