@@ -18,9 +18,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rtlab.store._build import MANIFEST, read_manifest
+from rtlab.store._build import MANIFEST, merge_index, read_index, read_manifest
 from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
-from rtlab.store._verify import Damage, check_files, damage_message, schema_problem, verify
+from rtlab.store._verify import (
+    Damage,
+    check_files,
+    check_manifest,
+    damage_message,
+    sanitize,
+    schema_problem,
+    verify,
+)
 
 if TYPE_CHECKING:
     import duckdb
@@ -40,23 +48,49 @@ class Store:
         from rtlab.errors import RtlabError
 
         self.path = Path(path)
-        manifest = read_manifest(self.path)
+        manifest = read_manifest(self.path, whole=False)
         if manifest is None:
             raise RtlabError(
                 f"{self.path}: not a store (no {MANIFEST}); build one with rtlab build RUNS -o {path}"
             )
-        found = verify(self.path, manifest, deep=False)
+        self._indexed = "index" not in manifest
+        """Whether the manifest holds its runs' entries (version 1 or 2, or a version-3 index read)."""
+        found = verify(self.path, manifest, deep=False, head=not self._indexed)
         if found:
             raise RtlabError(damage_message(self.path, found, manifest))
         self.manifest: dict[str, Any] = manifest
+        """The manifest as committed; of a version-3 store, without its index's entries until one is needed
+        (:meth:`whole_manifest`)."""
         self._schema_checked: set[str] = set()
-        order = {u: i for i, u in enumerate(manifest.get("order", []))}
-        self._order = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
+        self._ordered: dict[str, int] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._views: set[str] = set()
 
+    def whole_manifest(self) -> dict[str, Any]:
+        """The manifest with its index read and checked (its size and sha256, then its runs' entries against
+        the parts, as a version-2 manifest's are on opening), once."""
+        from rtlab.errors import RtlabError
+
+        if not self._indexed:
+            merge_index(self.manifest, read_index(self.path, self.manifest))
+            found = sanitize(self.manifest) + check_manifest(self.manifest)
+            if found:
+                raise RtlabError(damage_message(self.path, found, self.manifest))
+            self._indexed = True
+        return self.manifest
+
+    @property
+    def _order(self) -> dict[str, int]:
+        """Each run's place in the order its units were found, by run hash."""
+        if self._ordered is None:
+            manifest = self.whole_manifest()
+            order = {u: i for i, u in enumerate(manifest.get("order", []))}
+            self._ordered = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
+        return self._ordered
+
     def __repr__(self) -> str:
-        return f"Store({str(self.path)!r}: {len(self.manifest['runs'])} runs)"
+        n = len(self.manifest["runs"]) if self._indexed else self.manifest.get("n_runs", "?")
+        return f"Store({str(self.path)!r}: {n} runs)"
 
     @property
     def tables(self) -> list[str]:
@@ -71,12 +105,12 @@ class Store:
     @property
     def runs(self) -> dict[str, dict[str, Any]]:
         """Every run built, by unit path: its hash, format, shard, part and trajectory ids."""
-        return dict(self.manifest["runs"])
+        return dict(self.whole_manifest()["runs"])
 
     @property
     def skipped(self) -> dict[str, str]:
         """Units that could not be read or replayed, with why."""
-        return {u: e["error"] for u, e in self.manifest.get("skipped", {}).items()}
+        return {u: e["error"] for u, e in self.whole_manifest().get("skipped", {}).items()}
 
     def files(self, table: str) -> list[Path]:
         """The committed Parquet files of ``table``."""
@@ -86,7 +120,7 @@ class Store:
     def verify(self) -> list[Damage]:
         """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
         manifest's record): an empty list when the store is as its last build committed it."""
-        return verify(self.path, self.manifest, deep=True)
+        return verify(self.path, self.whole_manifest(), deep=True)
 
     def _read_files(self, table: str) -> list[str]:
         """``table``'s files, their schemas checked (once per store opened) before anything reads them."""

@@ -92,11 +92,16 @@ def _run_problem(entry: Any) -> str | None:
     return None
 
 
-def sanitize(manifest: dict[str, Any]) -> list[Damage]:
+INDEX_KEYS = ("runs", "skipped", "files_seen", "order")
+"""The manifest's entries that a version-3 store keeps in its index file, with each part's ``runs``."""
+
+
+def sanitize(manifest: dict[str, Any], *, head: bool = False) -> list[Damage]:
     """Make the manifest's shape what rtlab writes, in place, and say what was not: a malformed run entry is
     dropped (its rows, if a part holds them, are then found by :func:`check_manifest`), malformed bookkeeping
     (skipped runs, file hashes, order, sources) is reset, a version that is not a number is taken as the
-    current one (whose checks are the strictest)."""
+    current one (whose checks are the strictest). ``head``: a version-3 manifest without its index read (the
+    index's entries are not there to check)."""
     found: list[Damage] = []
 
     def bad(why: str, **kw: Any) -> None:
@@ -106,6 +111,18 @@ def sanitize(manifest: dict[str, Any]) -> list[Damage]:
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
         bad(f"version {version!r} is not one rtlab writes")
         manifest["version"] = VERSION
+    if head:
+        if not isinstance(manifest.get("parts", {}), dict):
+            bad("its parts are not an object")
+            manifest["parts"] = {}
+        manifest.setdefault("parts", {})
+        if not _is_str_list(manifest.get("sources", [])):
+            bad("its sources is not a list of paths")
+            manifest["sources"] = []
+        if not isinstance(manifest.get("options", {}), dict):
+            bad("its options are not an object")
+            manifest["options"] = {}
+        return found
     for key in ("runs", "parts", "skipped", "files_seen"):
         if not isinstance(manifest.get(key, {}), dict):
             bad(f"its {key} are not an object")
@@ -138,18 +155,21 @@ def sanitize(manifest: dict[str, Any]) -> list[Damage]:
     return found
 
 
-def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
-    """What is wrong in the manifest's own entries, its shape :func:`sanitize`'d first (no file is opened)."""
+def check_manifest(manifest: dict[str, Any], *, head: bool = False) -> list[Damage]:
+    """What is wrong in the manifest's own entries, its shape :func:`sanitize`'d first (no file is opened).
+    ``head``: a version-3 manifest without its index (its parts and files checked, not their runs)."""
     found: list[Damage] = []
     parts = manifest.get("parts")
     runs = manifest.get("runs")
-    if not isinstance(parts, dict) or not isinstance(runs, dict):
+    if not isinstance(parts, dict) or not (head or isinstance(runs, dict)):
         return [Damage("_manifest.json", "no parts or runs object: not a manifest rtlab wrote")]
     owner: dict[str, str] = {}
     for part, entry in parts.items():
-        bad = _part_entry_problem(part, entry, manifest)
+        bad = _part_entry_problem(part, entry, manifest, head=head)
         if bad:
             found.append(Damage("_manifest.json", f"part {part!r}: {bad}", part=part))
+            continue
+        if head:
             continue
         for unit in entry["runs"]:
             run = runs.get(unit)
@@ -178,7 +198,7 @@ def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
                     )
                 )
             owner.setdefault(unit, part)
-    for unit, run in runs.items():
+    for unit, run in (runs if isinstance(runs, dict) and not head else {}).items():
         where = run.get("part") if isinstance(run, dict) else None
         if where and where not in parts:
             found.append(
@@ -195,12 +215,12 @@ def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
     return found
 
 
-def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any]) -> str | None:
+def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any], *, head: bool = False) -> str | None:
     if not isinstance(part, str) or not PART.fullmatch(part):
         return "not a part name rtlab writes (shard=NN/part-ID): a path outside the store?"
     if (
         not isinstance(entry, dict)
-        or not isinstance(entry.get("runs"), list)
+        or not (head or isinstance(entry.get("runs"), list))
         or not isinstance(entry.get("tables"), list)
     ):
         return "no runs or tables list"
@@ -324,11 +344,12 @@ def schema_problem(path: Path, table: str) -> str | None:
     return None
 
 
-def verify(store: Path, manifest: dict[str, Any], *, deep: bool) -> list[Damage]:
+def verify(store: Path, manifest: dict[str, Any], *, deep: bool, head: bool = False) -> list[Damage]:
     """Everything wrong with the store: its manifest's shape (made right in place, :func:`sanitize`), its
-    entries, then its files (``deep``: their bytes)."""
-    shape = sanitize(manifest)
-    entries = check_manifest(manifest)
+    entries, then its files (``deep``: their bytes). ``head``: a version-3 manifest without its index (all
+    but the index's entries checked)."""
+    shape = sanitize(manifest, head=head)
+    entries = check_manifest(manifest, head=head)
     return shape + entries + check_files(store, manifest, deep=deep, manifest_damage=entries)
 
 
