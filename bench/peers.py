@@ -228,7 +228,7 @@ def store_part(peer: Peer | None, why: str | None, store: Path | None, rounds: i
         return
     manifest = json.loads((store / "_manifest.json").read_text())
     print(
-        f"{store}: {len(manifest['runs'])} runs, {sum(len(f) for f in manifest['files'].values())} files, "
+        f"{store}: {manifest.get('n_runs', len(manifest.get('runs', {})))} runs, version {manifest['version']}, {sum(len(f) for f in manifest['files'].values())} files, "
         f"manifest {(store / '_manifest.json').stat().st_size / 1e6:.2f} MB; min of {rounds} interleaved "
         "rounds, milliseconds; each round a new connection (DuckDB) or a new rtlab.open (rtlab)\n\n"
         "| query | DuckDB on the glob | rtlab.open(S).sql | ratio | pandas | rtlab / pandas |\n"

@@ -128,10 +128,11 @@ class Store:
 
         files = self.files(table)
         if table not in self._schema_checked:
+            want = arrow_schema(table)
             found = [
                 Damage(str(f.relative_to(self.path)), why)
                 for f in files
-                if (why := schema_problem(f, table)) is not None
+                if (why := schema_problem(f, table, want)) is not None
             ]
             if found:
                 raise RtlabError(damage_message(self.path, found, self.manifest))

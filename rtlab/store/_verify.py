@@ -23,9 +23,12 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rtlab.store._schema import TABLES, VERSION, arrow_schema
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 PART = re.compile(r"shard=\d{2,}/part-[A-Za-z0-9_-]+")
 """The form of a part's name (its path under each table's folder, without ``.parquet``)."""
@@ -277,6 +280,7 @@ def check_files(
         manifest_damage = check_manifest(manifest)
     bad_parts = {d.part for d in manifest_damage if d.part}
     inside: dict[Path, bool] = {}
+    schemas: dict[str, pa.Schema] = {}
     for part, entry in sorted(manifest.get("parts", {}).items()):
         if part in bad_parts or not PART.fullmatch(str(part)):
             continue
@@ -286,15 +290,17 @@ def check_files(
             rel = part_file(table, part)
             sums = entry.get("checksums")
             recorded = sums.get(table) if isinstance(sums, dict) else None
-            why = _file_problem(store / rel, root, recorded, inside)
+            why = _file_problem(store / rel, store, root, recorded, inside)
             if why is None and deep:
-                why = _bytes_problem(store / rel, table, recorded)
+                why = _bytes_problem(store / rel, table, recorded, schemas)
             if why:
                 found.append(Damage(rel, why, part=part))
     return found
 
 
-def _file_problem(path: Path, root: Path, recorded: list[Any] | None, inside: dict[Path, bool]) -> str | None:
+def _file_problem(
+    path: Path, store: Path, root: Path, recorded: list[Any] | None, inside: dict[Path, bool]
+) -> str | None:
     """Why the file at ``path`` is not a part's file as recorded; ``inside`` caches, per folder, whether it
     lies inside the store once its links are followed (a part's file is a regular file, never a link, and its
     name holds no ``..``: only a linked table or shard folder can lead out)."""
@@ -308,36 +314,60 @@ def _file_problem(path: Path, root: Path, recorded: list[Any] | None, inside: di
 
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file (a link, a folder?)"
-    folder = path.parent
-    if folder not in inside:
-        real = folder.resolve()
-        inside[folder] = real == root or root in real.parents
-    if not inside[folder]:
+    if not _inside(path.parent, store, root, inside):
         return "lies outside the store"
     if recorded is not None and st.st_size != recorded[0]:
         return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)"
     return None
 
 
-def _bytes_problem(path: Path, table: str, recorded: list[Any] | None) -> str | None:
+def _inside(folder: Path, store: Path, root: Path, seen: dict[Path, bool]) -> bool:
+    """Whether ``folder`` (a table's or a shard's, under ``store``, which resolves to ``root``) lies inside the
+    store once links are followed: a folder that is no link lies where its parent does (an ``lstat`` each,
+    not a walk of the whole path)."""
+    if folder not in seen:
+        import stat
+
+        if folder == store:
+            seen[folder] = True
+        else:
+            try:
+                plain = stat.S_ISDIR(os.lstat(folder).st_mode) and folder.parent != folder
+            except OSError:
+                plain = False
+            if plain:
+                seen[folder] = _inside(folder.parent, store, root, seen)
+            else:
+                real = folder.resolve()
+                seen[folder] = real == root or root in real.parents
+    return seen[folder]
+
+
+def _bytes_problem(
+    path: Path, table: str, recorded: list[Any] | None, want: dict[str, pa.Schema]
+) -> str | None:
 
     try:
         if recorded is not None and file_sha256(path) != recorded[1]:
             return "its sha256 is not the one the manifest recorded (damaged or replaced)"
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
-    return schema_problem(path, table)
+    if table not in want:
+        want[table] = arrow_schema(table)
+    return schema_problem(path, table, want[table])
 
 
-def schema_problem(path: Path, table: str) -> str | None:
-    """Why ``path`` is not a Parquet file of ``table``'s schema (its footer read), or ``None``."""
+def schema_problem(path: Path, table: str, want: pa.Schema | None = None) -> str | None:
+    """Why ``path`` is not a Parquet file of ``table``'s schema (its footer read), or ``None``; ``want``: that
+    schema (:func:`~rtlab.store._schema.arrow_schema`), where the caller checks many files."""
     import pyarrow.parquet as pq
 
     try:
         schema = pq.read_schema(path)
     except Exception as exc:  # any failure to read the footer is damage, named
         return f"not a readable Parquet file ({type(exc).__name__}: {exc})"
-    want = arrow_schema(table)
+    if want is None:
+        want = arrow_schema(table)
     if schema.remove_metadata() != want:
         got = ", ".join(schema.names[:6]) + (" ..." if len(schema.names) > 6 else "")
         return f"not a file of table {table!r} (its columns: {got})"
