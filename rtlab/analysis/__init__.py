@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._diagnose import run_evidence as run_evidence
     from rtlab.analysis._diagnose import same_file as same_file
     from rtlab.analysis._diagnose import task_sources as task_sources
+    from rtlab.analysis._diagnose import values_of as values_of
     from rtlab.analysis._metrics import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
     from rtlab.analysis._metrics import SCORE_COLUMNS as SCORE_COLUMNS
     from rtlab.analysis._metrics import aggregate as aggregate
@@ -201,6 +202,7 @@ __getattr__, __dir__, __all__ = attach(
             "diagnose",
             "diagnose_frame",
             "diagnosis_rows",
+            "values_of",
             "failed_items",
             "item_facts",
             "label_to_dict",

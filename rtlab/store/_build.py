@@ -173,6 +173,7 @@ def unit_frames(replays: Sequence[Replay]) -> dict[str, Any]:
         summary_frame,
         tab_stats_frame,
         value_rows,
+        values_of,
         values_table,
     )
     from rtlab.environment import tables
@@ -189,7 +190,10 @@ def unit_frames(replays: Sequence[Replay]) -> dict[str, Any]:
     )
     frames["tab_stats"] = tab_stats_frame(replays)
     frames["values"] = values_table([row for r in replays for row in value_rows(r)])
-    labels = labels_frame([row for r in replays for row in diagnosis_rows(r)])
+    of = values_of(frames["values"])  # the diagnosis reads the values computed once, not again
+    labels = labels_frame(
+        [row for r in replays for row in diagnosis_rows(r, of(r.trajectory.id if r.trajectory else ""))]
+    )
     labels.insert(labels.columns.get_loc("category"), "annotator", "rules")
     frames["labels"] = labels
     frames["scores"] = scores_frame(trajectories)
