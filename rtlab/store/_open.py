@@ -312,10 +312,10 @@ class Store:
                 return con.execute(query, params or []).df()
             except duckdb.CatalogException as exc:
                 missing = _MISSING_TABLE.search(str(exc))
-                name = missing.group(1).lower() if missing else None
-                if name not in TABLES or name in self._views:
+                table = missing.group(1).lower() if missing else None
+                if table is None or table not in TABLES or table in self._views:
                     raise
-                self._view(con, name)  # a name the parser could not see (a query it cannot bind alone)
+                self._view(con, table)  # a name the parser could not see (a query it cannot bind alone)
             except (duckdb.IOException, duckdb.InvalidInputException, duckdb.InternalException):
                 self._raise_if_damaged()
                 raise

@@ -172,7 +172,7 @@ def check_manifest(manifest: dict[str, Any], *, head: bool = False) -> list[Dama
         if bad:
             found.append(Damage("_manifest.json", f"part {part!r}: {bad}", part=part))
             continue
-        if head:
+        if head or not isinstance(runs, dict):
             continue
         for unit in entry["runs"]:
             run = runs.get(unit)
