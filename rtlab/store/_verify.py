@@ -223,7 +223,7 @@ def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any], *, head
         return "not a part name rtlab writes (shard=NN/part-ID): a path outside the store?"
     if (
         not isinstance(entry, dict)
-        or not (head or isinstance(entry.get("runs"), list))
+        or not (head or _is_str_list(entry.get("runs")))
         or not isinstance(entry.get("tables"), list)
     ):
         return "no runs or tables list"
