@@ -1,6 +1,8 @@
 """The analysis store against today's re-ingest and replay, and an incremental rebuild against a full build.
 
     python bench/store.py [--data build/simulated] [--jobs 2]
+    python bench/store.py --data build/simulated --only-throughput [--sample 100]
+    python bench/store.py --memory build/simulated.store
 
 Part 1, the notebooks' data loading. Baseline (each notebook before the store): ``rtlab.ingest`` of the
 dataset, then the frames the notebook computed from replays: 02 the rule labels of the DCI runs
@@ -13,6 +15,14 @@ notebook opens the dataset in its own kernel, so the opening counts nine times).
 Part 2, rebuilds, on a copy of the dataset in a temporary folder: a full ``build_store`` with ``--jobs``
 workers, a rebuild with nothing changed, and a rebuild after one run's session changed (a line appended):
 ratio = incremental / full, the goal under 5%.
+
+Throughput (``--only-throughput``): full builds of the dataset with 1 and 2 workers (runs/s), then the per-run
+cost broken down over a sample of runs in one process (read, replay, the tables, values, diagnose, Arrow, the
+Parquet write), the frames checked equal to ``unit_frames``'.
+
+Memory (``--memory STORE``): the peak memory (VmHWM) and time of a cold ``rtlab.open(S).sql(q)`` in a new process
+on synthetic stores of 1,000, 10,000 and 100,000 runs made from a built store (parts as a real build makes them,
+hard links to its files), in the manifest layouts of version 2 (one file) and 3 (the index file).
 """
 
 from __future__ import annotations

@@ -165,7 +165,7 @@ def test_formats_without_a_summary_are_read_whole() -> None:
     assert got["why_full"].isna().sum() == (got["format"] != "inspect").sum()  # no summary to try: no reason
 
 
-def test_a_store_gives_its_trajectories_table(tmp_path: Path) -> None:
+def test_a_store_gives_its_trajectories_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from rtlab.store import build_store
 
     runs = FIXTURES / "pi"
@@ -176,6 +176,11 @@ def test_a_store_gives_its_trajectories_table(tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(got[list(table.columns)], table, check_dtype=False)
     full = summary_frame(ingest([runs]).trajectories)
     pd.testing.assert_frame_equal(got[SAME], full[SAME], check_dtype=False)
+    assert main(["info", "--summary", "--json", str(tmp_path / "store")]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["id"], r["n_steps"], r["read"]) for r in rows] == list(
+        zip(table["id"], table["n_steps"], ["store"] * len(table), strict=True)
+    )
 
 
 def test_rtlab_info_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
