@@ -58,9 +58,13 @@ def _eval(
     *,
     summaries: list[dict[str, Any]] | None = None,
     header: bool = True,
+    plan_solver: str | None = None,
 ) -> Path:
-    """A ``.eval`` as Inspect lays it out (start, samples, summaries, header last), deflated."""
+    """A ``.eval`` as Inspect lays it out (start, samples, summaries, header last), deflated; ``plan_solver``:
+    the solver its plan names."""
     head = _header()
+    if plan_solver is not None:
+        head["plan"]["steps"] = [{"solver": plan_solver, "params": {}}]
     members = [
         ("_journal/start.json", json.dumps({k: head[k] for k in ("version", "eval", "plan")}).encode()),
         *[(_member(s), json.dumps(s).encode()) for s in samples],
@@ -126,6 +130,7 @@ def test_the_samples_are_never_decompressed(tmp_path: Path) -> None:
         ("one summarized sample not stored", "the samples summarized are not the samples stored"),
         ("summaries without model usage", "summaries.json is not a list of whole sample summaries"),
         ("no header", "no header.json"),
+        ("run by rtlab's agent", "rtlab's agent ran it"),
         ("a json log", "a .json log holds its samples inline"),
     ],
 )
@@ -137,6 +142,8 @@ def test_a_summary_that_cannot_stand_for_the_log_is_read_whole(tmp_path: Path, c
         log.write_text(json.dumps({**_header(), "samples": samples}), encoding="utf-8")
     elif case == "no header":
         log = _eval(tmp_path / "log.eval", samples, header=False)
+    elif case == "run by rtlab's agent":
+        log = _eval(tmp_path / "log.eval", samples, plan_solver="rtlab/runningtab")
     else:
         changed = {
             "one stored sample not summarized": rows[:2],

@@ -1272,6 +1272,17 @@ def _written(steps: list[Step]) -> list[DeliverableFile]:
     return list(files.values())
 
 
+def _run_by_rtlab(header: dict[str, Any]) -> bool:
+    """Whether ``rtlab.inspect``'s agent ran the eval (a solver registered under ``rtlab/``, named in the spec
+    or the plan): it keeps the arm's labels and the conversation the model saw in each sample's store, which no
+    summary holds."""
+    spec, plan = header.get("eval"), header.get("plan")
+    names = [spec.get("solver") if isinstance(spec, dict) else None]
+    steps = plan.get("steps") if isinstance(plan, dict) else None
+    names += [step.get("solver") for step in steps or [] if isinstance(step, dict)]
+    return any(isinstance(name, str) and name.startswith("rtlab/") for name in names)
+
+
 _SUMMARY_KEYS = frozenset({"id", "epoch", "model_usage"})
 """What every ``EvalSampleSummary`` Inspect writes holds (``model_usage`` even when empty; ``scores`` only when
 set): a summary without them (a hand-made or older one) does not stand for its sample."""
@@ -1284,7 +1295,8 @@ def summarize(path: Path, options: ReadOptions) -> list[Trajectory]:
     :data:`~rtlab.ingest.readers._registry.SUMMARY_ONLY`. Raises :class:`NoSummary` where the summary cannot
     stand for the whole reading: a ``.json`` log (its samples inline), no ``header.json`` (a running or crashed
     eval) or no ``summaries.json``, samples summarized and stored that differ, members past the decompression
-    limits, ``--strict`` (every record is read to check it)."""
+    limits, an eval ``rtlab.inspect``'s agent ran (its labels are in each sample's store), ``--strict`` (every
+    record is read to check it)."""
     path = Path(path)
     if options.strict:
         raise NoSummary("--strict reads every record")
@@ -1306,6 +1318,8 @@ def summarize(path: Path, options: ReadOptions) -> list[Trajectory]:
         rows = _parse_member(z, SUMMARIES)
     if warnings:
         raise NoSummary(warnings[0])
+    if _run_by_rtlab(header):
+        raise NoSummary("rtlab's agent ran it: each sample's store holds its labels, which summaries do not")
     if not isinstance(rows, list) or not all(isinstance(r, dict) and _SUMMARY_KEYS <= r.keys() for r in rows):
         raise NoSummary(
             f"{SUMMARIES} is not a list of whole sample summaries ({', '.join(sorted(_SUMMARY_KEYS))})"
