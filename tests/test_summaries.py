@@ -123,6 +123,18 @@ def test_the_samples_are_never_decompressed(tmp_path: Path) -> None:
     assert len(ingest([damaged]).trajectories) == 2
 
 
+def test_a_unit_that_fails_is_listed(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.eval"
+    _eval(bad, _samples())
+    bad.write_bytes(bad.read_bytes()[: len(bad.read_bytes()) // 2])  # the central directory cut off
+    good = _eval(tmp_path / "good.eval", _samples())
+    got = rtlab.summaries([tmp_path])
+    assert set(got["source_path"]) == {str(good)}
+    [failure] = got.attrs["failures"]
+    assert failure.path == str(bad) and failure.format == "inspect"
+    assert failure.error == ingest([bad]).failures[0].error
+
+
 @pytest.mark.parametrize(
     "case, why",
     [

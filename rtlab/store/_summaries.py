@@ -25,8 +25,9 @@ def summaries(
     :func:`rtlab.analysis.summaries_frame`: from a store its ``trajectories`` table (``read`` is ``store``),
     from a log whose format keeps a summary that summary, without decoding steps (``summary``: the step counts
     null), else the whole log (``full``). The numbers a summary gives are the whole reading's. Units that fail
-    are left out, as :func:`rtlab.ingest.ingest` leaves them (``strict``: the first raises); options as
-    :func:`rtlab.ingest.read_summaries` takes them."""
+    have no row, as :func:`rtlab.ingest.ingest` leaves them out (``strict``: the first raises), and are listed in
+    ``frame.attrs["failures"]`` (:class:`rtlab.ingest.IngestFailure`; a store's: the units its build skipped);
+    options as :func:`rtlab.ingest.read_summaries` takes them."""
     import pandas as pd
 
     from rtlab.analysis import summaries_frame
@@ -39,7 +40,11 @@ def summaries(
         result = read_summaries(
             given, format=format, clip=clip, join=join, strict=strict, follow_links=follow_links
         )
-        return summaries_frame(result.summarized)
+        frame = summaries_frame(result.summarized)
+        frame.attrs["failures"] = result.failures
+        return frame
+    from rtlab.ingest import IngestFailure
+
     empty = summaries_frame([])
     frames = []
     for store in stores:
@@ -47,4 +52,5 @@ def summaries(
         frame["read"], frame["why_full"] = "store", None
         frames.append(frame.astype(empty.dtypes.to_dict())[list(empty.columns)])
     out = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    out.attrs["failures"] = [IngestFailure(u, "store", why) for s in stores for u, why in s.skipped.items()]
     return out
