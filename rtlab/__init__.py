@@ -79,6 +79,7 @@ if TYPE_CHECKING:
     from rtlab.records import trajectory_to_dict as trajectory_to_dict
     from rtlab.runner import replay_paths as replay_paths
     from rtlab.store import open as open  # noqa: A004
+    from rtlab.store import summaries as summaries
     from rtlab.text import BM25 as BM25
     from rtlab.text import find_numbers as find_numbers
     from rtlab.text import normalize_path as normalize_path
@@ -136,7 +137,7 @@ __getattr__, __dir__, __all__ = attach(
             "replay",
         ),
         "rtlab.runner": ("replay_paths",),
-        "rtlab.store": ("open",),
+        "rtlab.store": ("open", "summaries"),
         "rtlab.analysis": (
             "ablation_table",
             "aggregate",

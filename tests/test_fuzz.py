@@ -366,6 +366,8 @@ TAMPERS = (
     "drop_manifest_key",
     "manifest_garbage",
     "link_out",
+    "index_garbage",
+    "drop_index",
 )
 
 
@@ -384,9 +386,20 @@ def _part_files(store: Path) -> list[Path]:
 
 
 def tamper(store: Path, kind: str, rng: random.Random) -> None:
-    """Damage ``store`` in one way (``kind`` in :data:`TAMPERS`)."""
+    """Damage ``store`` in one way (``kind`` in :data:`TAMPERS`): the index file of version 3 itself, or the
+    manifest's entries (read whole, the index's in it, and written back as one file: version 2's layout)."""
+    from rtlab.store import read_manifest
+
     manifest_path = store / "_manifest.json"
-    m = json.loads(manifest_path.read_text())
+    index = store / json.loads(manifest_path.read_text())["index"]["file"]
+    if kind == "index_garbage":
+        index.write_bytes(mutate(index.read_bytes(), rng.choice(("truncate", "flip_bytes")), rng))
+        return
+    if kind == "drop_index":
+        index.unlink()
+        return
+    m = read_manifest(store)
+    assert m is not None
     victim = rng.choice(_part_files(store))
     if kind == "flip_bytes":
         victim.write_bytes(mutate(victim.read_bytes(), "flip_bytes", rng))

@@ -7,6 +7,7 @@ trajectories for 8 runs, another store's rows read, rows doubled, another table'
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,7 +18,7 @@ from test_store import assert_same, memory_frames, world  # noqa: F401  (the mod
 
 from rtlab.cli import main
 from rtlab.errors import RtlabError
-from rtlab.store import MANIFEST, TABLES, build_store, open_store
+from rtlab.store import MANIFEST, TABLES, build_store, open_store, read_manifest
 
 
 @pytest.fixture
@@ -30,10 +31,14 @@ def built(world: Path, tmp_path: Path) -> tuple[Path, Path]:  # noqa: F811
 
 
 def _manifest(store: Path) -> dict:
-    return json.loads((store / MANIFEST).read_text())
+    """The whole manifest (a version-3 store's index read into it)."""
+    manifest = read_manifest(store)
+    assert manifest is not None
+    return manifest
 
 
 def _write_manifest(store: Path, manifest: dict) -> None:
+    """The whole manifest written back as one file, the layout of version 2 (which rtlab still reads)."""
     (store / MANIFEST).write_text(json.dumps(manifest))
 
 
@@ -88,10 +93,14 @@ def test_a_bit_flip_is_named_on_read_and_repaired(built: tuple[Path, Path]) -> N
         s.load_trajectories()
     [damage] = s.verify()
     assert damage.what == f"records/{part}.parquet" and damage.part == part
+    opened = open_store(store)
+    assert opened.sql("SELECT count(*) AS n FROM steps")["n"][0] > 0  # a query checks the tables it names
     with pytest.raises(
         RtlabError, match=rf"records/{part}\.parquet: its sha256"
-    ):  # DuckDB checks no page CRC
-        open_store(store).sql("SELECT count(*) FROM steps")
+    ):  # DuckDB checks no page CRC: the records' files are hashed before their view is made
+        opened.sql("SELECT count(*) FROM steps JOIN records USING (trajectory)")
+    with pytest.raises(RtlabError, match=rf"records/{part}\.parquet: its sha256"):
+        open_store(store).connect()  # every table
     _repaired(runs, store, damaged=f"records/{part}.parquet", n_redone=len(held))
 
 
@@ -181,8 +190,9 @@ def test_another_tables_part_swapped_in_is_named(built: tuple[Path, Path]) -> No
     s = open_store(store)  # the sizes agree
     with pytest.raises(RtlabError, match=rf"read_log/{part}\.parquet: not a file of table 'read_log'"):
         s.read_log()
+    assert open_store(store).sql("SELECT 1 AS one")["one"][0] == 1  # names no table: none checked
     with pytest.raises(RtlabError, match="not a file of table 'read_log'"):
-        open_store(store).sql("SELECT 1")
+        open_store(store).sql("SELECT count(*) FROM read_log")
     _repaired(runs, store, damaged="not a file of table 'read_log'", n_redone=len(held))
 
 
@@ -242,5 +252,79 @@ def test_a_version_1_store_opens_and_a_rebuild_upgrades_it(built: tuple[Path, Pa
     summary = build_store([runs], store)
     assert summary.rebuild_reason and len(summary.changed) == 8 and not summary.damaged
     m = _manifest(store)
-    assert m["version"] == 2 and all("checksums" in e for e in m["parts"].values())
+    assert m["version"] == 3 and all("checksums" in e for e in m["parts"].values())
     assert open_store(store).verify() == []
+
+
+def _index(store: Path) -> Path:
+    """The index file a version-3 store's manifest names."""
+    return store / json.loads((store / MANIFEST).read_text())["index"]["file"]
+
+
+def test_the_index_is_read_only_when_needed(built: tuple[Path, Path]) -> None:
+    """Version 3: the manifest file holds the parts and files; the runs' entries are in the index it names,
+    read (and checked) only when something needs them: a query reads none of it."""
+    runs, store = built
+    head = json.loads((store / MANIFEST).read_text())
+    assert head["version"] == 3 and "runs" not in head and head["n_runs"] == 8
+    assert all("runs" not in e for e in head["parts"].values())
+    index = _index(store)
+    assert sorted(p.name for p in store.glob("_index-*.json")) == [index.name]
+    whole = _manifest(store)
+    assert len(whole["runs"]) == 8 and all(e["runs"] for e in whole["parts"].values())
+    moved = index.rename(index.with_suffix(".away"))
+    s = open_store(store)
+    assert repr(s).endswith(": 8 runs)")
+    assert s.sql("SELECT count(*) AS n FROM trajectories")["n"][0] == 8  # no index needed
+    with pytest.raises(RtlabError, match=rf"_manifest.json: its index {index.name} is missing"):
+        s.trajectories()  # the runs' order is in the index
+    moved.rename(index)
+    assert len(open_store(store).trajectories()) == 8
+
+
+@pytest.mark.parametrize("how", ["damaged", "deleted", "runs edited"])
+def test_a_damaged_index_is_named_and_a_rebuild_repairs_it(built: tuple[Path, Path], how: str) -> None:
+    runs, store = built
+    index = _index(store)
+    if how == "deleted":
+        index.unlink()
+        said = "is missing"
+    elif how == "damaged":
+        _flip(index, index.stat().st_size // 2)
+        said = "not the size and sha256 it records"
+    else:  # edited with its sha256 recorded anew: the runs' entries are checked against the parts
+        head = json.loads((store / MANIFEST).read_text())
+        data = json.loads(index.read_bytes())
+        data["runs"].pop(sorted(data["runs"])[0])
+        raw = json.dumps(data).encode()
+        index.write_bytes(raw)
+        head["index"].update(size=len(raw), sha256=hashlib.sha256(raw).hexdigest())
+        (store / MANIFEST).write_text(json.dumps(head))
+        said = "which the manifest's runs do not list"
+    with pytest.raises(RtlabError, match=said):
+        open_store(store).trajectories()
+    summary = build_store([runs], store)
+    assert summary.damaged and any(said in d for d in summary.damaged), summary.damaged
+    assert open_store(store).verify() == []
+    for name in ("trajectories", "steps"):
+        assert_same(open_store(store).table(name), memory_frames([runs])[name])
+
+
+def test_a_version_2_store_reads_and_its_next_build_writes_version_3(built: tuple[Path, Path]) -> None:
+    """The migration: a store of version 2 (one manifest file holding the runs) opens and reads as before;
+    its next build (a new store version is a new key: every run rebuilt) writes the index layout."""
+    runs, store = built
+    m = _manifest(store)
+    m["version"] = 2
+    m["options"]["store_version"] = 2
+    _write_manifest(store, m)
+    for old in store.glob("_index-*.json"):
+        old.unlink()
+    s = open_store(store)
+    assert len(s.runs) == 8 and s.verify() == []
+    assert_same(s.steps(), memory_frames([runs])["steps"])
+    summary = build_store([runs], store)
+    assert summary.rebuild_reason and not summary.damaged
+    head = json.loads((store / MANIFEST).read_text())
+    assert head["version"] == 3 and "runs" not in head and _index(store).is_file()
+    assert len(open_store(store).runs) == 8

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from rtlab.analysis._diagnose import run_evidence as run_evidence
     from rtlab.analysis._diagnose import same_file as same_file
     from rtlab.analysis._diagnose import task_sources as task_sources
+    from rtlab.analysis._diagnose import values_of as values_of
     from rtlab.analysis._metrics import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
     from rtlab.analysis._metrics import SCORE_COLUMNS as SCORE_COLUMNS
     from rtlab.analysis._metrics import aggregate as aggregate
@@ -94,10 +95,14 @@ if TYPE_CHECKING:
     from rtlab.analysis._styles import reading_pass as reading_pass
     from rtlab.analysis._styles import style_record as style_record
     from rtlab.analysis._styles import styles_summary as styles_summary
+    from rtlab.analysis._summary import STEP_COLUMNS as STEP_COLUMNS
     from rtlab.analysis._summary import format_step as format_step
     from rtlab.analysis._summary import format_summary as format_summary
+    from rtlab.analysis._summary import format_summary_row as format_summary_row
     from rtlab.analysis._summary import steps_frame as steps_frame
+    from rtlab.analysis._summary import summaries_frame as summaries_frame
     from rtlab.analysis._summary import summary_frame as summary_frame
+    from rtlab.analysis._summary import summary_row as summary_row
     from rtlab.analysis._summary import trajectory_summary as trajectory_summary
     from rtlab.analysis._tabstats import COVERAGE_COLUMNS as COVERAGE_COLUMNS
     from rtlab.analysis._tabstats import REVIEW_CALL_COLUMNS as REVIEW_CALL_COLUMNS
@@ -201,6 +206,7 @@ __getattr__, __dir__, __all__ = attach(
             "diagnose",
             "diagnose_frame",
             "diagnosis_rows",
+            "values_of",
             "failed_items",
             "item_facts",
             "label_to_dict",
@@ -279,6 +285,16 @@ __getattr__, __dir__, __all__ = attach(
             "covers",
             "proposal_coverage",
         ),
-        "._summary": ("trajectory_summary", "summary_frame", "steps_frame", "format_summary", "format_step"),
+        "._summary": (
+            "STEP_COLUMNS",
+            "trajectory_summary",
+            "summary_frame",
+            "summaries_frame",
+            "summary_row",
+            "format_summary_row",
+            "steps_frame",
+            "format_summary",
+            "format_step",
+        ),
     },
 )

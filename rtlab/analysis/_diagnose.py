@@ -1099,12 +1099,11 @@ def diagnose_frame(
         from rtlab.analysis._values import values_frame
 
         values = values_frame(trajectories, list(replays))
-    by_trajectory = dict(tuple(values.groupby("trajectory", sort=False))) if not values.empty else {}
+    of = values_of(values)
     folder = SourceFolder(sources) if sources is not None else None  # each file parsed once for all runs
-    none = values.iloc[0:0]
     rows = []
     for t, r in zip(trajectories, replays, strict=True):
-        rows += _label_rows(t, diagnose(t, r, by_trajectory.get(t.id, none), sources=folder))
+        rows += _label_rows(t, diagnose(t, r, of(t.id), sources=folder))
     return labels_frame(rows)
 
 
@@ -1140,13 +1139,24 @@ def labels_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def diagnosis_rows(replay: Replay, *, sources: str | Path | None = None) -> list[dict[str, Any]]:
+def values_of(values: pd.DataFrame) -> Callable[[str], pd.DataFrame]:
+    """A values frame of many trajectories split by trajectory: the rows of one (none: an empty frame of the
+    same columns), as :func:`diagnose` takes them."""
+    by_trajectory = dict(tuple(values.groupby("trajectory", sort=False))) if not values.empty else {}
+    none = values.iloc[0:0]
+    return lambda trajectory_id: by_trajectory.get(trajectory_id, none)
+
+
+def diagnosis_rows(
+    replay: Replay, values: pd.DataFrame | None = None, *, sources: str | Path | None = None
+) -> list[dict[str, Any]]:
     """The :func:`diagnose_frame` rows of the trajectory ``replay`` replayed (``replay.trajectory``): what a
-    worker of :func:`rtlab.environment._replay.replay_paths` sends back (``each=diagnosis_rows``)."""
+    worker of :func:`rtlab.environment._replay.replay_paths` sends back (``each=diagnosis_rows``). ``values``:
+    its values rows, where the caller has them (:func:`values_of`), else computed here."""
     t = replay.trajectory
     if t is None:
         raise ValueError(f"{replay.trajectory_id}: the replay does not hold its trajectory")
-    return _label_rows(t, diagnose(t, replay, sources=sources))
+    return _label_rows(t, diagnose(t, replay, values, sources=sources))
 
 
 LABEL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Label))

@@ -12,6 +12,8 @@ from rtlab.records import Step, Trajectory
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rtlab.ingest import Summarized
+
 _WARNINGS_SHOWN = 5
 """Reading warnings ``rtlab info`` prints per trajectory (``--json`` gives all)."""
 
@@ -65,6 +67,79 @@ def summary_frame(trajectories: Iterable[Trajectory]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(trajectory_summary(Trajectory("", "", "")).keys()))
     for col in ("n_rubric_items", "n_rubric_passed", "input_tokens", "output_tokens"):
         frame[col] = frame[col].astype("Int64")
+    return frame
+
+
+STEP_COLUMNS = (
+    "n_steps",
+    "n_unanswered",
+    "n_errors",
+    "n_clipped",
+    "n_events",
+    "chars_logged",
+    "chars_shown",
+    "deliverable_files",
+    "has_final_message",
+    "n_warnings",
+    "warnings",
+)
+"""The columns of :func:`trajectory_summary` that only a whole reading knows (its steps, events, delivered files
+and every record's warnings): null in a row read from a log's summary."""
+_COUNTS = (
+    "n_steps",
+    "n_unanswered",
+    "n_errors",
+    "n_clipped",
+    "n_events",
+    "chars_logged",
+    "chars_shown",
+    "n_warnings",
+)
+
+
+def summary_row(summarized: Summarized) -> dict[str, Any]:
+    """:func:`trajectory_summary` of a trajectory as summary reading got it, with ``read`` and ``why_full``
+    (:func:`summaries_frame`); :data:`STEP_COLUMNS` are ``None`` in a row read from a log's summary."""
+    row = trajectory_summary(summarized.trajectory)
+    if summarized.read == "summary":
+        row.update(dict.fromkeys(STEP_COLUMNS))
+    row["read"], row["why_full"] = summarized.read, summarized.why_full
+    return row
+
+
+def format_summary_row(row: dict[str, Any]) -> str:
+    """A few readable lines about one row of :func:`summaries_frame` (``rtlab info --summary``)."""
+    lines = [f"{row['id']}  [{row['format']}]  {row['source_path']}"]
+    facts = [f"{k}={row[k]}" for k in ("benchmark", "task_id", "model", "harness", "method", "run") if row[k]]
+    if facts:
+        lines.append("  " + "  ".join(facts))
+    if row["read"] == "summary":
+        lines.append("  steps not counted (read from the log's summary)")
+    else:
+        lines.append(
+            f"  steps {row['n_steps']} answered, {row['n_unanswered']} cut off, {row['n_errors']} errors, "
+            f"{row['n_clipped']} clipped; events {row['n_events']}; {row['n_warnings']} warnings"
+            + (f" (read whole: {row['why_full']})" if row["why_full"] else "")
+        )
+    if row["n_rubric_items"] is not None:
+        passed = "?" if row["n_rubric_passed"] is None else row["n_rubric_passed"]
+        lines.append(f"  rubric: {passed}/{row['n_rubric_items']} passed")
+    if row["input_tokens"] is not None or row["output_tokens"] is not None:
+        lines.append(f"  tokens: {row['input_tokens']} in, {row['output_tokens']} out")
+    return "\n".join(lines)
+
+
+def summaries_frame(summarized: Iterable[Summarized]) -> pd.DataFrame:
+    """One row per trajectory with the columns of :func:`summary_frame` and ``read`` (``summary``: from the
+    log's own summary, :data:`STEP_COLUMNS` null; ``full``: read whole) and ``why_full`` (why a log whose
+    format keeps a summary was read whole); the counts are nullable integers (``Int64``)."""
+    import pandas as pd
+
+    columns = [*trajectory_summary(Trajectory("", "", "")).keys(), "read", "why_full"]
+    frame = pd.DataFrame([summary_row(s) for s in summarized], columns=columns)
+    for col in (*_COUNTS, "n_rubric_items", "n_rubric_passed", "input_tokens", "output_tokens"):
+        frame[col] = frame[col].astype("Int64")
+    frame["has_final_message"] = frame["has_final_message"].astype("boolean")
     return frame
 
 

@@ -10,7 +10,14 @@ import argparse
 import json
 import sys
 
-from rtlab.cli._common import EXIT_PARTIAL, _ingest
+from rtlab.cli._common import (
+    EXIT_PARTIAL,
+    _from_stores,
+    _ingest,
+    _json_safe,
+    _nothing_read,
+    _report_scan,
+)
 from rtlab.cli._options import command, input_options, json_option, output_option
 
 TITLE = "reading and export"
@@ -54,6 +61,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_info(args: argparse.Namespace) -> int:
     from rtlab.analysis import format_summary, trajectory_summary
 
+    if args.summary:
+        return _info_summary(args)
+
     result = _ingest(args)
     for t in result.trajectories:
         if args.json:
@@ -68,6 +78,53 @@ def cmd_info(args: argparse.Namespace) -> int:
             + (f", {len(result.failures)} failed" if result.failures else "")
         )
     return EXIT_PARTIAL if result.failures else 0
+
+
+def _info_summary(args: argparse.Namespace) -> int:
+    """``rtlab info --summary``: a row per trajectory from a store's table, a log's own summary, or the whole
+    log (:func:`rtlab.ingest.read_summaries`)."""
+    from rtlab.analysis import format_summary_row, summary_row
+
+    stores = _from_stores(args)
+    rows: list[dict] = []
+    failed = 0
+    if stores is not None:
+        for store in stores:
+            frame = store.trajectories()
+            frame = frame.astype(object).where(frame.notna(), None)
+            rows += [{**r, "read": "store", "why_full": None} for r in frame.to_dict("records")]
+            failed += len(store.skipped)
+    else:
+        from rtlab.ingest import get_policy, read_summaries
+
+        if args.clip is not None:
+            get_policy(args.clip)  # an unknown name fails before any work
+        result = read_summaries(
+            args.paths,
+            format=args.format,
+            clip=args.clip,
+            join=not args.no_join,
+            strict=args.strict,
+            follow_links=args.follow_links,
+        )
+        for f in result.failures:
+            print(f"rtlab: skipped {f.path} ({f.format}): {f.error}", file=sys.stderr)
+        _report_scan(result.unclaimed, result.renamed, full=args.list_unread)
+        rows = [summary_row(s) for s in result.summarized]
+        failed = len(result.failures)
+    _nothing_read(args, len(rows))
+    for row in rows:
+        print(json.dumps(_json_safe(row), ensure_ascii=False) if args.json else format_summary_row(row))
+    if not args.json:
+        reads = {k: sum(1 for r in rows if r["read"] == k) for k in ("summary", "full", "store")}
+        said = {"summary": "from summaries", "full": "read whole", "store": "from stores"}
+        print(
+            f"{len(rows)} trajectories ("
+            + ", ".join(f"{n} {said[k]}" for k, n in reads.items() if n)
+            + ")"
+            + (f", {failed} failed" if failed else "")
+        )
+    return EXIT_PARTIAL if failed else 0
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -115,5 +172,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     input_options(p)
     json_option(p, "one JSON object per trajectory")
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="read each log's own summary where its format keeps one (an Inspect .eval's header and "
+        "summaries.json), without decoding steps: step counts are not given for those (a store's table, "
+        "or the whole log, for the others)",
+    )
 
     p = command(sub, "formats", cmd_formats, help="list the log formats and clip policies rtlab knows")

@@ -218,7 +218,7 @@ def open_dataset(
         simulated = bool(sources) and all(is_simulated(s) for s in sources)
     failures = [
         IngestFailure(unit, entry.get("format", "?"), entry["error"])
-        for unit, entry in store.manifest.get("skipped", {}).items()
+        for unit, entry in store.whole_manifest().get("skipped", {}).items()
     ]
     data = Dataset(str(where), store, failures, simulated)
     if temporary is not None:

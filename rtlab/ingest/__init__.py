@@ -32,11 +32,18 @@ if TYPE_CHECKING:
     from rtlab.ingest._labels import apply_run_labels as apply_run_labels
     from rtlab.ingest._labels import load_run_labels as load_run_labels
     from rtlab.ingest._labels import run_labels_path as run_labels_path
+    from rtlab.ingest._summaries import ReadKind as ReadKind
+    from rtlab.ingest._summaries import Summarized as Summarized
+    from rtlab.ingest._summaries import SummaryResult as SummaryResult
+    from rtlab.ingest._summaries import read_summaries as read_summaries
+    from rtlab.ingest._summaries import summarize_unit as summarize_unit
     from rtlab.ingest.benchmarks import BENCHMARKS as BENCHMARKS
     from rtlab.ingest.benchmarks import BenchmarkName as BenchmarkName
     from rtlab.ingest.benchmarks import attach_benchmark as attach_benchmark
     from rtlab.ingest.benchmarks import get_benchmark as get_benchmark
     from rtlab.ingest.readers import FORMATS as FORMATS
+    from rtlab.ingest.readers import SUMMARY_ONLY as SUMMARY_ONLY
+    from rtlab.ingest.readers import NoSummary as NoSummary
     from rtlab.ingest.readers import ReadOptions as ReadOptions
     from rtlab.ingest.readers import Unclaimed as Unclaimed
     from rtlab.ingest.readers import describe_formats as describe_formats
@@ -69,6 +76,7 @@ __getattr__, __dir__, __all__ = attach(
             "unique_ids",
             "unit_path",
         ),
+        "._summaries": ("ReadKind", "Summarized", "SummaryResult", "read_summaries", "summarize_unit"),
         "._clipping": (
             "NoClip",
             "OPENHANDS_TRUNCATION_MARKER",
@@ -85,6 +93,8 @@ __getattr__, __dir__, __all__ = attach(
         "._labels": ("apply_run_labels", "load_run_labels", "run_labels_path"),
         ".readers": (
             "FORMATS",
+            "SUMMARY_ONLY",
+            "NoSummary",
             "ReadOptions",
             "Unclaimed",
             "describe_formats",

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from rtlab.store._schema import KEY_COLUMNS as KEY_COLUMNS
     from rtlab.store._schema import TABLES as TABLES
     from rtlab.store._schema import Column as Column
+    from rtlab.store._summaries import summaries as summaries
 
 __getattr__, __dir__, __all__ = attach(
     __name__,
@@ -53,5 +54,6 @@ __getattr__, __dir__, __all__ = attach(
         ),
         "._open": ("Store", "concat_tables", "open_store", "stores_in"),
         "._schema": ("KEY_COLUMNS", "TABLES", "Column"),
+        "._summaries": ("summaries",),
     },
 )

@@ -17,6 +17,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.store._schema import TABLES, VERSION, to_arrow
-from rtlab.store._verify import file_sha256, manifest_files
+from rtlab.store._verify import INDEX_KEYS, Damage, file_sha256, manifest_files
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -36,6 +37,10 @@ MANIFEST = "_manifest.json"
 """The store's manifest: its commit point. Written atomically after every part it lists; readers read only
 the files it lists."""
 SCHEMA = "rtlab.store"
+INDEX_PREFIX = "_index-"
+"""A version-3 store's index files: ``_index-<the first 16 hex digits of its sha256>.json``."""
+INDEX_FILE = re.compile(r"_index-[0-9a-f]{16}\.json")
+"""The form of an index file's name (it lies in the store's folder, beside the manifest)."""
 DEFAULT_SHARDS = 16
 """Shards a store's runs are spread over (by their unit path): a rebuild rewrites only the parts of the shards
 whose runs changed."""
@@ -168,6 +173,7 @@ def unit_frames(replays: Sequence[Replay]) -> dict[str, Any]:
         summary_frame,
         tab_stats_frame,
         value_rows,
+        values_of,
         values_table,
     )
     from rtlab.environment import tables
@@ -184,7 +190,10 @@ def unit_frames(replays: Sequence[Replay]) -> dict[str, Any]:
     )
     frames["tab_stats"] = tab_stats_frame(replays)
     frames["values"] = values_table([row for r in replays for row in value_rows(r)])
-    labels = labels_frame([row for r in replays for row in diagnosis_rows(r)])
+    of = values_of(frames["values"])  # the diagnosis reads the values computed once, not again
+    labels = labels_frame(
+        [row for r in replays for row in diagnosis_rows(r, of(r.trajectory.id if r.trajectory else ""))]
+    )
     labels.insert(labels.columns.get_loc("category"), "annotator", "rules")
     frames["labels"] = labels
     frames["scores"] = scores_frame(trajectories)
@@ -299,8 +308,10 @@ def shard_of(unit: str, shards: int) -> int:
 # The manifest
 
 
-def read_manifest(store: Path) -> dict[str, Any] | None:
-    """The store's committed manifest, or ``None`` when there is none; a damaged one is an error."""
+def read_manifest(store: Path, *, whole: bool = True) -> dict[str, Any] | None:
+    """The store's committed manifest, or ``None`` when there is none; a damaged one is an error. ``whole``:
+    with a version-3 store's index read into it (:func:`read_index`), as one manifest of version 2 held it all;
+    else the manifest file alone (its ``index`` naming the rest)."""
     from rtlab.errors import RtlabError
 
     path = store / MANIFEST
@@ -316,7 +327,67 @@ def read_manifest(store: Path) -> dict[str, Any] | None:
         raise RtlabError(
             f"{path}: not an rtlab store manifest (schema {SCHEMA!r}); remove {store} to build the store anew"
         )
+    if whole and "index" in data:
+        merge_index(data, read_index(store, data))
     return data
+
+
+def index_problem(store: Path, head: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """The index a version-3 manifest names, read and checked against the size and sha256 it records, or
+    ``None`` and what is wrong with it (missing, another size or sha256, not an index rtlab writes)."""
+    ref = head.get("index")
+    if not (
+        isinstance(ref, dict)
+        and isinstance(ref.get("file"), str)
+        and INDEX_FILE.fullmatch(ref["file"])
+        and isinstance(ref.get("size"), int)
+        and isinstance(ref.get("sha256"), str)
+    ):
+        return None, "its index is not an entry rtlab writes ({file, size, sha256})"
+    try:
+        data = (store / ref["file"]).read_bytes()
+    except FileNotFoundError:
+        return None, f"its index {ref['file']} is missing (deleted?)"
+    except OSError as exc:
+        return None, f"its index {ref['file']} cannot be read ({exc.strerror or exc})"
+    if len(data) != ref["size"] or hashlib.sha256(data).hexdigest() != ref["sha256"]:
+        return None, f"its index {ref['file']}: not the size and sha256 it records (damaged or replaced)"
+    try:
+        index = json.loads(data)
+    except ValueError as exc:
+        return None, f"its index {ref['file']} is not JSON ({exc})"
+    if not isinstance(index, dict) or not isinstance(index.get("part_runs", {}), dict):
+        return None, f"its index {ref['file']} is not an index rtlab writes"
+    return index, None
+
+
+def read_index(store: Path, head: dict[str, Any]) -> dict[str, Any]:
+    """The index a version-3 manifest names (:func:`index_problem`); a damaged one is an error that says how
+    to repair it."""
+    from rtlab.errors import RtlabError
+
+    index, why = index_problem(store, head)
+    if index is None:
+        sources = " ".join(head.get("sources") or []) or "RUNS"
+        raise RtlabError(
+            f"{store}: damaged store ({MANIFEST}: {why}); rebuild it to repair (every run is read again): "
+            f"rtlab build {sources} -o {store}"
+        )
+    return index
+
+
+def merge_index(head: dict[str, Any], index: dict[str, Any]) -> None:
+    """Put a version-3 store's index back into its manifest, in place: the manifest as one dictionary, as
+    version 2 wrote it (each part's ``runs`` in its entry)."""
+    head.pop("index", None)
+    head.pop("n_runs", None)
+    for key in INDEX_KEYS:
+        if key in index:
+            head[key] = index[key]
+    parts = head.get("parts")
+    for part, runs in index.get("part_runs", {}).items():
+        if isinstance(parts, dict) and isinstance(parts.get(part), dict):
+            parts[part]["runs"] = runs
 
 
 def is_store(path: str | Path) -> bool:
@@ -338,6 +409,10 @@ def _empty_manifest(options: BuildOptions) -> dict[str, Any]:
 
 
 def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:
+    """Commit ``manifest`` (the whole dictionary, as :func:`read_manifest` gives it): its entries that grow
+    with the runs into a new index file named by its sha256, then the manifest naming it (the commit point);
+    index files neither it nor the manifest it replaced names are removed (a reader that opened the store
+    before this commit may still read the one it names)."""
     from rtlab.io import atomic_open
 
     manifest["files"] = manifest_files(manifest)
@@ -345,8 +420,32 @@ def _write_manifest(store: Path, manifest: dict[str, Any]) -> None:
     # until its last old part is replaced, so that opening it meanwhile does not call those parts damaged)
     manifest["version"] = VERSION if all("checksums" in p for p in manifest["parts"].values()) else 1
     manifest["committed_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    index = {key: manifest[key] for key in INDEX_KEYS if key in manifest}
+    index["part_runs"] = {part: entry["runs"] for part, entry in manifest["parts"].items()}
+    data = json.dumps(index, separators=(",", ":")).encode()  # compact: it grows with the runs
+    sha = hashlib.sha256(data).hexdigest()
+    name = f"{INDEX_PREFIX}{sha[:16]}.json"
+    with atomic_open(store / name, "wb", private=True) as fh:
+        fh.write(data)
+    head = {key: value for key, value in manifest.items() if key not in INDEX_KEYS}
+    head["parts"] = {p: {k: v for k, v in e.items() if k != "runs"} for p, e in manifest["parts"].items()}
+    head["n_runs"] = len(manifest["runs"])
+    head["index"] = {"file": name, "size": len(data), "sha256": sha}
+    before = _named_index(store)
     with atomic_open(store / MANIFEST, private=True) as fh:
-        json.dump(manifest, fh, separators=(",", ":"))  # compact: it grows with the runs
+        json.dump(head, fh, separators=(",", ":"))
+    for old in store.glob(f"{INDEX_PREFIX}*.json"):
+        if old.name not in (name, before):
+            old.unlink(missing_ok=True)
+
+
+def _named_index(store: Path) -> str | None:
+    """The index file the committed manifest names, if any."""
+    try:
+        ref = json.loads((store / MANIFEST).read_text(encoding="utf-8")).get("index")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return ref.get("file") if isinstance(ref, dict) else None
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -727,9 +826,17 @@ def _build(
     from rtlab.store._verify import sanitize
 
     paths = list(paths)
-    old = read_manifest(store)
+    old = read_manifest(store, whole=False)
     summary = BuildSummary(str(store))
-    malformed = sanitize(old) if old is not None else []  # before anything reads its entries
+    lost: list[Damage] = []
+    if old is not None and "index" in old:
+        index, why = index_problem(store, old)
+        if index is None:  # the runs' entries are lost: every part is dropped, every run rebuilt
+            lost.append(Damage(MANIFEST, f"{why}: every run is rebuilt"))
+            index = {"part_runs": {}}
+            old["parts"] = {}
+        merge_index(old, index)
+    malformed = lost + (sanitize(old) if old is not None else [])  # before anything reads its entries
     if old is not None and old.get("options") != options.key():
         summary.rebuild_reason = f"options or version changed ({old.get('options')} -> {options.key()})"
     manifest = old if old is not None and summary.rebuild_reason is None else _empty_manifest(options)

@@ -13,13 +13,22 @@ hive-partitioned by ``shard``; docs/STORE.md).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rtlab.store._build import MANIFEST, read_manifest
+from rtlab.store._build import MANIFEST, merge_index, read_index, read_manifest
 from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
-from rtlab.store._verify import Damage, damage_message, schema_problem, verify
+from rtlab.store._verify import (
+    Damage,
+    check_files,
+    check_manifest,
+    damage_message,
+    sanitize,
+    schema_problem,
+    verify,
+)
 
 if TYPE_CHECKING:
     import duckdb
@@ -39,22 +48,49 @@ class Store:
         from rtlab.errors import RtlabError
 
         self.path = Path(path)
-        manifest = read_manifest(self.path)
+        manifest = read_manifest(self.path, whole=False)
         if manifest is None:
             raise RtlabError(
                 f"{self.path}: not a store (no {MANIFEST}); build one with rtlab build RUNS -o {path}"
             )
-        found = verify(self.path, manifest, deep=False)
+        self._indexed = "index" not in manifest
+        """Whether the manifest holds its runs' entries (version 1 or 2, or a version-3 index read)."""
+        found = verify(self.path, manifest, deep=False, head=not self._indexed)
         if found:
             raise RtlabError(damage_message(self.path, found, manifest))
         self.manifest: dict[str, Any] = manifest
+        """The manifest as committed; of a version-3 store, without its index's entries until one is needed
+        (:meth:`whole_manifest`)."""
         self._schema_checked: set[str] = set()
-        order = {u: i for i, u in enumerate(manifest.get("order", []))}
-        self._order = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
+        self._ordered: dict[str, int] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
+        self._views: set[str] = set()
+
+    def whole_manifest(self) -> dict[str, Any]:
+        """The manifest with its index read and checked (its size and sha256, then its runs' entries against
+        the parts, as a version-2 manifest's are on opening), once."""
+        from rtlab.errors import RtlabError
+
+        if not self._indexed:
+            merge_index(self.manifest, read_index(self.path, self.manifest))
+            found = sanitize(self.manifest) + check_manifest(self.manifest)
+            if found:
+                raise RtlabError(damage_message(self.path, found, self.manifest))
+            self._indexed = True
+        return self.manifest
+
+    @property
+    def _order(self) -> dict[str, int]:
+        """Each run's place in the order its units were found, by run hash."""
+        if self._ordered is None:
+            manifest = self.whole_manifest()
+            order = {u: i for i, u in enumerate(manifest.get("order", []))}
+            self._ordered = {e["hash"]: order.get(u, len(order)) for u, e in manifest["runs"].items()}
+        return self._ordered
 
     def __repr__(self) -> str:
-        return f"Store({str(self.path)!r}: {len(self.manifest['runs'])} runs)"
+        n = len(self.manifest["runs"]) if self._indexed else self.manifest.get("n_runs", "?")
+        return f"Store({str(self.path)!r}: {n} runs)"
 
     @property
     def tables(self) -> list[str]:
@@ -69,12 +105,12 @@ class Store:
     @property
     def runs(self) -> dict[str, dict[str, Any]]:
         """Every run built, by unit path: its hash, format, shard, part and trajectory ids."""
-        return dict(self.manifest["runs"])
+        return dict(self.whole_manifest()["runs"])
 
     @property
     def skipped(self) -> dict[str, str]:
         """Units that could not be read or replayed, with why."""
-        return {u: e["error"] for u, e in self.manifest.get("skipped", {}).items()}
+        return {u: e["error"] for u, e in self.whole_manifest().get("skipped", {}).items()}
 
     def files(self, table: str) -> list[Path]:
         """The committed Parquet files of ``table``."""
@@ -84,7 +120,7 @@ class Store:
     def verify(self) -> list[Damage]:
         """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
         manifest's record): an empty list when the store is as its last build committed it."""
-        return verify(self.path, self.manifest, deep=True)
+        return verify(self.path, self.whole_manifest(), deep=True)
 
     def _read_files(self, table: str) -> list[str]:
         """``table``'s files, their schemas checked (once per store opened) before anything reads them."""
@@ -92,10 +128,11 @@ class Store:
 
         files = self.files(table)
         if table not in self._schema_checked:
+            want = arrow_schema(table)
             found = [
                 Damage(str(f.relative_to(self.path)), why)
                 for f in files
-                if (why := schema_problem(f, table)) is not None
+                if (why := schema_problem(f, table, want)) is not None
             ]
             if found:
                 raise RtlabError(damage_message(self.path, found, self.manifest))
@@ -223,44 +260,88 @@ class Store:
         ranked = sorted(range(len(records)), key=order.__getitem__)
         return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection (in memory) with every table a view over its committed files; reused. DuckDB
-        does not check Parquet pages' CRCs, so the first connection checks every file's sha256 (once per store
-        opened; about a second per GB)."""
+    def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
+        """Make table ``name`` a view over its committed files in ``con``, once, after checking each file's
+        sha256 and schema against the manifest (DuckDB checks no Parquet page CRC)."""
+        from rtlab.errors import RtlabError
+
+        if name in self._views:
+            return
+        found = check_files(self.path, self.manifest, deep=True, tables=(name,), manifest_damage=[])
+        if found:
+            raise RtlabError(damage_message(self.path, found, self.manifest))
+        self._schema_checked.add(name)
+        files = [str(f) for f in self.files(name)]
+        if files:
+            listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+            con.execute(
+                f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
+            )
+        else:
+            empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
+            con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
+        self._views.add(name)
+
+    def _connection(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
             import duckdb
 
-            self._raise_if_damaged()
-            con = duckdb.connect()
-            for name in TABLES:
-                files = self._read_files(name)
-                if files:
-                    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-                    con.execute(
-                        f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
-                    )
-                else:
-                    empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
-                    con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
-            self._con = con
+            self._con = duckdb.connect()
         return self._con
 
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection (in memory) with every table a view over its committed files; reused. DuckDB
+        does not check Parquet pages' CRCs, so each table's files' sha256 are checked before its view is made
+        (once per store opened; about a second per GB)."""
+        con = self._connection()
+        for name in TABLES:
+            self._view(con, name)
+        return con
+
     def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
-        """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame."""
+        """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame. Only the
+        tables the query names are made views (their files checked first, as :meth:`connect` checks them): the
+        names DuckDB's parser finds in it, and any other the query turns out to need."""
         import duckdb
 
-        con = self.connect()
-        try:
-            return con.execute(query, params or []).df()
-        except (duckdb.IOException, duckdb.InvalidInputException, duckdb.InternalException):
-            self._raise_if_damaged()
-            raise
+        con = self._connection()
+        for name in _named_tables(query):
+            self._view(con, name)
+        while True:
+            try:
+                return con.execute(query, params or []).df()
+            except duckdb.CatalogException as exc:
+                missing = _MISSING_TABLE.search(str(exc))
+                table = missing.group(1).lower() if missing else None
+                if table is None or table not in TABLES or table in self._views:
+                    raise
+                self._view(con, table)  # a name the parser could not see (a query it cannot bind alone)
+            except (duckdb.IOException, duckdb.InvalidInputException, duckdb.InternalException):
+                self._raise_if_damaged()
+                raise
 
     def close(self) -> None:
         """Close the DuckDB connection, if one was opened."""
         if self._con is not None:
             self._con.close()
             self._con = None
+            self._views.clear()
+
+
+_MISSING_TABLE = re.compile(r"Table with name ([^ !]+) does not exist")
+"""DuckDB's words for a table a query names that the connection does not hold (a ``CatalogException``)."""
+
+
+def _named_tables(query: str) -> list[str]:
+    """The store's tables ``query`` names, as DuckDB's parser finds them (none where it cannot: a query it
+    cannot take alone, such as a join ``USING`` columns, has its tables found when it runs)."""
+    import duckdb
+
+    try:
+        names = duckdb.get_table_names(query, qualified=False)
+    except duckdb.Error:
+        return []
+    return sorted({n.lower() for n in names} & set(TABLES))
 
 
 def _expression(filters: Sequence[Filter]) -> Any:

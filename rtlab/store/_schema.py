@@ -38,8 +38,12 @@ def _c(name: str, type: ArrowType, pandas: str, doc: str) -> Column:
     return Column(name, type, pandas, doc)
 
 
-VERSION = 2
-"""The store's format. 2: every part records its files' sizes and sha256 (``parts[PART]["checksums"]``), checked on open and rebuild."""
+VERSION = 3
+"""The store's format. 2: every part records its files' sizes and sha256 (``parts[PART]["checksums"]``), checked on open and rebuild.
+3: the manifest's entries that grow with the runs (``runs``, each part's runs, ``skipped``, ``files_seen``,
+``order``) live in a content-named index file (``_index-<sha256 16>.json``) whose size and sha256 the manifest
+records (``index``), read only when something needs them; a store of version 1 or 2 (one manifest file) is read
+as it is, and its next build writes it in this layout."""
 
 KEY_COLUMNS: tuple[Column, ...] = (
     _c(

@@ -20,11 +20,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rtlab.store._schema import TABLES, VERSION, arrow_schema
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 PART = re.compile(r"shard=\d{2,}/part-[A-Za-z0-9_-]+")
 """The form of a part's name (its path under each table's folder, without ``.parquet``)."""
@@ -91,11 +95,16 @@ def _run_problem(entry: Any) -> str | None:
     return None
 
 
-def sanitize(manifest: dict[str, Any]) -> list[Damage]:
+INDEX_KEYS = ("runs", "skipped", "files_seen", "order")
+"""The manifest's entries that a version-3 store keeps in its index file, with each part's ``runs``."""
+
+
+def sanitize(manifest: dict[str, Any], *, head: bool = False) -> list[Damage]:
     """Make the manifest's shape what rtlab writes, in place, and say what was not: a malformed run entry is
     dropped (its rows, if a part holds them, are then found by :func:`check_manifest`), malformed bookkeeping
     (skipped runs, file hashes, order, sources) is reset, a version that is not a number is taken as the
-    current one (whose checks are the strictest)."""
+    current one (whose checks are the strictest). ``head``: a version-3 manifest without its index read (the
+    index's entries are not there to check)."""
     found: list[Damage] = []
 
     def bad(why: str, **kw: Any) -> None:
@@ -105,6 +114,18 @@ def sanitize(manifest: dict[str, Any]) -> list[Damage]:
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= VERSION:
         bad(f"version {version!r} is not one rtlab writes")
         manifest["version"] = VERSION
+    if head:
+        if not isinstance(manifest.get("parts", {}), dict):
+            bad("its parts are not an object")
+            manifest["parts"] = {}
+        manifest.setdefault("parts", {})
+        if not _is_str_list(manifest.get("sources", [])):
+            bad("its sources is not a list of paths")
+            manifest["sources"] = []
+        if not isinstance(manifest.get("options", {}), dict):
+            bad("its options are not an object")
+            manifest["options"] = {}
+        return found
     for key in ("runs", "parts", "skipped", "files_seen"):
         if not isinstance(manifest.get(key, {}), dict):
             bad(f"its {key} are not an object")
@@ -137,18 +158,21 @@ def sanitize(manifest: dict[str, Any]) -> list[Damage]:
     return found
 
 
-def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
-    """What is wrong in the manifest's own entries, its shape :func:`sanitize`'d first (no file is opened)."""
+def check_manifest(manifest: dict[str, Any], *, head: bool = False) -> list[Damage]:
+    """What is wrong in the manifest's own entries, its shape :func:`sanitize`'d first (no file is opened).
+    ``head``: a version-3 manifest without its index (its parts and files checked, not their runs)."""
     found: list[Damage] = []
     parts = manifest.get("parts")
     runs = manifest.get("runs")
-    if not isinstance(parts, dict) or not isinstance(runs, dict):
+    if not isinstance(parts, dict) or not (head or isinstance(runs, dict)):
         return [Damage("_manifest.json", "no parts or runs object: not a manifest rtlab wrote")]
     owner: dict[str, str] = {}
     for part, entry in parts.items():
-        bad = _part_entry_problem(part, entry, manifest)
+        bad = _part_entry_problem(part, entry, manifest, head=head)
         if bad:
             found.append(Damage("_manifest.json", f"part {part!r}: {bad}", part=part))
+            continue
+        if head or not isinstance(runs, dict):
             continue
         for unit in entry["runs"]:
             run = runs.get(unit)
@@ -177,7 +201,7 @@ def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
                     )
                 )
             owner.setdefault(unit, part)
-    for unit, run in runs.items():
+    for unit, run in (runs if isinstance(runs, dict) and not head else {}).items():
         where = run.get("part") if isinstance(run, dict) else None
         if where and where not in parts:
             found.append(
@@ -194,12 +218,12 @@ def check_manifest(manifest: dict[str, Any]) -> list[Damage]:
     return found
 
 
-def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any]) -> str | None:
+def _part_entry_problem(part: str, entry: Any, manifest: dict[str, Any], *, head: bool = False) -> str | None:
     if not isinstance(part, str) or not PART.fullmatch(part):
         return "not a part name rtlab writes (shard=NN/part-ID): a path outside the store?"
     if (
         not isinstance(entry, dict)
-        or not isinstance(entry.get("runs"), list)
+        or not (head or _is_str_list(entry.get("runs")))
         or not isinstance(entry.get("tables"), list)
     ):
         return "no runs or tables list"
@@ -238,29 +262,48 @@ def _files_mismatch(listed: Any, derived: dict[str, list[str]]) -> str:
     )
 
 
-def check_files(store: Path, manifest: dict[str, Any], *, deep: bool = False) -> list[Damage]:
-    """What is wrong with the files the manifest's (well-formed) parts name: missing, not a regular file
-    inside the store, another size than recorded; with ``deep`` also another sha256, or not its table's
-    schema."""
+def check_files(
+    store: Path,
+    manifest: dict[str, Any],
+    *,
+    deep: bool = False,
+    tables: Collection[str] | None = None,
+    manifest_damage: list[Damage] | None = None,
+) -> list[Damage]:
+    """What is wrong with the files the manifest's (well-formed) parts name (only ``tables``' files, if given):
+    missing, not a regular file inside the store, another size than recorded; with ``deep`` also another
+    sha256, or not its table's schema. ``manifest_damage``: what :func:`check_manifest` found in it, where the
+    caller knows it already."""
     found: list[Damage] = []
     root = store.resolve()
-    bad_parts = {d.part for d in check_manifest(manifest) if d.part}
+    if manifest_damage is None:
+        manifest_damage = check_manifest(manifest)
+    bad_parts = {d.part for d in manifest_damage if d.part}
+    inside: dict[Path, bool] = {}
+    schemas: dict[str, pa.Schema] = {}
     for part, entry in sorted(manifest.get("parts", {}).items()):
         if part in bad_parts or not PART.fullmatch(str(part)):
             continue
         for table in entry["tables"]:
+            if tables is not None and table not in tables:
+                continue
             rel = part_file(table, part)
             sums = entry.get("checksums")
             recorded = sums.get(table) if isinstance(sums, dict) else None
-            why = _file_problem(store / rel, root, recorded)
+            why = _file_problem(store / rel, store, root, recorded, inside)
             if why is None and deep:
-                why = _bytes_problem(store / rel, table, recorded)
+                why = _bytes_problem(store / rel, table, recorded, schemas)
             if why:
                 found.append(Damage(rel, why, part=part))
     return found
 
 
-def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | None:
+def _file_problem(
+    path: Path, store: Path, root: Path, recorded: list[Any] | None, inside: dict[Path, bool]
+) -> str | None:
+    """Why the file at ``path`` is not a part's file as recorded; ``inside`` caches, per folder, whether it
+    lies inside the store once its links are followed (a part's file is a regular file, never a link, and its
+    name holds no ``..``: only a linked table or shard folder can lead out)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
@@ -271,42 +314,73 @@ def _file_problem(path: Path, root: Path, recorded: list[Any] | None) -> str | N
 
     if not stat.S_ISREG(st.st_mode):
         return "not a regular file (a link, a folder?)"
-    if root not in path.resolve().parents:
+    if not _inside(path.parent, store, root, inside):
         return "lies outside the store"
     if recorded is not None and st.st_size != recorded[0]:
         return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)"
     return None
 
 
-def _bytes_problem(path: Path, table: str, recorded: list[Any] | None) -> str | None:
+def _inside(folder: Path, store: Path, root: Path, seen: dict[Path, bool]) -> bool:
+    """Whether ``folder`` (a table's or a shard's, under ``store``, which resolves to ``root``) lies inside the
+    store once links are followed: a folder that is no link lies where its parent does (an ``lstat`` each,
+    not a walk of the whole path)."""
+    if folder not in seen:
+        import stat
+
+        if folder == store:
+            seen[folder] = True
+        else:
+            try:
+                plain = stat.S_ISDIR(os.lstat(folder).st_mode) and folder.parent != folder
+            except OSError:
+                plain = False
+            if plain:
+                seen[folder] = _inside(folder.parent, store, root, seen)
+            else:
+                real = folder.resolve()
+                seen[folder] = real == root or root in real.parents
+    return seen[folder]
+
+
+def _bytes_problem(
+    path: Path, table: str, recorded: list[Any] | None, want: dict[str, pa.Schema]
+) -> str | None:
 
     try:
         if recorded is not None and file_sha256(path) != recorded[1]:
             return "its sha256 is not the one the manifest recorded (damaged or replaced)"
     except OSError as exc:
         return f"cannot be read ({exc.strerror or exc})"
-    return schema_problem(path, table)
+    if table not in want:
+        want[table] = arrow_schema(table)
+    return schema_problem(path, table, want[table])
 
 
-def schema_problem(path: Path, table: str) -> str | None:
-    """Why ``path`` is not a Parquet file of ``table``'s schema (its footer read), or ``None``."""
+def schema_problem(path: Path, table: str, want: pa.Schema | None = None) -> str | None:
+    """Why ``path`` is not a Parquet file of ``table``'s schema (its footer read), or ``None``; ``want``: that
+    schema (:func:`~rtlab.store._schema.arrow_schema`), where the caller checks many files."""
     import pyarrow.parquet as pq
 
     try:
         schema = pq.read_schema(path)
     except Exception as exc:  # any failure to read the footer is damage, named
         return f"not a readable Parquet file ({type(exc).__name__}: {exc})"
-    want = arrow_schema(table)
+    if want is None:
+        want = arrow_schema(table)
     if schema.remove_metadata() != want:
         got = ", ".join(schema.names[:6]) + (" ..." if len(schema.names) > 6 else "")
         return f"not a file of table {table!r} (its columns: {got})"
     return None
 
 
-def verify(store: Path, manifest: dict[str, Any], *, deep: bool) -> list[Damage]:
+def verify(store: Path, manifest: dict[str, Any], *, deep: bool, head: bool = False) -> list[Damage]:
     """Everything wrong with the store: its manifest's shape (made right in place, :func:`sanitize`), its
-    entries, then its files (``deep``: their bytes)."""
-    return sanitize(manifest) + check_manifest(manifest) + check_files(store, manifest, deep=deep)
+    entries, then its files (``deep``: their bytes). ``head``: a version-3 manifest without its index (all
+    but the index's entries checked)."""
+    shape = sanitize(manifest, head=head)
+    entries = check_manifest(manifest, head=head)
+    return shape + entries + check_files(store, manifest, deep=deep, manifest_damage=entries)
 
 
 def damage_message(store: Path, found: list[Damage], manifest: dict[str, Any]) -> str:

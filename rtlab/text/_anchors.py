@@ -22,6 +22,7 @@ Kinds (:data:`AnchorKind`), tried in this order so that a span belongs to one an
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import dataclass
@@ -175,18 +176,32 @@ def _fold(text: str) -> str:
 def find_anchors(text: str, *, kinds: tuple[AnchorKind, ...] | None = None) -> list[Anchor]:
     """The anchors of ``text`` in order of position, one per span (dates, then codes, money, quantities,
     names claim spans in that order), repeats of the same kind and keys dropped."""
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the spans claimed, disjoint, by start (so their ends are in order too)
+    ends: list[int] = []
+    empty: list[int] = []  # claimed spans of no length, apart (they never overlap each other)
     out: list[Anchor] = []
 
     def free(s: int, e: int) -> bool:
-        return all(e <= a or s >= b for a, b in taken)
+        """No claimed span ``[a, b)`` overlaps ``[s, e)`` (``e <= a or s >= b`` for each): of those starting
+        before ``e``, the last ends furthest."""
+        if s >= e:
+            return all(e <= a or s >= b for a, b in zip(starts, ends, strict=True))
+        j = bisect.bisect_left(starts, e) - 1
+        return (j < 0 or ends[j] <= s) and not any(s < p < e for p in empty)
+
+    def claim(s: int, e: int) -> None:
+        if s >= e:
+            empty.append(s)
+            return
+        at = bisect.bisect_left(starts, s)
+        starts.insert(at, s)
+        ends.insert(at, e)
 
     def add(kind: AnchorKind, s: int, e: int, keys: tuple[str, ...]) -> None:
-        if keys and free(s, e) and (kinds is None or kind in kinds):
-            taken.append((s, e))
-            out.append(Anchor(kind, text[s:e], keys, s, e))
-        elif keys and free(s, e):
-            taken.append((s, e))
+        if keys and free(s, e):
+            claim(s, e)
+            if kinds is None or kind in kinds:
+                out.append(Anchor(kind, text[s:e], keys, s, e))
 
     for m in _DATE.finditer(text):
         add("date", m.start(), m.end(), _date_keys(m))

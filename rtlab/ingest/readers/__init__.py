@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rtlab.errors import UnknownFormatError
 from rtlab.ingest.readers._base import ReadOptions
-from rtlab.ingest.readers._registry import FORMATS, get_reader
+from rtlab.ingest.readers._registry import FORMATS, SUMMARY_ONLY, NoSummary, get_reader, get_summarizer
 from rtlab.ingest.readers._unclaimed import Unclaimed, explain
 
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".ipynb_checkpoints"}
@@ -201,6 +201,9 @@ def _not_regular(p: Path) -> str:
 
 __all__ = [
     "FORMATS",
+    "SUMMARY_ONLY",
+    "NoSummary",
+    "get_summarizer",
     "ReadOptions",
     "Unclaimed",
     "describe_formats",

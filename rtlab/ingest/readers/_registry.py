@@ -7,9 +7,10 @@ the readers' shared modules."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 from rtlab.errors import UnknownFormatError
 from rtlab.ingest.readers._zip import Limits, resolve_limits
@@ -60,6 +61,28 @@ class ReaderModule(Protocol):
     def type_step(self, step: Step) -> None:
         """Set ``step.action`` and ``step.frames`` from the step as read (also for canonical files of version 1)."""
         ...
+
+
+SUMMARY_ONLY = "summary_only"
+"""The ``meta`` key of a trajectory read from a log's own summary (a reader's ``summarize``) rather than whole:
+its value names what was read (``"header.json + summaries.json"``); such a trajectory holds no steps or events,
+its counts of them unknown."""
+
+
+class NoSummary(Exception):
+    """A log whose summary cannot stand for its whole reading (none there, or it does not cover what the log
+    stores): the caller reads it whole. The message says why."""
+
+
+Summarize = Callable[[Path, "ReadOptions"], list[Trajectory]]
+"""A reader's ``summarize``: a log's trajectories from its own summary, without their steps."""
+
+
+def get_summarizer(name: str) -> Summarize | None:
+    """The format's ``summarize(path, options) -> list[Trajectory]`` (trajectories without steps, marked
+    :data:`SUMMARY_ONLY`, raising :class:`NoSummary` where the log's summary cannot stand for it), or ``None``
+    for a format whose logs hold no summary."""
+    return cast("Summarize | None", getattr(get_reader(name), "summarize", None))
 
 
 # Detection order: run folders and specific formats before generic ones.

@@ -90,6 +90,7 @@ from rtlab.ingest.readers._frames import (
     session_frames,
     whole,
 )
+from rtlab.ingest.readers._registry import SUMMARY_ONLY, NoSummary
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json, parse_utf8_json
@@ -300,16 +301,7 @@ def _load(path: Path, options: ReadOptions) -> _Log:
         log = _load_eval(path, options.limits())
     else:
         log = _load_json(path)
-    spec = log.header.get("eval")
-    if not isinstance(spec, dict):
-        raise ReaderError(path, "missing field or not an object: not an Inspect log", field="eval")
-    version = log.header.get("version")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise ReaderError(path, f"expected int, got {type(version).__name__}", field="version")
-    if version not in KNOWN_VERSIONS:
-        log.warnings.append(
-            f"log version {version} is not one rtlab knows {KNOWN_VERSIONS}; read as version 2"
-        )
+    log.warnings += _header_warnings(path, log.header)
     stored = set()
     kept = []
     for where, sample in log.samples:
@@ -346,8 +338,38 @@ def _load(path: Path, options: ReadOptions) -> _Log:
             "the log holds no samples (run with log_samples=False, or none finished)"
             + (f"; {len(log.summarized)} summarized" if log.summarized else ""),
         )
-    log.samples.sort(key=lambda ws: (_sort_epoch(ws[1]["epoch"]), _sort_id(ws[1]["id"])))
+    log.samples.sort(key=lambda ws: _sample_order(ws[1]["id"], ws[1]["epoch"]))
     return log
+
+
+def _header_warnings(path: Path, header: dict[str, Any]) -> list[str]:
+    """What is said of a log's header (a version rtlab does not know); a header without an ``eval`` object or
+    an integer ``version`` is not an Inspect log's (a :class:`ReaderError`)."""
+    spec = header.get("eval")
+    if not isinstance(spec, dict):
+        raise ReaderError(path, "missing field or not an object: not an Inspect log", field="eval")
+    version = header.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ReaderError(path, f"expected int, got {type(version).__name__}", field="version")
+    if version not in KNOWN_VERSIONS:
+        return [f"log version {version} is not one rtlab knows {KNOWN_VERSIONS}; read as version 2"]
+    return []
+
+
+def _run_name(spec: dict[str, Any], path: Path) -> Any:
+    """The run part of a trajectory id: the eval's id, else its task's id or name, else the log's name."""
+    return spec.get("eval_id") or spec.get("task_id") or spec.get("task") or path.stem
+
+
+def _inspect_version(spec: dict[str, Any]) -> str | None:
+    """The ``inspect_ai`` version that wrote the log (``eval.packages``)."""
+    packages = spec.get("packages")
+    return _text_or_none(packages.get("inspect_ai")) if isinstance(packages, dict) else None
+
+
+def _sample_order(sample_id: Any, epoch: Any) -> tuple[tuple[int, str], str]:
+    """Where a sample stands among a log's trajectories: by epoch, then by id as Inspect sorts them."""
+    return (_sort_epoch(epoch), _sort_id(sample_id))
 
 
 def _sort_epoch(epoch: Any) -> tuple[int, str]:
@@ -927,8 +949,7 @@ class _Sample:
         self.warnings: list[str] = []
         self.sample = _resolved_sample(raw, self.warnings, where)
         self.spec: dict[str, Any] = log.header["eval"]
-        packages = self.spec.get("packages")
-        self.version = _text_or_none(packages.get("inspect_ai")) if isinstance(packages, dict) else None
+        self.version = _inspect_version(self.spec)
         parsed = _version(self.version)
         self.middle = parsed is None or parsed >= MIDDLE_TRUNCATION_SINCE
         self.items: list[Step | Event] = []
@@ -1250,7 +1271,7 @@ class _Sample:
             _type_step(step, self.cuts.get(step.index, _Cut(middle=self.middle)))
             _add_clip(step, self.clips.get(step.call_id or ""))
         sample_id, epoch = sample["id"], sample["epoch"]
-        run = spec.get("eval_id") or spec.get("task_id") or spec.get("task") or self.path.stem
+        run = _run_name(spec, self.path)
         for key in (
             "eval_id",
             "run_id",
@@ -1370,6 +1391,85 @@ def _written(steps: list[Step]) -> list[DeliverableFile]:
         elif command in _EDIT_COMMANDS:
             files[target] = DeliverableFile(path=target, origin="write_tool")
     return list(files.values())
+
+
+def _run_by_rtlab(header: dict[str, Any]) -> bool:
+    """Whether ``rtlab.inspect``'s agent ran the eval (a solver registered under ``rtlab/``, named in the spec
+    or the plan): it keeps the arm's labels and the conversation the model saw in each sample's store, which no
+    summary holds."""
+    spec, plan = header.get("eval"), header.get("plan")
+    names = [spec.get("solver") if isinstance(spec, dict) else None]
+    steps = plan.get("steps") if isinstance(plan, dict) else None
+    names += [step.get("solver") for step in steps or [] if isinstance(step, dict)]
+    return any(isinstance(name, str) and name.startswith("rtlab/") for name in names)
+
+
+_SUMMARY_KEYS = frozenset({"id", "epoch", "model_usage"})
+"""What every ``EvalSampleSummary`` Inspect writes holds (``model_usage`` even when empty; ``scores`` only when
+set): a summary without them (a hand-made or older one) does not stand for its sample."""
+
+
+def summarize(path: Path, options: ReadOptions) -> list[Trajectory]:
+    """One trajectory per sample and epoch from the log's ``header.json`` and ``summaries.json`` alone (Inspect's
+    ``EvalSampleSummary``: id, epoch, scores, model usage; no sample member is decompressed): the same ids,
+    order, task, model, harness, version, usage and judgement as :func:`read` gives, no steps or events, marked
+    :data:`~rtlab.ingest.readers._registry.SUMMARY_ONLY`. Raises :class:`NoSummary` where the summary cannot
+    stand for the whole reading: a ``.json`` log (its samples inline), no ``header.json`` (a running or crashed
+    eval) or no ``summaries.json``, samples summarized and stored that differ, members past the decompression
+    limits, an eval ``rtlab.inspect``'s agent ran (its labels are in each sample's store), ``--strict`` (every
+    record is read to check it)."""
+    path = Path(path)
+    if options.strict:
+        raise NoSummary("--strict reads every record")
+    if not head_bytes(path, 4).startswith(ZIP_MAGIC):
+        raise NoSummary("a .json log holds its samples inline")
+    limits = options.limits()
+    with ZipArchive(path, limits=limits) as z:
+        names = z.names
+        if HEADER not in names or SUMMARIES not in names:
+            raise NoSummary(f"no {HEADER if HEADER not in names else SUMMARIES}")
+        members = [n for n in names if n.startswith(SAMPLES_DIR) and n.endswith(".json")]
+        sizes = [z.size(n) for n in [HEADER, SUMMARIES, *members]]
+        if max(sizes) > limits.member or sum(sizes) > limits.archive:
+            raise NoSummary("members past the decompression limits")
+        header = _parse_member(z, HEADER)
+        if not isinstance(header, dict):
+            raise ReaderError(path, f"expected an object, got {type(header).__name__}", field=HEADER)
+        warnings = _header_warnings(path, header)
+        rows = _parse_member(z, SUMMARIES)
+    if warnings:
+        raise NoSummary(warnings[0])
+    if _run_by_rtlab(header):
+        raise NoSummary("rtlab's agent ran it: each sample's store holds its labels, which summaries do not")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and _SUMMARY_KEYS <= r.keys() for r in rows):
+        raise NoSummary(
+            f"{SUMMARIES} is not a list of whole sample summaries ({', '.join(sorted(_SUMMARY_KEYS))})"
+        )
+    keys = [(str(r["id"]), r["epoch"]) for r in rows]
+    if not rows or len(set(keys)) != len(keys) or set(keys) != {_sample_key(n) for n in members}:
+        raise NoSummary("the samples summarized are not the samples stored")
+    spec: dict[str, Any] = header["eval"]
+    run, version, model = _run_name(spec, path), _inspect_version(spec), spec.get("model")
+    clip_policy = get_policy(options.clip or DEFAULT_CLIP).name
+    found = []
+    for r in sorted(rows, key=lambda r: _sample_order(r["id"], r["epoch"])):
+        meta: dict[str, Any] = {SUMMARY_ONLY: f"{HEADER} + {SUMMARIES}"}
+        found.append(
+            Trajectory(
+                id=f"{NAME}:{run}/{r['id']}/{r['epoch']}",
+                format=NAME,
+                source_path=str(path),
+                task_id=str(r["id"]),
+                model=model if isinstance(model, str) else None,
+                harness="inspect",
+                harness_version=version,
+                usage=_usage(r.get("model_usage")),
+                clip_policy=clip_policy,
+                judgement=_judgement(r.get("scores"), str(path), meta),
+                meta=meta,
+            )
+        )
+    return found
 
 
 @typed(type_step)
