@@ -620,7 +620,9 @@ def test_session_of_2_1_332_bookkeeping_records_are_known(fixtures: Path, tmp_pa
     assert new <= claude_code_session.OFF_CHAIN_TYPES
     (t,) = read_session(path, strict=True)  # not one warning (23 before these types were known)
     assert t.warnings == [] and t.harness_version == "2.1.332" and t.cwd == "/home/user/proj"
-    assert [(s.tool, s.action.kind if s.action else None, s.action.op if s.action else None) for s in t.steps] == [
+    assert [
+        (s.tool, s.action.kind if s.action else None, s.action.op if s.action else None) for s in t.steps
+    ] == [
         ("Read", "read", None),
         ("Bash", "shell", None),
         ("mcp__tab__tab_add", "tab", "add"),
