@@ -1,0 +1,235 @@
+"""``rtlab experiment --agent claude-code|codex``: the real CLIs (tools/npm/package.json's pinned versions, in
+build/npm) as the agent of each run of a small grid (one simulated-world task x RunningTab and DCI), driven by the
+scripted local model servers of tests/harness_fakes.py on 127.0.0.1. Checked: the run folders (the CLI's own log,
+labels, the deliverable, the tab, the marker), rtlab reading the experiment folder back with the tab calls as tab
+steps and replaying it, resume (a second call makes no run and no model request), the key in no file, and the
+error that names what to install when a CLI is missing."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness_fakes import AnthropicFake, ResponsesFake, blocks, texts
+from test_agent import TASK_ID, make_world
+from test_harness_e2e import cli
+
+from rtlab.agent import COMPLETE, load_experiment, load_task, run_experiment
+from rtlab.cli import main
+from rtlab.environment import replay
+from rtlab.harnesses import CliNotFoundError, cli_runner
+from rtlab.ingest import ingest
+
+KEY = "sk-test-0123456789-never-written"
+ANSWER = "Q3 capex: see notes."
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_world(tmp_path_factory.mktemp("cliexp"))
+
+
+def _config(tmp: Path, world: Path, agent: str, model: str, base_url: str) -> Path:
+    path = tmp / "experiment.json"
+    config = {
+        "tasks": [f"{world}:{TASK_ID}"],
+        "methods": ["runningtab", "dci"],
+        "models": [model],
+        "runs": 1,
+        "base_url": base_url,
+        "agent": agent,
+        "time_limit": 240,
+        "sandbox": "none",
+    }
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def _workdir(body: dict[str, Any]) -> str:
+    """The run's working directory, as the CLI tells the model (Claude Code's environment reminder, Codex's
+    environment context)."""
+    found = re.search(r"Primary working directory: ([^\\\s\"<]+)|<cwd>([^<]+)</cwd>", json.dumps(body))
+    assert found, "no working directory in the request"
+    return found.group(1) or found.group(2)
+
+
+def _check_folders(out: Path, agent: str, harness_log: str) -> list[Path]:
+    folders = sorted(p.parent for p in out.rglob(COMPLETE))
+    assert [f.relative_to(out / "runs").parts[1] for f in folders] == ["DCI", "RunningTab"]
+    for folder in folders:
+        marker = json.loads((folder / COMPLETE).read_text())
+        assert marker["agent"] == agent and marker["end_reason"] == "finished" and marker["steps"] >= 3
+        labels = json.loads((folder / "run.json").read_text())
+        assert labels["harness"] == agent and labels["agent"]["cli"] == agent
+        assert labels["agent"]["exit_status"] == 0 and labels["agent"]["cli_version"]
+        assert (folder / "output" / "q3_capex_update.md").read_text().strip() == ANSWER
+        assert (folder / "metadata.json").is_file()  # the task, for the Workspace-Bench adapter
+        assert len(list(folder.glob(harness_log))) == 1
+        assert (folder / f"{'claude' if agent == 'claude-code' else 'codex'}.stdout.jsonl.gz").is_file()
+        assert not list(folder.glob(".*"))  # no workspace copy, home or state left in the run folder
+        for path in folder.rglob("*"):  # the key reached the CLI by its environment only
+            if path.is_file():
+                data = path.read_bytes()
+                if path.suffix == ".gz":
+                    data = gzip.decompress(data)
+                assert KEY.encode() not in data, path
+    tab = json.loads((folders[1] / "tab.json").read_text())
+    assert [(r["id"], r["status"], r["cite"]) for r in tab["tab"]["requirements"]] == [("R1", "done", "L1")]
+    assert tab["finish_issued"] is True
+    assert not (folders[0] / "tab.json").exists() or "requirements" not in (
+        json.loads((folders[0] / "tab.json").read_text()).get("tab") or {}
+    )
+    return folders
+
+
+def _check_read_back(out: Path, agent: str) -> None:
+    result = ingest([out])
+    trajectories = sorted(result.trajectories, key=lambda t: t.method or "")
+    assert [(t.method, t.harness, t.task_id, t.run) for t in trajectories] == [
+        ("DCI", agent, TASK_ID, "1"),
+        ("RunningTab", agent, TASK_ID, "1"),
+    ]
+    dci, tab = trajectories
+    assert not [s for s in dci.steps if s.action and s.action.kind == "tab"]
+    assert [s.action.op for s in tab.steps if s.action and s.action.kind == "tab"] == ["add", "resolve"]
+    assert tab.task is not None and tab.task.id == TASK_ID  # the benchmark's task joined from metadata.json
+    if agent == "claude-code":
+        assert tab.warnings == [] and dci.warnings == []  # 2.1.332's bookkeeping records are known
+    replayed = replay(tab, requirements="trajectory")
+    assert replayed.tab.requirements[0].status == "done"
+    assert main(["replay", str(out), "--json", "--requirements", "trajectory"]) == 0
+
+
+def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) -> None:
+    claude = cli("claude", "@anthropic-ai/claude-code")
+    pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is needed for rtlab tab serve")
+    task = load_task(f"{world}:{TASK_ID}")
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        if not body.get("tools"):  # a side request (a title): not the agent's loop
+            return {"text": "ok"}
+        cwd = _workdir(body)
+        has_tab = any(t["name"] == "mcp__tab__tab_add" for t in body["tools"])
+        done = len(blocks(body, "tool_result"))
+        blocked = any("[tab] finish check" in t for t in texts(body, "user"))
+        moves: list[dict[str, Any]] = [
+            {"tool": "Read", "input": {"file_path": f"{cwd}/Templates/status_update_template.md"}},
+            {"tool": "Bash", "input": {"command": "ls Templates", "description": "List templates"}},
+        ]
+        if has_tab:
+            moves.append({"tool": "mcp__tab__tab_add", "input": {"text": "the Q3 capex update"}})
+        moves.append(
+            {"tool": "Write", "input": {"file_path": f"{cwd}/{task.deliverable}", "content": ANSWER + "\n"}}
+        )
+        if done < len(moves):
+            return moves[done]
+        if has_tab and done == len(moves):
+            if not blocked:
+                return {"text": "Done."}  # the early stop: R1 is open, the finish check blocks it
+            return {"tool": "mcp__tab__tab_resolve", "input": {"id": "R1", "status": "done", "cite": "L1"}}
+        return {"text": "Done: outputs/q3_capex_update.md."}
+
+    out = tmp_path / "exp"
+    with AnthropicFake(script) as fake:
+        config = load_experiment(_config(tmp_path, world, "claude-code", "claude-sonnet-4-5", fake.url))
+        runner = cli_runner("claude-code", binary=str(claude))
+        result = run_experiment(config, out, api_key=KEY, runner=runner)
+        assert result.failed == [] and len(result.done) == 2, result.failed
+        assert {r["arm"]: r["finished"] for r in result.rows} == {"DCI": 1, "RunningTab": 1}
+        assert all(h.get("x-api-key") == KEY for h in fake.headers)  # the key reached the server
+        requests = len(fake.requests)
+        again = run_experiment(config, out, api_key=KEY, runner=runner)  # resume: nothing left to do
+        assert again.done == [] and len(again.skipped) == 2 and len(fake.requests) == requests
+    _check_folders(out, "claude-code", "*-*-*-*-*.jsonl")
+    _check_read_back(out, "claude-code")
+    # an unfinished run (its marker gone) is redone from scratch by the same command, through the CLI
+    (folder,) = [p.parent for p in out.rglob(COMPLETE) if "DCI" in p.parts]
+    (folder / COMPLETE).unlink()
+    with AnthropicFake(script) as fake:
+        config.base_url = fake.url
+        third = run_experiment(config, out, api_key=KEY, runner=cli_runner("claude-code", binary=str(claude)))
+        assert [Path(s.run_dir) for s in third.done] == [folder] and len(third.skipped) == 1
+    assert len(list(folder.glob("*-*-*-*-*.jsonl"))) == 1  # the old session file went with the old run
+
+
+def test_codex_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) -> None:
+    codex = cli("codex", "@openai/codex")
+    pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is needed for rtlab tab serve")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: Codex reads a project's .codex/ only inside a repository")
+    task = load_task(f"{world}:{TASK_ID}")
+
+    def script(body: dict[str, Any]) -> dict[str, Any]:
+        items = body.get("input", [])
+        cwd = _workdir(body)
+        has_tab = "tab_add" in json.dumps(body.get("tools", []))
+        done = sum(1 for i in items if i.get("type") == "function_call_output")
+        blocked = any("[tab] finish check" in json.dumps(i) for i in items if i.get("role") == "user")
+        target = f"{cwd}/{task.deliverable}"
+        moves: list[dict[str, Any]] = [
+            {"tool": "exec_command", "input": {"cmd": "cat Templates/status_update_template.md"}},
+            {"tool": "exec_command", "input": {"cmd": "ls Templates"}},
+        ]
+        if has_tab:
+            moves.append(
+                {"tool": "tab_add", "namespace": "mcp__tab", "input": {"text": "the Q3 capex update"}}
+            )
+        moves.append(
+            {
+                "tool": "exec_command",
+                "input": {"cmd": f"mkdir -p outputs && printf '{ANSWER}\\n' > '{target}'"},
+            }
+        )
+        if done < len(moves):
+            return moves[done]
+        if has_tab and done == len(moves):
+            if not blocked:
+                return {"text": "Done."}
+            return {
+                "tool": "tab_resolve",
+                "namespace": "mcp__tab",
+                "input": {"id": "R1", "status": "done", "cite": "L1"},
+            }
+        return {"text": "Done: outputs/q3_capex_update.md."}
+
+    out = tmp_path / "exp"
+    with ResponsesFake(script) as fake:
+        config = load_experiment(_config(tmp_path, world, "codex", "fake-model", fake.url))
+        runner = cli_runner("codex", binary=str(codex))
+        result = run_experiment(config, out, api_key=KEY, runner=runner)
+        assert result.failed == [] and len(result.done) == 2, result.failed
+        requests = len(fake.requests)
+        again = run_experiment(config, out, api_key=KEY, runner=runner)
+        assert again.done == [] and len(again.skipped) == 2 and len(fake.requests) == requests
+    _check_folders(out, "codex", "rollout-*.jsonl")
+    _check_read_back(out, "codex")
+
+
+def test_a_missing_cli_is_said_with_what_to_install(world: Path, tmp_path: Path, capsys) -> None:
+    with pytest.raises(CliNotFoundError, match="npm install -g @openai/codex"):
+        cli_runner("codex", binary=str(tmp_path / "no-codex"))
+    config = _config(tmp_path, world, "rtlab", "m", "http://127.0.0.1:9/v1")
+    out = tmp_path / "exp"
+    code = main(
+        [
+            "experiment",
+            str(config),
+            "--out",
+            str(out),
+            "--agent",
+            "claude-code",
+            "--agent-binary",
+            str(tmp_path),
+        ]
+    )
+    assert code == 2 and not out.exists()  # refused before any run
+    assert "@anthropic-ai/claude-code" in capsys.readouterr().err
+    with pytest.raises(
+        ValueError, match="rtlab.harnesses.cli_runner"
+    ):  # the agent package alone cannot run a CLI
+        run_experiment(load_experiment(_config(tmp_path, world, "codex", "m", "http://127.0.0.1:9/v1")), out)
