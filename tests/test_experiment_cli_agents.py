@@ -11,10 +11,13 @@ import gzip
 import json
 import re
 import shutil
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ROOT
 from harness_fakes import AnthropicFake, ResponsesFake, blocks, texts
 from test_agent import TASK_ID, make_world
 from test_harness_e2e import cli
@@ -22,7 +25,8 @@ from test_harness_e2e import cli
 from rtlab.agent import COMPLETE, load_experiment, load_task, run_experiment
 from rtlab.cli import main
 from rtlab.environment import replay
-from rtlab.harnesses import CliNotFoundError, cli_runner
+from rtlab.errors import RtlabError
+from rtlab.harnesses import CliNotFoundError, CliRunConfig, cli_runner, run_cli_agent
 from rtlab.ingest import ingest
 
 KEY = "sk-test-0123456789-never-written"
@@ -34,7 +38,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_world(tmp_path_factory.mktemp("cliexp"))
 
 
-def _config(tmp: Path, world: Path, agent: str, model: str, base_url: str) -> Path:
+def _config(tmp: Path, world: Path, agent: str, model: str, base_url: str, sandbox: str = "none") -> Path:
     path = tmp / "experiment.json"
     config = {
         "tasks": [f"{world}:{TASK_ID}"],
@@ -44,7 +48,7 @@ def _config(tmp: Path, world: Path, agent: str, model: str, base_url: str) -> Pa
         "base_url": base_url,
         "agent": agent,
         "time_limit": 240,
-        "sandbox": "none",
+        "sandbox": sandbox,
     }
     path.write_text(json.dumps(config), encoding="utf-8")
     return path
@@ -137,7 +141,7 @@ def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) 
     out = tmp_path / "exp"
     with AnthropicFake(script) as fake:
         config = load_experiment(_config(tmp_path, world, "claude-code", "claude-sonnet-4-5", fake.url))
-        runner = cli_runner("claude-code", binary=str(claude))
+        runner = cli_runner("claude-code", binary=str(claude), work_root=str(tmp_path / "work"))
         result = run_experiment(config, out, api_key=KEY, runner=runner)
         assert result.failed == [] and len(result.done) == 2, result.failed
         assert {r["arm"]: r["finished"] for r in result.rows} == {"DCI": 1, "RunningTab": 1}
@@ -152,7 +156,7 @@ def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) 
     (folder / COMPLETE).unlink()
     with AnthropicFake(script) as fake:
         config.base_url = fake.url
-        third = run_experiment(config, out, api_key=KEY, runner=cli_runner("claude-code", binary=str(claude)))
+        third = run_experiment(config, out, api_key=KEY, runner=runner)
         assert [Path(s.run_dir) for s in third.done] == [folder] and len(third.skipped) == 1
     assert len(list(folder.glob("*-*-*-*-*.jsonl"))) == 1  # the old session file went with the old run
 
@@ -198,14 +202,30 @@ def test_codex_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) -> Non
         return {"text": "Done: outputs/q3_capex_update.md."}
 
     out = tmp_path / "exp"
-    with ResponsesFake(script) as fake:
-        config = load_experiment(_config(tmp_path, world, "codex", "fake-model", fake.url))
-        runner = cli_runner("codex", binary=str(codex))
-        result = run_experiment(config, out, api_key=KEY, runner=runner)
-        assert result.failed == [] and len(result.done) == 2, result.failed
-        requests = len(fake.requests)
-        again = run_experiment(config, out, api_key=KEY, runner=runner)
-        assert again.done == [] and len(again.skipped) == 2 and len(fake.requests) == requests
+    # Codex's own sandbox (workspace-write), which does not start under the temporary folder: the runs' private
+    # folders go under build/ for this test
+    (ROOT / "build").mkdir(exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="cliexp-test-", dir=ROOT / "build"))
+    try:
+        with ResponsesFake(script) as fake:
+            config = load_experiment(
+                _config(tmp_path, world, "codex", "fake-model", fake.url, sandbox="auto")
+            )
+            runner = cli_runner("codex", binary=str(codex), work_root=str(work))
+            result = run_experiment(config, out, api_key=KEY, runner=runner)
+            assert result.failed == [] and len(result.done) == 2, result.failed
+            requests = len(fake.requests)
+            again = run_experiment(config, out, api_key=KEY, runner=runner)
+            assert again.done == [] and len(again.skipped) == 2 and len(fake.requests) == requests
+        assert list(work.iterdir()) == []  # each run's private folder removed
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    outputs = [
+        i for r in fake.requests for i in r.get("input", []) if i.get("type") == "function_call_output"
+    ]
+    assert not [
+        o for o in outputs if "requires approval" in json.dumps(o) or "codex-linux-sandbox" in json.dumps(o)
+    ]
     _check_folders(out, "codex", "rollout-*.jsonl")
     _check_read_back(out, "codex")
 
@@ -230,6 +250,14 @@ def test_a_missing_cli_is_said_with_what_to_install(world: Path, tmp_path: Path,
     assert code == 2 and not out.exists()  # refused before any run
     assert "@anthropic-ai/claude-code" in capsys.readouterr().err
     with pytest.raises(
-        ValueError, match="rtlab.harnesses.cli_runner"
-    ):  # the agent package alone cannot run a CLI
+        RtlabError, match="does not start under the temporary folder"
+    ):  # said, not a silent failure
+        run_cli_agent(
+            load_task(f"{world}:{TASK_ID}"),
+            CliRunConfig("codex", Path(sys.executable), "dci", "m", api_key=KEY, work_root=str(tmp_path)),
+            tmp_path / "run",
+        )
+    assert not (tmp_path / "run").exists()
+    # the agent package alone cannot run a CLI
+    with pytest.raises(ValueError, match="rtlab.harnesses.cli_runner"):
         run_experiment(load_experiment(_config(tmp_path, world, "codex", "m", "http://127.0.0.1:9/v1")), out)

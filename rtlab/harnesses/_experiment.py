@@ -162,7 +162,29 @@ class CliRunConfig:
     prices: dict[str, tuple[float, float]] | None = None
     """Model -> (input, output) US dollars per 1M tokens (the run's cost; the CLI's own estimate is kept too)."""
     work_root: str | None = None
-    """Where the temporary folders go (default: the system's temporary folder)."""
+    """Where each run's private folder (workspace copy, ``HOME``, tab state) goes while it runs (default
+    :func:`default_work_root`). Codex's sandbox needs it outside the system's temporary folder."""
+
+
+def default_work_root() -> Path:
+    """``$XDG_CACHE_HOME/rtlab/cli-runs``, else ``~/.cache/rtlab/cli-runs``: outside the temporary folder, where
+    Codex 0.171.0 refuses to set up its sandbox ("Refusing to create helper binaries under temporary dir": every
+    command then fails under ``workspace-write``)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "rtlab" / "cli-runs"
+
+
+def _scratch(config: CliRunConfig) -> Path:
+    root = Path(config.work_root) if config.work_root else default_work_root()
+    temp = os.path.realpath(tempfile.gettempdir())
+    inside = os.path.realpath(root) == temp or os.path.realpath(root).startswith(temp.rstrip(os.sep) + os.sep)
+    if config.agent == "codex" and config.sandbox != "none" and inside:
+        raise RtlabError(
+            f"{root}: Codex's sandbox does not start under the temporary folder {temp} (its CODEX_HOME would be "
+            "there); give a work folder outside it, or sandbox none (then Codex runs unconfined)"
+        )
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return Path(tempfile.mkdtemp(prefix="rtlab-cli-", dir=root))
 
 
 def _ours(folder: Path) -> bool:
@@ -366,10 +388,10 @@ def run_cli_agent(
     out = Path(out)
     policy = make_policy(config.method, config.ablation)  # a bad combination is refused before anything runs
     base_url, key = _endpoint(config)
-    _prepare(out)
     began = time.monotonic()
-    scratch = Path(tempfile.mkdtemp(prefix="rtlab-cli-", dir=config.work_root))
+    scratch = _scratch(config)
     try:
+        _prepare(out)
         workspace, home, state = scratch / "workspace", scratch / "home", scratch / "state"
         skipped = copy_workspace(task.workspace, workspace, exclude=task.exclude)
         home.mkdir(mode=0o700)
