@@ -109,7 +109,7 @@ def _check_read_back(out: Path, agent: str) -> None:
     assert main(["replay", str(out), "--json", "--requirements", "trajectory"]) == 0
 
 
-def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) -> None:
+def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path, monkeypatch, capsys) -> None:
     claude = cli("claude", "@anthropic-ai/claude-code")
     pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is needed for rtlab tab serve")
     task = load_task(f"{world}:{TASK_ID}")
@@ -149,6 +149,33 @@ def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path) 
         requests = len(fake.requests)
         again = run_experiment(config, out, api_key=KEY, runner=runner)  # resume: nothing left to do
         assert again.done == [] and len(again.skipped) == 2 and len(fake.requests) == requests
+        # the command line does the same (the runs' private folders under $XDG_CACHE_HOME/rtlab/cli-runs)
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        config_file = _config(tmp_path, world, "rtlab", "claude-sonnet-4-5", fake.url)
+        command = ["experiment", str(config_file), "--out", str(out), "--api-key", KEY]
+        assert main([*command, "--agent", "claude-code", "--agent-binary", str(claude)]) == 0
+        assert "0 runs made, 2 already finished, 0 failed" in capsys.readouterr().out
+        assert main(command) == 2  # made by Claude Code: not to be mixed with rtlab's own agent's runs
+        assert "made by agent 'claude-code'" in capsys.readouterr().err
+        other = tmp_path / "exp-cli"
+        assert (
+            main(
+                [
+                    *command[:3],
+                    str(other),
+                    *command[4:],
+                    "--agent",
+                    "claude-code",
+                    "--agent-binary",
+                    str(claude),
+                ]
+            )
+            == 0
+        )
+        assert (
+            len(list(other.rglob(COMPLETE))) == 2
+            and list((tmp_path / "cache" / "rtlab" / "cli-runs").iterdir()) == []
+        )
     _check_folders(out, "claude-code", "*-*-*-*-*.jsonl")
     _check_read_back(out, "claude-code")
     # an unfinished run (its marker gone) is redone from scratch by the same command, through the CLI
