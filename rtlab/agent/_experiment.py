@@ -13,6 +13,9 @@ Each run goes to ``OUT/runs/<task>/<arm>/<model>/run-<k>/`` (an arm is ``Running
 scratch. So an experiment interrupted (Ctrl-C, a killed process, a run that failed) is resumed by running the same
 command again. A run that raises is reported and the others go on (``strict``: the first failure stops it).
 At the end: token and cost totals and a summary table per arm and model (``summary.json`` beside ``runs/``).
+
+``"agent": "claude-code"`` or ``"codex"`` (``--agent``) runs each cell with that harness's CLI instead of rtlab's
+loop (:func:`rtlab.harnesses.cli_runner`, given as ``runner``); ``agent_binary`` is its executable.
 """
 
 from __future__ import annotations
