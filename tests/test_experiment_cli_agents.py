@@ -13,6 +13,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -288,3 +289,79 @@ def test_a_missing_cli_is_said_with_what_to_install(world: Path, tmp_path: Path,
     # the agent package alone cannot run a CLI
     with pytest.raises(ValueError, match="rtlab.harnesses.cli_runner"):
         run_experiment(load_experiment(_config(tmp_path, world, "codex", "m", "http://127.0.0.1:9/v1")), out)
+
+
+def _fake_claude(path: Path, session: Path, *, before: str = "", status: int = 0) -> Path:
+    """A stand-in for ``claude`` (no Node needed): it writes the 2.1.332 session fixture where Claude Code keeps
+    its sessions under its ``HOME``, prints stream-json's init and result, and the key it was given (on stdout and
+    stderr) as a careless CLI might."""
+    session_id = json.loads(session.read_text().splitlines()[0])["sessionId"]
+    path.write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "--version" ]; then echo "2.1.332 (Claude Code)"; exit 0; fi\n'
+        f"{before}\n"
+        'mkdir -p "$HOME/.claude/projects/-home-user-proj"\n'
+        f'cp "{session}" "$HOME/.claude/projects/-home-user-proj/{session_id}.jsonl"\n'
+        f'echo \'{{"type":"system","subtype":"init","session_id":"{session_id}"}}\'\n'
+        'echo "{\\"type\\":\\"note\\",\\"key\\":\\"$ANTHROPIC_API_KEY\\"}"\n'
+        'echo "using key $ANTHROPIC_API_KEY" >&2\n'
+        'echo \'{"type":"result","subtype":"success","num_turns":6,"total_cost_usd":0.1}\'\n'
+        f"exit {status}\n"
+    )
+    path.chmod(0o755)
+    return path
+
+
+def test_a_cli_run_folder_without_node(world: Path, fixtures: Path, tmp_path: Path) -> None:
+    # the run folder, the key masked in everything written, the time limit, a CLI that writes no log, and the
+    # redo of the unfinished folder it leaves, with a stand-in for the CLI
+    session = fixtures / "claude-code-2.1.332" / "session.jsonl"
+    task = load_task(f"{world}:{TASK_ID}")
+
+    def config(binary: Path, **kw: Any) -> CliRunConfig:
+        return CliRunConfig("claude-code", binary, "runningtab", "claude-sonnet-4-5", api_key=KEY, **kw)
+
+    work = tmp_path / "work"
+    out = tmp_path / "run"
+    summary = run_cli_agent(
+        task, config(_fake_claude(tmp_path / "claude", session), work_root=str(work)), out
+    )
+    assert (summary.end_reason, summary.steps, summary.turns) == ("finished", 4, 6)
+    assert (summary.prompt_tokens, summary.completion_tokens) == (60, 30)
+    stdout = gzip.decompress((out / "claude.stdout.jsonl.gz").read_bytes()).decode()
+    assert '"key":"***"' in stdout and KEY not in stdout
+    assert (out / "claude.stderr.txt").read_text() == "using key ***\n"
+    labels = json.loads((out / "run.json").read_text())
+    assert labels["agent"]["cli_version"] == "2.1.332 (Claude Code)"
+    assert labels["agent"]["cli_result"] == {"subtype": "success", "num_turns": 6, "total_cost_usd": 0.1}
+    assert (labels["method"], labels["variant"], labels["harness"]) == ("RunningTab", None, "claude-code")
+    (t,) = ingest([out]).trajectories
+    assert (t.method, t.harness, t.task_id, t.n_steps, t.warnings) == (
+        "RunningTab",
+        "claude-code",
+        TASK_ID,
+        4,
+        [],
+    )
+    assert list(work.iterdir()) == []
+    with pytest.raises(FileExistsError, match="finished run"):
+        run_cli_agent(task, config(tmp_path / "claude", work_root=str(work)), out)
+
+    slow = _fake_claude(tmp_path / "slow-claude", session, before="sleep 30")
+    other = tmp_path / "slow"
+    began = time.monotonic()
+    with pytest.raises(RtlabError, match="wrote no session log"):  # killed before it wrote anything
+        run_cli_agent(task, config(slow, work_root=str(work), time_limit=1.0), other)
+    assert time.monotonic() - began < 20 and not (other / COMPLETE).exists()
+    late = _fake_claude(tmp_path / "late-claude", session, before="trap '' TERM")  # writes, then is killed
+    late.write_text(late.read_text().replace("exit 0\n", "sleep 30\n"))
+    summary = run_cli_agent(
+        task, config(late, work_root=str(work), time_limit=2.0), other
+    )  # the folder redone
+    assert summary.end_reason == "time_limit" and summary.steps == 4 and (other / COMPLETE).is_file()
+
+    failing = _fake_claude(tmp_path / "failing-claude", session, status=3)
+    third = tmp_path / "failing"
+    summary = run_cli_agent(task, config(failing, work_root=str(work)), third)
+    assert summary.end_reason == "server_error"  # it wrote its log, then failed: said, the run kept
+    assert json.loads((third / "run.json").read_text())["agent"]["stderr_tail"] == "using key ***\n"

@@ -22,14 +22,15 @@ The run folder holds the CLI's own logs where rtlab's readers claim them, so eve
     RUN/rollout-<...>.jsonl           or Codex's rollout (``codex-rollout``)
     RUN/claude.stdout.jsonl.gz        the CLI's stdout (stream-json / exec --json), compressed so that a scan
     RUN/codex.stdout.jsonl.gz           does not read the same run twice (``gunzip`` it to read it alone)
-    RUN/<cli>.stderr.txt              what the CLI printed on stderr, when anything (the key masked)
+    RUN/<cli>.stderr.txt              what the CLI printed on stderr, when anything
     RUN/run.json                      labels (method, variant, model, run, task id, harness) and the settings
     RUN/metadata.json, ...            the task, for the benchmark adapters (as ``rtlab run`` writes it)
     RUN/output/...                    the deliverables (the workspace's outputs/ at the end)
     RUN/tab.json                      the tab the server held at the end (owner-only: excerpts of the files)
     RUN/_COMPLETE.json                written last: the run is whole (``agent`` names the CLI)
 
-A folder without the marker that holds only these files is an unfinished run: it is removed and redone, so an
+Every file copied there has the key masked (``***``), should the CLI have printed or logged it. A folder without
+the marker that holds only these files is an unfinished run: it is removed and redone, so an
 interrupted experiment resumes by running the same command again (as with rtlab's own agent). The run's summary
 (steps, model turns, tokens) is read back from the CLI's log by rtlab's reader, which is what checks that the
 folder reads. A CLI that exits without writing its log makes the run fail (reported, redone next time); one that
@@ -298,12 +299,13 @@ def _run(command: list[str], cwd: Path, env: dict[str, str], limit: float) -> tu
     return process.returncode, stdout, stderr
 
 
-def _write_private(path: Path, data: bytes) -> None:
+def _write_private(path: Path, data: bytes, secret: str) -> None:
+    """Write ``data`` owner-only, atomically, with the key masked should the CLI have logged it."""
     with atomic_open(path, "wb", private=True) as fh:
-        fh.write(data)
+        fh.write(data.replace(secret.encode(), b"***") if secret else data)
 
 
-def _claude_logs(home: Path, stdout: bytes, out: Path) -> Path | None:
+def _claude_logs(home: Path, stdout: bytes, out: Path, secret: str) -> Path | None:
     """Copy the session file (and its sub-agents' folder) of the run into ``out``; its path there."""
     session_id = None
     for line in stdout.splitlines():
@@ -322,30 +324,30 @@ def _claude_logs(home: Path, stdout: bytes, out: Path) -> Path | None:
         return None
     source = files[0]
     target = out / source.name
-    _write_private(target, source.read_bytes())
+    _write_private(target, source.read_bytes(), secret)
     agents = source.with_suffix("") / "subagents"
     if agents.is_dir():
         for path in sorted(agents.rglob("*")):
             if path.is_file():
                 dest = out / source.stem / "subagents" / path.relative_to(agents)
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                _write_private(dest, path.read_bytes())
+                _write_private(dest, path.read_bytes(), secret)
     return target
 
 
-def _codex_logs(home: Path, out: Path) -> Path | None:
+def _codex_logs(home: Path, out: Path, secret: str) -> Path | None:
     rollouts = sorted((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
     if len(rollouts) != 1:
         return None
     target = out / rollouts[0].name
-    _write_private(target, rollouts[0].read_bytes())
+    _write_private(target, rollouts[0].read_bytes(), secret)
     return target
 
 
-def _tab_snapshot(state: Path, out: Path) -> None:
+def _tab_snapshot(state: Path, out: Path, secret: str) -> None:
     snapshots = sorted((state / "sessions").glob("*/tab.json"))
     if len(snapshots) == 1:
-        _write_private(out / "tab.json", snapshots[0].read_bytes())
+        _write_private(out / "tab.json", snapshots[0].read_bytes(), secret)
 
 
 def _turns(agent: CliAgent, trajectory: Trajectory) -> int:
@@ -414,18 +416,23 @@ def run_cli_agent(
         version = _version(config.binary, env)
         status, stdout, stderr = _run(_command(config, task.prompt), workspace, env, config.time_limit)
         cli = EXECUTABLES[config.agent]
-        _write_private(out / f"{cli}.stdout.jsonl.gz", gzip.compress(stdout, mtime=0))
+        stdout = stdout.replace(key.encode(), b"***")
+        _write_private(out / f"{cli}.stdout.jsonl.gz", gzip.compress(stdout, mtime=0), key)
         error_text = _mask(stderr.decode("utf-8", errors="replace"), key)
         if error_text.strip():
             with atomic_open(out / f"{cli}.stderr.txt", private=True) as fh:
                 fh.write(error_text)
-        log = _claude_logs(home, stdout, out) if config.agent == "claude-code" else _codex_logs(home, out)
+        log = (
+            _claude_logs(home, stdout, out, key)
+            if config.agent == "claude-code"
+            else _codex_logs(home, out, key)
+        )
         if log is None:
             raise RtlabError(
                 f"{config.agent} wrote no session log (exit status {status}); stderr ends: "
                 f"{error_text[-_STDERR_TAIL:].strip() or '(nothing)'}"
             )
-        _tab_snapshot(state, out)
+        _tab_snapshot(state, out, key)
         files = copy_outputs(workspace, out)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
