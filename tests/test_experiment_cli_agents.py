@@ -158,25 +158,16 @@ def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path, 
         assert "0 runs made, 2 already finished, 0 failed" in capsys.readouterr().out
         assert main(command) == 2  # made by Claude Code: not to be mixed with rtlab's own agent's runs
         assert "made by agent 'claude-code'" in capsys.readouterr().err
-        other = tmp_path / "exp-cli"
+        other = tmp_path / "exp-cli"  # a new experiment through the command line, each run judged
+        cli_agent = ["--agent", "claude-code", "--agent-binary", str(claude), "--sim-judge"]
+        assert main([*command[:3], str(other), *command[4:], *cli_agent]) == 0
+        assert "2 runs made" in capsys.readouterr().out
         assert (
-            main(
-                [
-                    *command[:3],
-                    str(other),
-                    *command[4:],
-                    "--agent",
-                    "claude-code",
-                    "--agent-binary",
-                    str(claude),
-                ]
-            )
-            == 0
+            len(list(other.rglob(COMPLETE))) == len(list(other.rglob("rubrics_judge--sim-judge.json"))) == 2
         )
-        assert (
-            len(list(other.rglob(COMPLETE))) == 2
-            and list((tmp_path / "cache" / "rtlab" / "cli-runs").iterdir()) == []
-        )
+        assert list((tmp_path / "cache" / "rtlab" / "cli-runs").iterdir()) == []
+    assert main(["score", str(other), "--by", "method"]) == 0  # the judged deliverables, scored per arm
+    assert "RunningTab" in capsys.readouterr().out
     _check_folders(out, "claude-code", "*-*-*-*-*.jsonl")
     _check_read_back(out, "claude-code")
     # an unfinished run (its marker gone) is redone from scratch by the same command, through the CLI
