@@ -103,6 +103,10 @@ def _check_read_back(out: Path, agent: str) -> None:
     assert not [s for s in dci.steps if s.action and s.action.kind == "tab"]
     assert [s.action.op for s in tab.steps if s.action and s.action.kind == "tab"] == ["add", "resolve"]
     assert tab.task is not None and tab.task.id == TASK_ID  # the benchmark's task joined from metadata.json
+    for t in trajectories:  # the deliverable as the run left it in outputs/, whichever tool wrote it
+        assert [(f.path, f.origin, f.content) for f in t.deliverable.files] == [
+            ("outputs/q3_capex_update.md", "output_dir", ANSWER + "\n")
+        ]
     if agent == "claude-code":
         assert tab.warnings == [] and dci.warnings == []  # 2.1.332's bookkeeping records are known
     replayed = replay(tab, requirements="trajectory")
