@@ -118,10 +118,12 @@ def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path, 
     claude = cli("claude", "@anthropic-ai/claude-code")
     pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is needed for rtlab tab serve")
     task = load_task(f"{world}:{TASK_ID}")
+    prompts: set[str] = set()
 
     def script(body: dict[str, Any]) -> dict[str, Any]:
         if not body.get("tools"):  # a side request (a title): not the agent's loop
             return {"text": "ok"}
+        prompts.update(t for t in texts(body, "user") if t.startswith(task.task.instruction[:40]))
         cwd = _workdir(body)
         has_tab = any(t["name"] == "mcp__tab__tab_add" for t in body["tools"])
         done = len(blocks(body, "tool_result"))
@@ -151,6 +153,7 @@ def test_claude_code_as_the_agent_of_an_experiment(world: Path, tmp_path: Path, 
         assert result.failed == [] and len(result.done) == 2, result.failed
         assert {r["arm"]: r["finished"] for r in result.rows} == {"DCI": 1, "RunningTab": 1}
         assert all(h.get("x-api-key") == KEY for h in fake.headers)  # the key reached the server
+        assert prompts == {task.prompt}  # the task as the first user message, whole
         requests = len(fake.requests)
         again = run_experiment(config, out, api_key=KEY, runner=runner)  # resume: nothing left to do
         assert again.done == [] and len(again.skipped) == 2 and len(fake.requests) == requests

@@ -122,6 +122,8 @@ def find_cli(agent: CliAgent, binary: str | None = None) -> Path:
     )
     if binary is not None:
         path = Path(binary).expanduser()
+        if not path.is_file() and os.sep not in binary:  # a command name: looked for on PATH
+            path = Path(shutil.which(binary) or binary)
         if not path.is_file() or not os.access(path, os.X_OK):
             raise CliNotFoundError(f"{binary}: not an executable file ({agent}'s CLI, npm {package}); {how}")
         return path.absolute()
@@ -261,9 +263,20 @@ def _codex_config(config: CliRunConfig, workspace: Path, base_url: str | None) -
 def _command(config: CliRunConfig, prompt: str) -> list[str]:
     if config.agent == "claude-code":
         return [
-            str(config.binary), "-p", prompt, "--model", config.model, "--output-format", "stream-json",
-            "--verbose", "--max-turns", str(config.max_turns), "--allowedTools", *CLAUDE_TOOLS,
-        ]  # fmt: skip
+            str(config.binary),
+            "-p",
+            "--model",
+            config.model,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--max-turns",
+            str(config.max_turns),
+            "--allowedTools",
+            *CLAUDE_TOOLS,
+            "--",
+            prompt,
+        ]  # fmt: skip  (after "--": a prompt may start with "-")
     sandbox = "danger-full-access" if config.sandbox == "none" else "workspace-write"
     return [
         str(config.binary), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
