@@ -340,12 +340,13 @@ def test_the_options_choices_are_their_owners() -> None:
 
     assert _options.ABLATIONS == ABLATIONS
     assert _options.REQUIREMENTS == REQUIREMENT_SOURCES
-    from rtlab.agent import METHODS
-    from rtlab.cli import _tab
-    from rtlab.harnesses import HARNESSES
+    from rtlab.agent import AGENTS, METHODS, AgentKind
+    from rtlab.cli import _live, _tab
+    from rtlab.harnesses import CLI_AGENTS, HARNESSES, CliAgent
 
     assert _options.METHODS == METHODS
-    assert _tab.HARNESSES == HARNESSES
+    assert _tab.HARNESSES == HARNESSES == CLI_AGENTS == typing.get_args(CliAgent)
+    assert _live.AGENTS == AGENTS == typing.get_args(AgentKind) == ("rtlab", *CLI_AGENTS)
     assert _options.PROMPTS == tuple(PROMPT_VERSIONS)
     assert _options.LEVELS == typing.get_args(Level)
     assert _options.GROUPINGS == GROUPINGS == typing.get_args(By)

@@ -537,6 +537,7 @@ def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
         str(tmp_path / "st"),
     ]
     assert parsed["mcp_servers"]["tab"]["disabled_tools"] == ["observe", "finish_check", "prompt", "bind"]
+    assert parsed["mcp_servers"]["tab"]["default_tools_approval_mode"] == "approve"  # codex exec would refuse them
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0] == hooks_before["hooks"]["PostToolUse"][0]
     command = hooks["Stop"][0]["hooks"][0]["command"]

@@ -238,8 +238,8 @@ def test_stream_sniff_allows_hook_output_before_init_and_needs_an_init(tmp_path:
 
 
 def test_other_readers_fixtures_are_not_claimed(fixtures: Path) -> None:
-    own = fixtures / "claude-code"
-    for path in sorted(p for p in fixtures.rglob("*") if p.is_file() and own not in p.parents):
+    own = (fixtures / "claude-code", fixtures / "claude-code-2.1.332")
+    for path in sorted(p for p in fixtures.rglob("*") if p.is_file() and not set(own) & set(p.parents)):
         assert not claude_code_stream.sniff(path), path
         assert not claude_code_session.sniff(path), path
 
@@ -606,6 +606,38 @@ def test_session_sniff_reads_a_long_first_line_by_its_keys(tmp_path: Path) -> No
     other = tmp_path / "other.jsonl"
     other.write_text(json.dumps({"type": "user", "text": "x" * 100_000}) + "\n", encoding="utf-8")
     assert not claude_code_session.sniff(other)
+
+
+def test_session_of_2_1_332_bookkeeping_records_are_known(fixtures: Path, tmp_path: Path) -> None:
+    # the session file of tests/test_harness_e2e.py's Claude Code 2.1.332 run (a Read, a Bash, tab_add, an early stop
+    # blocked by the finish check, tab_resolve), its paths moved to /home/user and the long strings of its
+    # bookkeeping records (the system prompt in api-request-shape, tool listings in attachments) cut; the
+    # user / assistant / system records are as the CLI wrote them
+    path = fixtures / "claude-code-2.1.332" / "session.jsonl"
+    kinds = Counter(json.loads(line)["type"] for line in path.read_text(encoding="utf-8").splitlines())
+    new = {"tools-used", "atis-latch", "api-request-shape", "api-request-blob", "api-request", "cost-state"}
+    assert new <= set(kinds) and kinds["tools-used"] == 7 and kinds["api-request"] == 6
+    assert new <= claude_code_session.OFF_CHAIN_TYPES
+    (t,) = read_session(path, strict=True)  # not one warning (23 before these types were known)
+    assert t.warnings == [] and t.harness_version == "2.1.332" and t.cwd == "/home/user/proj"
+    assert [
+        (s.tool, s.action.kind if s.action else None, s.action.op if s.action else None) for s in t.steps
+    ] == [
+        ("Read", "read", None),
+        ("Bash", "shell", None),
+        ("mcp__tab__tab_add", "tab", "add"),
+        ("mcp__tab__tab_resolve", "tab", "resolve"),
+    ]
+    assert t.steps[0].shown is not None and t.steps[0].shown.startswith("1\tRevenue 2024: 12 million\n")
+    assert replay(t, requirements="trajectory").tab.requirements[0].status == "done"
+    # a type Claude Code's table does not name is still said, once per record
+    lines = path.read_text(encoding="utf-8").splitlines()
+    newer = tmp_path / "newer.jsonl"
+    extra = {"type": "brand-new-record", "sessionId": t.id}
+    newer.write_text("\n".join([*lines[:3], json.dumps(extra), *lines[3:]]) + "\n", encoding="utf-8")
+    (u,) = read_session(newer)
+    assert [w.reason for w in u.warnings] == ["unknown record type 'brand-new-record'; skipped"]
+    assert u.warnings[0].line == 4
 
 
 # ---------------------------------------------------------------------------------------------------------

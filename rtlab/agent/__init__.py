@@ -13,11 +13,16 @@ from rtlab._lazy import attach
 if TYPE_CHECKING:
     from rtlab.agent._context import CONTEXT_KINDS as CONTEXT_KINDS
     from rtlab.agent._context import ContextPolicy as ContextPolicy
+    from rtlab.agent._experiment import AGENTS as AGENTS
+    from rtlab.agent._experiment import AgentKind as AgentKind
     from rtlab.agent._experiment import ExperimentConfig as ExperimentConfig
     from rtlab.agent._experiment import ExperimentResult as ExperimentResult
+    from rtlab.agent._experiment import PlannedRun as PlannedRun
+    from rtlab.agent._experiment import Runner as Runner
     from rtlab.agent._experiment import format_table as format_table
     from rtlab.agent._experiment import load_experiment as load_experiment
     from rtlab.agent._experiment import run_experiment as run_experiment
+    from rtlab.agent._experiment import run_with_rtlab as run_with_rtlab
     from rtlab.agent._methods import METHOD_LABELS as METHOD_LABELS
     from rtlab.agent._methods import METHODS as METHODS
     from rtlab.agent._methods import MethodName as MethodName
@@ -29,6 +34,7 @@ if TYPE_CHECKING:
     from rtlab.agent._run import EndReason as EndReason
     from rtlab.agent._run import RunConfig as RunConfig
     from rtlab.agent._run import RunSummary as RunSummary
+    from rtlab.agent._run import copy_outputs as copy_outputs
     from rtlab.agent._run import is_complete as is_complete
     from rtlab.agent._run import run_agent as run_agent
     from rtlab.agent._sandbox import AGENT_ROOT as AGENT_ROOT
@@ -50,11 +56,16 @@ __getattr__, __dir__, __all__ = attach(
     {
         "._context": ("CONTEXT_KINDS", "ContextPolicy"),
         "._experiment": (
+            "AGENTS",
+            "AgentKind",
             "ExperimentConfig",
             "ExperimentResult",
+            "PlannedRun",
+            "Runner",
             "format_table",
             "load_experiment",
             "run_experiment",
+            "run_with_rtlab",
         ),
         "._methods": ("METHOD_LABELS", "METHODS", "MethodName", "Policy", "RunningTabPolicy", "make_policy"),
         "._run": (
@@ -63,6 +74,7 @@ __getattr__, __dir__, __all__ = attach(
             "EndReason",
             "RunConfig",
             "RunSummary",
+            "copy_outputs",
             "is_complete",
             "run_agent",
         ),

@@ -13,6 +13,9 @@ Each run goes to ``OUT/runs/<task>/<arm>/<model>/run-<k>/`` (an arm is ``Running
 scratch. So an experiment interrupted (Ctrl-C, a killed process, a run that failed) is resumed by running the same
 command again. A run that raises is reported and the others go on (``strict``: the first failure stops it).
 At the end: token and cost totals and a summary table per arm and model (``summary.json`` beside ``runs/``).
+
+``"agent": "claude-code"`` or ``"codex"`` (``--agent``) runs each cell with that harness's CLI instead of rtlab's
+loop (:func:`rtlab.harnesses.cli_runner`, given as ``runner``); ``agent_binary`` is its executable.
 """
 
 from __future__ import annotations
@@ -23,12 +26,17 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rtlab.agent._methods import METHOD_LABELS, METHODS
 from rtlab.agent._run import COMPLETE, RunConfig, RunSummary, is_complete, run_agent
 from rtlab.agent._tasks import AgentTask, load_task
 from rtlab.io import atomic_open, read_text
+
+AgentKind = Literal["rtlab", "claude-code", "codex"]
+AGENTS: tuple[AgentKind, ...] = ("rtlab", "claude-code", "codex")
+"""Who runs each cell: rtlab's own loop (:func:`rtlab.agent.run_agent`), or a harness's CLI with the method served by
+``rtlab tab serve`` (``claude -p`` / ``codex exec``: :func:`rtlab.harnesses.cli_runner`)."""
 
 _RUN_FIELDS = (
     "max_turns",
@@ -68,6 +76,10 @@ class ExperimentConfig:
     """Model -> (input, output) US dollars per 1M tokens."""
     run_options: dict[str, Any] = field(default_factory=dict)
     """Options of every run (:class:`rtlab.agent.RunConfig` fields: ``max_turns``, ``context``, ...)."""
+    agent: AgentKind = "rtlab"
+    """Who runs each cell (:data:`AGENTS`): rtlab's loop, or the Claude Code / Codex CLI."""
+    agent_binary: str | None = None
+    """The CLI's executable for ``claude-code`` / ``codex`` (unset: ``claude`` / ``codex`` on ``PATH``)."""
 
     @classmethod
     def from_dict(cls, data: Any, *, source: str = "experiment") -> ExperimentConfig:
@@ -83,6 +95,8 @@ class ExperimentConfig:
             "concurrency",
             "seed",
             "prices",
+            "agent",
+            "agent_binary",
             *_RUN_FIELDS,
         }
         unknown = sorted(set(data) - known)
@@ -117,6 +131,12 @@ class ExperimentConfig:
             if isinstance(value, bool) or not isinstance(value, int) or (key != "seed" and value < 1):
                 raise ValueError(f"{source}: {key} must be a whole number{' >= 1' if key != 'seed' else ''}")
         prices = data.get("prices")
+        agent = data.get("agent", "rtlab")
+        if agent not in AGENTS:
+            raise ValueError(f"{source}: agent: unknown agent {agent!r}; known: {', '.join(AGENTS)}")
+        binary = data.get("agent_binary")
+        if binary is not None and not isinstance(binary, str):
+            raise ValueError(f"{source}: agent_binary must be a path")
         return cls(
             tasks=tasks,
             methods=methods,
@@ -129,6 +149,8 @@ class ExperimentConfig:
             if isinstance(prices, dict)
             else None,
             run_options={k: data[k] for k in _RUN_FIELDS if k in data},
+            agent=agent,
+            agent_binary=binary,
         )
 
 
@@ -215,12 +237,20 @@ def plan(config: ExperimentConfig, out: Path) -> list[PlannedRun]:
     return runs
 
 
-def _one(
+Runner = Callable[
+    [PlannedRun, ExperimentConfig, str | None, Callable[[AgentTask, Path], None] | None], RunSummary
+]
+"""What makes one run of the grid: ``runner(cell, config, api_key, before_complete)`` writes ``cell.folder``, its
+completion marker last, and returns what the run did."""
+
+
+def run_with_rtlab(
     p: PlannedRun,
     config: ExperimentConfig,
     api_key: str | None,
     before_complete: Callable[[AgentTask, Path], None] | None,
 ) -> RunSummary:
+    """One cell run by rtlab's own loop (:func:`rtlab.agent.run_agent`): the default :data:`Runner`."""
     task = load_task(p.task, files=p.files)
     run_config = RunConfig(
         method=p.method,
@@ -244,16 +274,33 @@ def run_experiment(
     progress: bool = False,
     strict: bool = False,
     before_complete: Callable[[AgentTask, Path], None] | None = None,
+    runner: Runner | None = None,
 ) -> ExperimentResult:
     """Run every unfinished run of the grid into ``out`` (module docstring); returns what was done.
-    ``before_complete`` is each run's (:func:`rtlab.agent.run_agent`): a judge of its deliverable."""
+    ``before_complete`` is each run's (:func:`rtlab.agent.run_agent`): a judge of its deliverable. ``runner``
+    makes each run: rtlab's loop by default; a CLI agent's (``config.agent``) is
+    :func:`rtlab.harnesses.cli_runner`, which must be given for one (this package does not import the
+    harnesses)."""
     out = Path(out)
+    if runner is None:
+        if config.agent != "rtlab":
+            raise ValueError(
+                f"agent {config.agent!r} runs through rtlab.harnesses: pass "
+                "runner=rtlab.harnesses.cli_runner(config.agent, binary=config.agent_binary)"
+            )
+        runner = run_with_rtlab
     out.mkdir(parents=True, exist_ok=True)
     result = ExperimentResult()
     planned = plan(config, out)
     todo = []
     for p in planned:
         if is_complete(p.folder):
+            made_by = run_agent_kind(p.folder)
+            if made_by != config.agent:
+                raise ValueError(
+                    f"{p.folder / COMPLETE}: this run was made by agent {made_by!r}, the configuration asks for "
+                    f"{config.agent!r}; give the experiment another --out"
+                )
             result.skipped.append(str(p.folder))
         else:
             todo.append(p)
@@ -271,7 +318,7 @@ def run_experiment(
         while queue or pending:
             while queue and not stop and len(pending) < max(1, config.concurrency):
                 p = queue.pop(0)
-                pending[pool.submit(_one, p, config, api_key, before_complete)] = p
+                pending[pool.submit(runner, p, config, api_key, before_complete)] = p
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -301,6 +348,16 @@ def run_experiment(
     with atomic_open(out / "summary.json") as fh:
         fh.write(json.dumps({"rows": result.rows, "totals": result.totals}, indent=2) + "\n")
     return result
+
+
+def run_agent_kind(folder: Path) -> str:
+    """Which agent made the finished run in ``folder`` (its completion marker's ``agent``; ``rtlab`` when unsaid)."""
+    try:
+        marker = json.loads((folder / COMPLETE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{folder / COMPLETE}: not a readable completion marker ({exc})") from None
+    agent = marker.get("agent", "rtlab") if isinstance(marker, dict) else "rtlab"
+    return agent if isinstance(agent, str) else "rtlab"
 
 
 def summarize(planned: list[PlannedRun]) -> tuple[list[dict[str, Any]], dict[str, Any]]:

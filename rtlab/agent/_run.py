@@ -415,6 +415,21 @@ def _command(tool: str, args: dict[str, Any]) -> str:
 def _deliverables(sandbox: Sandbox, out: Path, written: set[str]) -> list[DeliverableFile]:
     """The files of the workspace's outputs/ (and any other file the write tool wrote), copied to ``out``."""
     root = Path(sandbox.real_root)
+    extra: dict[str, Path] = {}
+    for written_path in sorted(written):
+        try:
+            real = sandbox.resolve(written_path)
+        except Exception:
+            continue
+        if real.is_file():
+            extra[Path(os.path.relpath(real, root)).as_posix()] = real
+    return copy_outputs(root, out, extra)
+
+
+def copy_outputs(root: Path, out: Path, extra: dict[str, Path] | None = None) -> list[DeliverableFile]:
+    """The deliverables of a finished workspace ``root``: every regular file under its :data:`OUTPUT_DIR`
+    (links not followed) and the files ``extra`` names (path relative to ``root`` -> file), copied owner-only
+    to ``out/output/`` (an outputs/ path without its ``outputs/``), as rtlab's run folders hold them."""
     found: dict[str, tuple[Path, str]] = {}
     outputs = root / OUTPUT_DIR
     if outputs.is_dir() and not outputs.is_symlink():
@@ -424,14 +439,8 @@ def _deliverables(sandbox: Sandbox, out: Path, written: set[str]) -> list[Delive
                 if path.is_file() and not path.is_symlink():
                     rel = path.relative_to(root).as_posix()
                     found[rel] = (path, "output_dir")
-    for written_path in sorted(written):
-        try:
-            real = sandbox.resolve(written_path)
-        except Exception:
-            continue
-        if real.is_file():
-            rel = Path(os.path.relpath(real, root)).as_posix()
-            found.setdefault(rel, (real, "write_tool"))
+    for rel, real in sorted((extra or {}).items()):
+        found.setdefault(rel, (real, "write_tool"))
     files = []
     for rel, (path, origin) in sorted(found.items()):
         data = path.read_bytes()

@@ -24,6 +24,8 @@ from rtlab.cli._options import (
     strict_option,
 )
 
+AGENTS = ("rtlab", "claude-code", "codex")
+"""Who runs an experiment's cells (``rtlab.agent.AGENTS``, tested equal: the parser imports no agent code)."""
 TITLE = "live runs and experiments"
 """The heading of these commands in ``rtlab --help``."""
 
@@ -90,6 +92,15 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         config.base_url = args.base_url
     if args.concurrency:
         config.concurrency = args.concurrency
+    if args.agent:
+        config.agent = args.agent
+    if args.agent_binary:
+        config.agent_binary = args.agent_binary
+    runner = None
+    if config.agent != "rtlab":
+        from rtlab.harnesses import cli_runner
+
+        runner = cli_runner(config.agent, binary=config.agent_binary)  # a CLI not installed: said here
     progress = sys.stderr.isatty() and not args.quiet
     result = run_experiment(
         config,
@@ -98,6 +109,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         progress=progress,
         strict=args.strict,
         before_complete=_sim_judge if args.sim_judge else None,
+        runner=runner,
     )
     print(
         f"{len(result.done)} runs made, {len(result.skipped)} already finished, {len(result.failed)} failed"
@@ -207,6 +219,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", required=True, metavar="DIR", help="where the runs go (OUT/runs/...)")
     endpoint_options(p, base_url_help="override the configuration's endpoint")
     p.add_argument("--concurrency", type=COUNT, metavar="N", help="override the configuration's concurrency")
+    p.add_argument(
+        "--agent",
+        choices=AGENTS,
+        help="who runs each cell (overrides the configuration's agent; default rtlab): rtlab's own loop, or the "
+        "Claude Code / Codex CLI (claude -p / codex exec) with the method installed by `rtlab tab install`; the "
+        "endpoint is then Anthropic's (ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY) or OpenAI's Responses "
+        "(OPENAI_BASE_URL / OPENAI_API_KEY) unless --base-url / --api-key",
+    )
+    p.add_argument(
+        "--agent-binary",
+        metavar="PATH",
+        help="the CLI's executable (default: claude / codex on PATH)",
+    )
     strict_option(p, "stop at the first run that fails")
     sim_judge_option(
         p, "judge simulated-world runs with that world's deterministic judge (before each marker)"

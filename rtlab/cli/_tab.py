@@ -28,16 +28,9 @@ def _state_option(p: argparse.ArgumentParser) -> None:
 
 def _serve_command(args: argparse.Namespace) -> list[str]:
     """``rtlab tab serve`` with this command's options, as the harness will start it (this interpreter)."""
-    import os
+    from rtlab.harnesses import serve_command
 
-    cmd = [sys.executable, "-m", "rtlab", "tab", "serve", "--harness", args.harness]
-    if args.state_dir:
-        cmd += ["--state-dir", os.path.abspath(args.state_dir)]
-    if args.method != "runningtab":
-        cmd += ["--method", args.method]
-    if args.ablation not in (None, "full"):
-        cmd += ["--ablation", args.ablation]
-    return cmd
+    return serve_command(args.harness, state_dir=args.state_dir, method=args.method, ablation=args.ablation)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -63,12 +63,15 @@ def hooks_json(hook_command: list[str]) -> dict[str, Any]:
 
 
 def mcp_server_toml(serve_command: list[str]) -> str:
-    """The ``[mcp_servers.tab]`` table ``rtlab tab install codex`` appends to ``.codex/config.toml``."""
+    """The ``[mcp_servers.tab]`` table ``rtlab tab install codex`` appends to ``.codex/config.toml``. Its tools are
+    approved (``default_tools_approval_mode``, Codex >= 0.116, openai/codex#17843): under a sandbox other than
+    ``danger-full-access`` Codex otherwise asks before every MCP call, and ``codex exec`` (approval policy
+    ``never``) refuses them ("MCP tool call requires approval", seen with 0.171.0 and ``workspace-write``)."""
     args = ", ".join(json.dumps(a) for a in serve_command[1:])
     hidden = ", ".join(json.dumps(t) for t in HOOK_TOOLS)  # Codex's hooks reach the server by its socket
     return (
         f"\n[mcp_servers.{SERVER}]\ncommand = {json.dumps(serve_command[0])}\nargs = [{args}]\n"
-        f"disabled_tools = [{hidden}]\n"
+        f'disabled_tools = [{hidden}]\ndefault_tools_approval_mode = "approve"\n'
     )
 
 

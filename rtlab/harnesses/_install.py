@@ -18,6 +18,8 @@ removed when it is empty again); without a record it removes the entries that ar
 from __future__ import annotations
 
 import json
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +48,26 @@ class InstallReport:
     """Files removed (created by install and empty again)."""
     notes: list[str] = field(default_factory=list)
     """What the user should know (an entry already there, the trust a harness needs)."""
+
+
+def serve_command(
+    harness: str,
+    *,
+    state_dir: str | Path | None = None,
+    method: str = "runningtab",
+    ablation: str | None = None,
+    python: str | None = None,
+) -> list[str]:
+    """``rtlab tab serve`` as the harness will start it (this interpreter, an absolute state folder), with the
+    method and ablation it serves: the command ``rtlab tab install`` writes into the settings."""
+    cmd = [python or sys.executable, "-m", "rtlab", "tab", "serve", "--harness", harness]
+    if state_dir:
+        cmd += ["--state-dir", os.path.abspath(state_dir)]
+    if method != "runningtab":
+        cmd += ["--method", method]
+    if ablation not in (None, "full"):
+        cmd += ["--ablation", str(ablation)]
+    return cmd
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -9,6 +9,8 @@ JSON object beside the log, and every command (``ingest``, ``info``, ``replay``,
 Where it is looked for: for a log file ``x.jsonl``, ``x.run.json`` beside it, else ``run.json`` in the same
 folder; for a run folder, ``run.json`` inside it. Labels given there override what the reader derived (the
 researcher's statement is the authority on the experiment's design); ``meta["labels_from"]`` names the file.
+A ``run.json`` whose settings name the ``cli`` (written by ``rtlab experiment --agent claude-code|codex``) also
+makes the ``output/`` folder beside it the run's deliverables.
 """
 
 from __future__ import annotations
@@ -82,4 +84,35 @@ def apply_run_labels(trajectory: Trajectory, source: str | Path | None = None) -
     settings = json.loads(found.read_text(encoding="utf-8")).get(SETTINGS_FIELD)
     if isinstance(settings, dict):
         trajectory.meta[SETTINGS_FIELD] = settings
+        if isinstance(settings.get("cli"), str) and trajectory.parent_id is None:
+            _cli_run_outputs(trajectory, found.parent)
     return True
+
+
+def _cli_run_outputs(trajectory: Trajectory, folder: Path) -> None:
+    """A run folder of ``rtlab experiment --agent claude-code|codex`` (its ``run.json`` names the ``cli``) holds the
+    workspace's ``outputs/`` as the run left it, in ``output/``: those are the run's deliverables (origin
+    ``output_dir``, paths ``outputs/...`` as in rtlab's own runs), whatever tool wrote them (a Codex shell command
+    is no write the reader sees). Files the reader found written elsewhere are kept; its copies of these, whose
+    paths lie in the run's deleted private workspace, are replaced."""
+    from rtlab.ingest.readers._base import deliverable_file, read_inside, run_files
+    from rtlab.records import Deliverable
+
+    outputs = folder / "output"
+    if not outputs.is_dir():
+        return
+    found = []
+    for path in run_files(outputs, folder):
+        data = read_inside(path, folder)
+        if data is not None:
+            rel = "outputs/" + path.relative_to(outputs).as_posix()
+            found.append(deliverable_file(rel, data, origin="output_dir", local_path=str(path)))
+    if trajectory.deliverable is None:
+        trajectory.deliverable = Deliverable()
+    delivered = {f.path for f in found}
+    kept = [
+        f
+        for f in trajectory.deliverable.files
+        if not any(f.path == d or f.path.endswith("/" + d) for d in delivered)
+    ]
+    trajectory.deliverable.files = found + kept

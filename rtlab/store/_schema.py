@@ -206,7 +206,12 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ),
         _c("subreason", "string", "python", "under `other`, the sub-reason; else null"),
         _c("rule", "string", "object", "the codebook rule that decided (`R9`)"),
-        _c("confidence", "string", "object", "the rule's confidence, `high` or `low` (check a `low` one by hand)"),
+        _c(
+            "confidence",
+            "string",
+            "object",
+            "the rule's confidence, `high` or `low` (check a `low` one by hand)",
+        ),
         _c("codebook_version", "string", "object", "the codebook's version (`rtlab-codebook/2.0`)"),
         _c("rationale", "string", "object", "the rule's finding in the item's terms"),
         _c("evidence", "json", "object", "what decided: a list of `{step, path, excerpt}`"),

@@ -10,7 +10,9 @@ src/inspect_scout/sources/_claude_code/models.py and daaain/claude-code-log clau
 compaction starts the conversation anew with), ``isApiErrorMessage`` (a ``<synthetic>`` assistant message).
 ``system`` records (2.x) note compactions (``compact_boundary``, with ``logicalParentUuid``), local commands,
 API errors; ``attachment`` and ``progress`` records sit on the chain too. Records off the chain: ``summary``
-(a conversation's title, with ``leafUuid``), ``queue-operation``, ``file-history-snapshot``, ``ai-title``.
+(a conversation's title, with ``leafUuid``), ``queue-operation``, ``file-history-snapshot``, ``ai-title``, and
+2.1's bookkeeping (:data:`OFF_CHAIN_TYPES`: 2.1.332 adds ``tools-used``, ``atis-latch`` and the request capture
+``api-request-shape`` / ``api-request-blob`` / ``api-request``), read as known and skipped without a warning.
 
 The path the model saw is the chain from the last non-sidechain leaf back to the root through ``parentUuid``;
 a root that is a compaction summary continues, after the compaction, the chain that ended before it
@@ -61,6 +63,7 @@ CHAIN_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"
 """Record types that sit on the ``parentUuid`` chain."""
 OFF_CHAIN_TYPES = frozenset(
     {
+        # 1.0 to 2.1.2xx
         "summary",
         "queue-operation",
         "file-history-snapshot",
@@ -81,11 +84,51 @@ OFF_CHAIN_TYPES = frozenset(
         "marble-origami-snapshot",
         "cost-state",
         "speculation-accept",
+        # 2.1.332's table (below): bookkeeping, titles, latches, and the request capture
+        "file-history-delta",
+        "continued-in",
+        "resume-head-vouch",
+        "data-flow-records",
+        "data-flow-incomplete",
+        "derived-from",
+        "api-request-shape",
+        "api-request-blob",
+        "api-request",
+        "api-request-resumed",
+        "fork-context-ref",
+        "frame-link",
+        "ended-by-model",
+        "relocated",
+        "artifact-comment-monitor",
+        "artifact-autoreact-ledger",
+        "bridge-session",
+        "history-suppression",
+        "isolation-latch",
+        "session-owner",
+        "dev-mods",
+        "memory-mode",
+        "atis-latch",
+        "tools-used",
+        "observer-ref",
+        "host-row",
+        "repl-mode",
+        "hybrid-organization",
     }
 )
 """Record types outside the chain (no ``uuid``), which may open a session file: titles, tags, the permission mode,
 the last prompt, snapshots of edited files, queue operations (Claude Code's ``Entry`` types; 2.1's
-``sessionStorage.ts``). A type not listed here or in :data:`CHAIN_TYPES` is skipped with a warning."""
+``sessionStorage.ts``). A type not listed here or in :data:`CHAIN_TYPES` is skipped with a warning.
+
+From 2.1.332 the list is Claude Code's own: the table its session loader merges records by (in the native binary
+of ``@anthropic-ai/claude-code-linux-x64`` 2.1.332) names every type it writes, ``user`` / ``assistant`` /
+``system`` / ``attachment`` as the transcript and every other one as bookkeeping (``progress`` and
+``file-history-*`` cleared at a compaction, titles and latches last-wins, ``content-replacement`` accumulated),
+plus ``host-row``, ``repl-mode`` and ``hybrid-organization`` in the function beside it. None of them is a turn:
+``tools-used`` is the running list of tool names used (``{"tools": [...]}``), ``atis-latch`` a flag,
+``api-request-shape`` / ``api-request-blob`` / ``api-request`` record each model request once (the system prompt
+and tools by hash, each new message as a blob, the request's parameters) for replaying it; the messages the
+model received are the chain's ``user`` / ``assistant`` records all the same. ``progress`` sits on the chain
+(:data:`CHAIN_TYPES`)."""
 _HEAD_LINES = 20
 _AGENT_FILE = re.compile(r"agent-(?P<id>[A-Za-z0-9_-]+)\.jsonl$")
 
