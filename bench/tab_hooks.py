@@ -9,7 +9,8 @@ through the MCP SDK's client as the ``mcp_tool`` hooks call it: ``observe`` with
 the model's ``tab_add`` / ``tab_list``. Round trip per call, from the client's request to its answer, at the start
 of a session and after N tool calls. Part 2, Codex's path: the command hook as Codex runs it (a new process per
 event: Python's start, the imports, the forward over the Unix socket, the answer) against a listening server,
-as installed (``python -m rtlab.harnesses.hook``) and through rtlab's command line (``rtlab tab hook codex``);
+as installed (``python -I -S .../rtlab/harnesses/hook.py``: no site packages), as ``python -m
+rtlab.harnesses.hook`` and through rtlab's command line (``rtlab tab hook codex``);
 and the socket's round trip alone (the server's work on the event included).
 """
 
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from rtlab.harnesses import SessionStore, build_server  # noqa: E402
 from rtlab.harnesses._codex import forward, socket_path  # noqa: E402
+from rtlab.harnesses._install import _hook_command  # noqa: E402
 
 SID = "bench-session"
 CWD = "/work/proj"
@@ -108,13 +110,16 @@ def codex(calls: int, state: Path) -> None:
     server.listen(socket_path(state, os.getpid()))  # the hook processes below are this process's children
     try:
         lean: list[float] = []
+        module: list[float] = []
         spawned: list[float] = []
+        installed = _hook_command([sys.executable, "-m", "rtlab", "tab", "serve"])[1:]
         direct: list[float] = []
         for i in range(calls):
             event = {"session_id": SID, "cwd": CWD, "hook_event_name": "PostToolUse", **ls_event(i)}
             event["tool_name"], event["tool_response"] = "Bash", LISTING  # Codex's shape: the raw output
             for command, times in (
-                (["-m", "rtlab.harnesses.hook"], lean),  # what `rtlab tab install codex` writes
+                (installed, lean),  # what `rtlab tab install codex` writes: the file, no site packages
+                (["-m", "rtlab.harnesses.hook"], module),  # the same module with the site packages
                 (["-m", "rtlab", "tab", "hook", "codex"], spawned),  # the same through rtlab's command line
             ):
                 event["tool_input"] = {"command": f"ls data/d{i}/{len(times)}"}
@@ -136,13 +141,17 @@ def codex(calls: int, state: Path) -> None:
     finally:
         server.close()
     print("Codex: command hook `rtlab tab hook codex` (a process per event) -> the server's socket")
-    print(f"  python -m rtlab.harnesses.hook    {ms(lean)}")
+    print(f"  python -I -S .../hook.py (installed) {ms(lean)}")
+    print(f"  python -m rtlab.harnesses.hook    {ms(module)}")
     print(f"  rtlab tab hook codex              {ms(spawned)}")
     print(f"  the socket round trip alone       {ms(direct)}")
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
     bare = time.perf_counter() - start
-    print(f"  (a bare `python -c pass` here:  {bare * 1000:.1f} ms)")
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-I", "-S", "-c", "pass"], check=True)
+    bare_s = time.perf_counter() - start
+    print(f"  (a bare `python -c pass` here:  {bare * 1000:.1f} ms; with -I -S: {bare_s * 1000:.1f} ms)")
 
 
 def main() -> None:

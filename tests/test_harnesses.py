@@ -18,6 +18,7 @@ pytest.importorskip("mcp", reason="the MCP SDK (pip install 'rtlab[mcp]') is nee
 
 from mcp import Client  # noqa: E402
 
+import rtlab.harnesses.hook  # noqa: E402
 from rtlab.cli import main  # noqa: E402
 from rtlab.environment import TOOLS  # noqa: E402
 from rtlab.harnesses import SessionStore, build_server, hook_settings, install_claude_code, uninstall  # noqa: E402
@@ -541,7 +542,8 @@ def test_codex_install_and_uninstall_round_trip(tmp_path: Path) -> None:
     hooks = json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks["PostToolUse"][0] == hooks_before["hooks"]["PostToolUse"][0]
     command = hooks["Stop"][0]["hooks"][0]["command"]
-    assert command.endswith(f"-m rtlab.harnesses.hook --state-dir {tmp_path / 'st'}")
+    hook_file = Path(rtlab.harnesses.hook.__file__).resolve()
+    assert command.endswith(f"-I -S {hook_file} --state-dir {tmp_path / 'st'}")  # the lean hook: no site
     assert main(["tab", "uninstall", str(project)]) == 0
     assert (project / ".codex" / "config.toml").read_text() == config
     assert json.loads((project / ".codex" / "hooks.json").read_text()) == hooks_before
@@ -569,3 +571,36 @@ def test_rtlab_tab_show_lists_sessions_and_rebuilds_a_tab_from_its_journal(
     out = capsys.readouterr().out
     assert out.startswith("[tab] 0 open · 1 read-log entry from 1 file · 0 candidates\nL1 step 0 notes.txt")
     assert main(["tab", "show", "nope", "--state-dir", str(tmp_path)]) == 2
+
+
+def test_the_lean_hook_command_forwards_and_falls_back_to_the_journal(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from rtlab.harnesses._codex import socket_path
+    from rtlab.harnesses._install import _hook_command
+
+    command = _hook_command([sys.executable, "-m", "rtlab", "tab", "serve", "--state-dir", str(tmp_path)])
+    assert command[1:3] == ["-I", "-S"]  # no site packages: Python's bare start and the standard library
+    event = codex_event(
+        "PostToolUse", tool_name="Bash", tool_input={"command": "cat notes.txt"}, tool_response=NOTES
+    )
+
+    def run() -> dict[str, Any]:
+        done = subprocess.run(command, input=json.dumps(event), capture_output=True, text=True, check=True)
+        assert done.stderr == ""
+        return json.loads(done.stdout)
+
+    # no server: the lean process hands the event to the full interpreter, which applies it to the journal
+    first = run()["hookSpecificOutput"]["additionalContext"]
+    assert first.startswith("[tab] 0 open · 1 read-log entry from 1 file")
+    # a server of this (the hook's parent) process: the event is forwarded to it, which resumes the journal
+    _, state = build_server(SessionStore(tmp_path), harness="codex")
+    state.listen(socket_path(tmp_path, os.getpid()))
+    try:
+        second = run()["hookSpecificOutput"]["additionalContext"]  # the same read again: a second entry
+        assert second.startswith("[tab] 0 open · 2 read-log entries from 1 file")
+        events = sorted((tmp_path / "sessions" / SID / "events").iterdir())
+        assert json.loads(events[-1].read_text())["pid"] == os.getpid()  # the server wrote the second event
+    finally:
+        state.close()

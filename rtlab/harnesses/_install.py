@@ -358,14 +358,16 @@ def install_codex(
 
 
 def _hook_command(serve_command: list[str]) -> list[str]:
-    """The lean hook (``python -m rtlab.harnesses.hook``, what ``rtlab tab hook codex`` runs) with the server's
-    interpreter, state folder and method."""
+    """The lean hook (:mod:`rtlab.harnesses.hook` run as a file, without the site packages: what ``rtlab tab hook
+    codex`` runs, at the cost of Python's bare start) with the server's interpreter, state folder and method."""
+    from rtlab.harnesses import hook
+
     i = serve_command.index("serve")
     options = list(serve_command[i + 1 :])
     if "--harness" in options:
         j = options.index("--harness")
         del options[j : j + 2]
-    return [serve_command[0], "-m", "rtlab.harnesses.hook", *options]
+    return [serve_command[0], "-I", "-S", str(Path(hook.__file__).resolve()), *options]
 
 
 def _uninstall_codex(folder: Path, report: InstallReport) -> None:

@@ -25,20 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import RtlabError
+from rtlab.harnesses._names import STATE_ENV as STATE_ENV
+from rtlab.harnesses._names import default_state_dir as default_state_dir
 from rtlab.io import atomic_open
 
-STATE_ENV = "RTLAB_TAB_STATE"
-"""The environment variable naming the state folder (``--state-dir`` wins over it)."""
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _EVENT = re.compile(r"(\d{8})\.json")
-
-
-def default_state_dir() -> Path:
-    """``$RTLAB_TAB_STATE``, else ``$XDG_STATE_HOME/rtlab/tab``, else ``~/.local/state/rtlab/tab``."""
-    if os.environ.get(STATE_ENV):
-        return Path(os.environ[STATE_ENV])
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "rtlab" / "tab"
 
 
 def session_folder_name(session_id: str) -> str:
