@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from rtlab.figures._plots import plot_reading_volume as plot_reading_volume
     from rtlab.figures._plots import plot_recovery as plot_recovery
     from rtlab.figures._plots import plot_step_sizes as plot_step_sizes
+    from rtlab.figures._plots import plot_inspect_arms as plot_inspect_arms
     from rtlab.figures._plots import plot_tab_stats as plot_tab_stats
     from rtlab.figures._plots import plot_trajectory_sizes as plot_trajectory_sizes
     from rtlab.figures._plots import plot_value_coverage as plot_value_coverage
@@ -75,6 +76,7 @@ __getattr__, __dir__, __all__ = attach(
             "plot_confusion",
             "plot_kappa_matrix",
             "TAB_STAT_LABELS",
+            "plot_inspect_arms",
             "plot_tab_stats",
             "METRIC_LABELS",
             "ABLATION_LABELS",

@@ -197,6 +197,7 @@ def compare_arms(
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     order = {a: i for i, a in enumerate(arms)}
     frame = frame.sort_values(["arm", "sample"], key=lambda c: c.map(order) if c.name == "arm" else c)
+    frame["variant"] = frame["variant"].astype(object).where(frame["variant"].notna(), None)  # None, not NaN
     return frame.reset_index(drop=True)
 
 
