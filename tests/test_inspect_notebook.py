@@ -112,9 +112,8 @@ def test_compare_arms_measures_each_arm(compared: tuple[Path, Any]) -> None:
     # the same reading in every arm (the simulated agent reads the same files); the tab adds its own calls
     assert frame.groupby("sample")["n_workspace_calls"].nunique().eq(1).all()
     for sample in samples:
-        assert by["runningtab", sample].n_steps == by["dci", sample].n_steps + by["runningtab", sample].n_tab_calls + (
-            by["runningtab", sample].n_finish_checks
-        )
+        tab = by["runningtab", sample]
+        assert tab.n_steps == by["dci", sample].n_steps + tab.n_tab_calls + tab.n_finish_checks
     # a requirement no file supports: the finish check refuses the first submission and the agent marks it
     # unavailable; without the finish check it is left open
     unsupported = {"revenue-auditor", "unaudited"}

@@ -40,13 +40,13 @@ if TYPE_CHECKING:
     from rtlab.figures._plots import plot_ablations as plot_ablations
     from rtlab.figures._plots import plot_breakdown as plot_breakdown
     from rtlab.figures._plots import plot_confusion as plot_confusion
+    from rtlab.figures._plots import plot_inspect_arms as plot_inspect_arms
     from rtlab.figures._plots import plot_kappa_matrix as plot_kappa_matrix
     from rtlab.figures._plots import plot_main_results as plot_main_results
     from rtlab.figures._plots import plot_operating_styles as plot_operating_styles
     from rtlab.figures._plots import plot_reading_volume as plot_reading_volume
     from rtlab.figures._plots import plot_recovery as plot_recovery
     from rtlab.figures._plots import plot_step_sizes as plot_step_sizes
-    from rtlab.figures._plots import plot_inspect_arms as plot_inspect_arms
     from rtlab.figures._plots import plot_tab_stats as plot_tab_stats
     from rtlab.figures._plots import plot_trajectory_sizes as plot_trajectory_sizes
     from rtlab.figures._plots import plot_value_coverage as plot_value_coverage

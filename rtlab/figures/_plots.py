@@ -699,7 +699,9 @@ def plot_inspect_arms(summary: pd.DataFrame, *, title: str) -> Figure:
 
     with _style():
         arms = [str(a) for a in summary["arm"]]
-        fig, axes = plt.subplots(2, 3, figsize=(12, 1.6 + 2 * (0.3 * len(arms) + 0.6)), sharey=True, squeeze=False)
+        fig, axes = plt.subplots(
+            2, 3, figsize=(12, 1.6 + 2 * (0.3 * len(arms) + 0.6)), sharey=True, squeeze=False
+        )
         y = np.arange(len(arms))
         for ax, (measure, label) in zip(axes.ravel(), INSPECT_ARM_LABELS.items(), strict=True):
             scale = 100.0 if measure == "score" else 1.0

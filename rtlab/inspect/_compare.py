@@ -104,7 +104,9 @@ def workspace_samples(path: str | Path = TASKS) -> list[WorkspaceSample]:
     out = []
     for n, entry in enumerate(data, start=1):
         try:
-            out.append(WorkspaceSample(str(entry["id"]), str(entry["input"]), tuple(map(str, entry["values"]))))
+            out.append(
+                WorkspaceSample(str(entry["id"]), str(entry["input"]), tuple(map(str, entry["values"])))
+            )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"{path}: sample {n}: needs id, input and values ({exc!r})") from None
     return out
@@ -139,7 +141,9 @@ def workspace_task(arm: ArmName, *, message_limit: int = 40, seed: int = 0) -> T
     else:
         solver = runningtab(method=arm)  # type: ignore[arg-type]  # a method's name
     files = {p.relative_to(WORKSPACE).as_posix(): str(p) for p in sorted(WORKSPACE.rglob("*")) if p.is_file()}
-    dataset = [Sample(id=s.id, input=s.input, target=list(s.values), files=files) for s in workspace_samples()]
+    dataset = [
+        Sample(id=s.id, input=s.input, target=list(s.values), files=files) for s in workspace_samples()
+    ]
     return Task(
         dataset=dataset,
         solver=solver,
@@ -188,12 +192,13 @@ def compare_arms(
                 raise RuntimeError(f"{log.location}: the {arm} run ended {log.status}: {log.error}")
             written[arm] = log.location
     rows: list[dict[str, Any]] = []
-    for arm, location in written.items():
+    for name, location in written.items():
         result = ingest([location])
         if result.failures:
             raise RuntimeError(f"{location}: rtlab could not read the log back: {result.failures[0]}")
-        for trajectory, summary in zip(result.trajectories, summary_frame(result.trajectories).itertuples()):
-            rows.append({"arm": arm, **_measures(trajectory), **_summary_measures(summary), "log": location})
+        summaries = summary_frame(result.trajectories).itertuples()
+        for trajectory, summary in zip(result.trajectories, summaries, strict=True):
+            rows.append({"arm": name, **_measures(trajectory), **_summary_measures(summary), "log": location})
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     order = {a: i for i, a in enumerate(arms)}
     frame = frame.sort_values(["arm", "sample"], key=lambda c: c.map(order) if c.name == "arm" else c)
@@ -248,4 +253,3 @@ def arms_summary(frame: pd.DataFrame) -> pd.DataFrame:
     out = grouped[measures].mean(numeric_only=False).astype(float)
     out.insert(0, "samples", grouped.size())
     return out.reset_index()
-

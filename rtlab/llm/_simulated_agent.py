@@ -208,7 +208,9 @@ def _write(n: int, path: str, content: str, tools: list[str]) -> dict[str, Any]:
     if "write" in tools or "bash" not in tools:
         return _call(n, "write", {"path": path, "content": content})
     folder = path.rsplit("/", 1)[0] if "/" in path else "."
-    command = f"mkdir -p {shlex.quote(folder)} && cat > {shlex.quote(path)} <<'{_HEREDOC}'\n{content}{_HEREDOC}"
+    command = (
+        f"mkdir -p {shlex.quote(folder)} && cat > {shlex.quote(path)} <<'{_HEREDOC}'\n{content}{_HEREDOC}"
+    )
     return _call(n, "bash", {"command": command})
 
 
