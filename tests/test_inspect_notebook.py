@@ -165,3 +165,21 @@ def test_deterministic(tmp_path: Path, compared: tuple[Path, Any]) -> None:
     first = frame[frame["arm"] == "runningtab"].reset_index(drop=True)
     a, b = again.drop(columns=["log"]), first.drop(columns=["log"])
     assert a.equals(b), a.compare(b).to_string()
+
+
+def test_the_sandbox_reads_no_users_login_profile(tmp_path: Path) -> None:
+    """The task's sandbox is Inspect's local one with HOME set to the sample's folder: `bash --login` (Inspect's
+    bash tool) reads no user's profile, whose output (pyenv rehashing beside another shell) would reach the model."""
+    import asyncio
+
+    from rtlab.inspect import LocalHomeSandbox
+
+    [sandbox] = asyncio.run(LocalHomeSandbox.sample_init("t", None, {})).values()
+    assert isinstance(sandbox, LocalHomeSandbox)
+    try:
+        result = asyncio.run(sandbox.exec(["bash", "--login", "-c", 'echo "$HOME"; pwd']))
+        home, cwd = result.stdout.split()
+        assert result.success and home == cwd and Path(home).is_dir()
+        assert result.stderr == ""
+    finally:
+        asyncio.run(LocalHomeSandbox.sample_cleanup("t", None, {"default": sandbox}, False))

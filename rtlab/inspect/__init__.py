@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from rtlab.inspect._compare import ARM_NAMES as ARM_NAMES
     from rtlab.inspect._compare import COLUMNS as COLUMNS
     from rtlab.inspect._compare import DEFAULT_ARMS as DEFAULT_ARMS
+    from rtlab.inspect._compare import SANDBOX as SANDBOX
     from rtlab.inspect._compare import WORKSPACE as WORKSPACE
     from rtlab.inspect._compare import ArmName as ArmName
+    from rtlab.inspect._compare import LocalHomeSandbox as LocalHomeSandbox
     from rtlab.inspect._compare import WorkspaceSample as WorkspaceSample
     from rtlab.inspect._compare import arms_summary as arms_summary
     from rtlab.inspect._compare import compare_arms as compare_arms
@@ -52,8 +54,10 @@ __getattr__, __dir__, __all__ = attach(
             "ARM_NAMES",
             "COLUMNS",
             "DEFAULT_ARMS",
+            "SANDBOX",
             "WORKSPACE",
             "ArmName",
+            "LocalHomeSandbox",
             "WorkspaceSample",
             "arms_summary",
             "compare_arms",

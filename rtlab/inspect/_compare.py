@@ -21,6 +21,8 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.scorer import Score, Target, accuracy, scorer
 from inspect_ai.solver import TaskState
+from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentConfigType, sandboxenv
+from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
 
 from rtlab.analysis import summary_frame, tab_stats_frame
 from rtlab.environment import FINISH_PREFIX, TAB_TOOLS, replay
@@ -80,6 +82,39 @@ COLUMNS = (
     "log",
 )
 """The columns of :func:`compare_arms`' table."""
+
+
+SANDBOX = "rtlab_local"
+"""The sandbox the shipped task runs in (:class:`LocalHomeSandbox`)."""
+
+
+@sandboxenv(name=SANDBOX)
+class LocalHomeSandbox(LocalSandboxEnvironment):
+    """Inspect's ``local`` sandbox (a temporary folder per sample) with ``HOME`` set to that folder, so the
+    ``bash --login`` of Inspect's ``bash`` tool reads no user's login profile: a profile that prints (pyenv's
+    rehash failing beside another shell, a banner) would reach the model's tool results and change the run."""
+
+    @classmethod
+    async def sample_init(
+        cls, task_name: str, config: SandboxEnvironmentConfigType | None, metadata: dict[str, str]
+    ) -> dict[str, SandboxEnvironment]:
+        return {
+            "default": cls()
+        }  # the local sandbox's own makes a LocalSandboxEnvironment, whatever the class
+
+    async def exec(
+        self,
+        cmd: list[str],
+        input: str | bytes | None = None,  # noqa: A002 - Inspect's signature
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+        timeout: int | None = None,
+        timeout_retry: bool = True,
+        concurrency: bool = True,
+    ) -> ExecResult[str]:
+        home = {"HOME": self.directory.name, **(env or {})}
+        return await super().exec(cmd, input, cwd, home, user, timeout, timeout_retry, concurrency)
 
 
 @dataclass(frozen=True)
@@ -148,7 +183,7 @@ def workspace_task(arm: ArmName, *, message_limit: int = 40, seed: int = 0) -> T
         dataset=dataset,
         solver=solver,
         scorer=values_stated(),
-        sandbox="local",
+        sandbox=SANDBOX,
         message_limit=message_limit,
         config=GenerateConfig(seed=seed),
         name=f"rtlab_workspace_{arm.replace('-', '_')}",
