@@ -183,3 +183,19 @@ def test_the_sandbox_reads_no_users_login_profile(tmp_path: Path) -> None:
         assert result.stderr == ""
     finally:
         asyncio.run(LocalHomeSandbox.sample_cleanup("t", None, {"default": sandbox}, False))
+
+
+def test_a_baseline_and_an_ablation(tmp_path: Path, compared: tuple[Path, Any]) -> None:
+    """TODO's own tool is neither a workspace nor a tab call; without capture, the replayed tab (the ablation's
+    configuration, as the live one) holds no read-log entry, and the requirements stay without support."""
+    _, first = compared
+    frame = compare_arms(tmp_path, arms=["todo", "no-capture"])
+    todo, blind = frame[frame["arm"] == "todo"], frame[frame["arm"] == "no-capture"]
+    assert list(todo["method"].unique()) == ["TODO"] and list(blind["variant"].unique()) == ["no-capture"]
+    dci = first[first["arm"] == "dci"].reset_index(drop=True)
+    assert todo["n_workspace_calls"].tolist() == dci["n_workspace_calls"].tolist()
+    assert (todo["n_tab_calls"] == 0).all() and (todo["n_steps"] > todo["n_workspace_calls"]).all()
+    assert (blind["n_entries"] == 0).all() and (blind["n_done"] == 0).all()
+    for location in blind["log"].unique():
+        for sample in read_eval_log(location).samples or []:
+            assert sample.store[TAB_KEY]["read_log"] == []

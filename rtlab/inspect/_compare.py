@@ -25,9 +25,10 @@ from inspect_ai.util import ExecResult, SandboxEnvironment, SandboxEnvironmentCo
 from inspect_ai.util._sandbox.local import LocalSandboxEnvironment
 
 from rtlab.analysis import summary_frame, tab_stats_frame
-from rtlab.environment import FINISH_PREFIX, TAB_TOOLS, replay
+from rtlab.environment import ABLATIONS, FINISH_PREFIX, TAB_TOOLS, TabConfig, replay
 from rtlab.ingest import ingest
-from rtlab.inspect._agent import runningtab
+from rtlab.inspect._agent import TOOL_NAMES, runningtab
+from rtlab.inspect._live import SUBMIT
 from rtlab.llm import SIMULATED_MODEL, SimulatedServer
 from rtlab.records import Trajectory
 from rtlab.text import find_numbers, matches
@@ -201,7 +202,7 @@ def compare_arms(
     logs to ``log_dir/<arm>/``, read back the logs this call wrote, and measure each run with rtlab's analyses.
 
     Returns one row per arm and sample (:data:`COLUMNS`): steps (tool calls answered, from ``summary_frame``),
-    workspace and tab calls, calls that failed, finish checks the model was given (refused submissions), the
+    workspace calls (Inspect's ``bash``, ``python``, ...) and tab calls, calls that failed, finish checks the model was given (refused submissions), the
     replayed final tab (requirements the run stated, done / unavailable / open; read-log entries, files,
     candidates; review coverage: ``tab_stats_frame``), the score (:func:`values_stated`, read back from the
     log's judgement), token usage and the log's path.
@@ -233,7 +234,8 @@ def compare_arms(
             raise RuntimeError(f"{location}: rtlab could not read the log back: {result.failures[0]}")
         summaries = summary_frame(result.trajectories).itertuples()
         for trajectory, summary in zip(result.trajectories, summaries, strict=True):
-            rows.append({"arm": name, **_measures(trajectory), **_summary_measures(summary), "log": location})
+            measures = _measures(trajectory, name)
+            rows.append({"arm": name, **measures, **_summary_measures(summary), "log": location})
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     order = {a: i for i, a in enumerate(arms)}
     frame = frame.sort_values(["arm", "sample"], key=lambda c: c.map(order) if c.name == "arm" else c)
@@ -241,13 +243,15 @@ def compare_arms(
     return frame.reset_index(drop=True)
 
 
-def _measures(trajectory: Trajectory) -> dict[str, Any]:
-    """One run's measures from its steps and the replay of its tab (its own requirements, as the live tab)."""
+def _measures(trajectory: Trajectory, arm: str) -> dict[str, Any]:
+    """One run's measures from its steps and the replay of its tab with the arm's configuration and its own
+    requirements (as ``rtlab replay LOG --requirements trajectory --ablation NAME``: the live tab, step for step)."""
     answered = [s for s in trajectory.steps if s.output is not None]
     tab_calls = [s for s in answered if s.tool in TAB_TOOLS]
-    workspace = [s for s in answered if s.tool not in TAB_TOOLS and s.tool != "submit"]
-    finish_checks = [s for s in answered if s.tool == "submit" and FINISH_PREFIX in (s.shown or "")]
-    replayed = replay(trajectory, requirements="trajectory")
+    workspace = [s for s in answered if s.tool in TOOL_NAMES]
+    finish_checks = [s for s in answered if s.tool == SUBMIT and FINISH_PREFIX in (s.shown or "")]
+    config = TabConfig.ablation(arm if arm in ABLATIONS else "full")
+    replayed = replay(trajectory, config=config, requirements="trajectory")
     [stats] = tab_stats_frame([replayed]).to_dict("records")
     statuses = [r.status for r in replayed.tab.requirements]
     judgement = trajectory.judgement
@@ -259,7 +263,7 @@ def _measures(trajectory: Trajectory) -> dict[str, Any]:
         "n_workspace_calls": len(workspace),
         "n_tab_calls": len(tab_calls),
         "n_finish_checks": len(finish_checks),
-        "n_requirements": len(statuses) if tab_calls else 0,
+        "n_requirements": len(statuses),
         "n_done": statuses.count("done"),
         "n_unavailable": statuses.count("unavailable"),
         "n_open": statuses.count("open"),
