@@ -91,7 +91,7 @@ class EmbeddedRepo:
     """A repository in miniature (:func:`embedded_repo`) and what opening its embedded dataset said on the way."""
 
     root: Path
-    """Its root: ``notebooks/`` (the nine notebooks), ``figures/``, ``data/simulated/config.json``, ``build/``."""
+    """Its root: ``notebooks/`` (the notebooks), ``figures/``, ``data/simulated/config.json``, ``build/``."""
     nothing_built: Exception
     """What ``open_dataset(None)`` raised before anything was built."""
     no_store: Exception

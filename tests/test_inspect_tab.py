@@ -428,21 +428,22 @@ def test_inspect_eval_command_line(workspace: Path, tmp_path: Path) -> None:
 
 
 def test_against_rtlab_simulated_model_over_http(workspace: Path, tmp_path: Path) -> None:
-    from rtlab.llm import SIMULATED_MODEL, SimulatedServer
+    from rtlab.llm import SIMULATED_MODEL, SimulatedServer, unknown_tool_call
 
     with SimulatedServer() as server:
+        server.script(unknown_tool_call("read"))  # a first turn calling a tool Inspect does not offer
         model = get_model(f"openai-api/rtlab/{SIMULATED_MODEL}", base_url=server.base_url, api_key="none")
         t = Task(
             dataset=[
                 Sample(
-                    input="Report the revenue in 2024 from the files.",
+                    input="Report the revenue in 2024 from the files. Give the headcount of the Paris office.",
                     target="1,234",
                     files={p.name: str(p) for p in workspace.iterdir()},  # copied into the sandbox's folder
                 )
             ],
             solver=runningtab(),
             sandbox="local",
-            message_limit=24,
+            message_limit=40,
         )
         [log] = eval(t, model=model, log_dir=str(tmp_path / "logs"), display="none")
     assert log.samples is not None
@@ -450,9 +451,16 @@ def test_against_rtlab_simulated_model_over_http(workspace: Path, tmp_path: Path
     tools = [m["function"] for m in transcript_tools(sample)]
     assert "tab_add" in tools and "bash" in tools and "tab_list" in tools
     assert [e["path"] for e in sample.store[TAB_KEY]["read_log"]]  # what bash read (`sed -n`) was captured
-    # the simulated agent calls rtlab's own `read` / `write` tools too: Inspect refuses them (no such tool), and
-    # the refusal the model reads carries the status line as well
+    # Inspect refuses a call of a tool it does not offer, and the refusal the model reads carries the status line
     refused = [m for m in transcript_tools(sample) if m.get("error") and m["function"] != "submit"]
-    assert refused and all(STATUS_PREFIX in m["error"]["message"] for m in refused)
+    assert [m["function"] for m in refused] == ["read"]
+    assert all(STATUS_PREFIX in m["error"]["message"] for m in refused)
+    # offered no `read` / `write`, the simulated agent reads and writes with bash and stops by submitting; its
+    # first submission (the headcount, which no file states, still open) is refused by the finish check; it marks
+    # that requirement unavailable and the second submission counts
+    submits = [m for m in transcript_tools(sample) if m["function"] == "submit"]
+    assert len(submits) == 1 and FINISH_PREFIX in submits[0]["error"]["message"]
+    assert sample.output.completion.startswith("# Deliverable") and "1,234" in sample.output.completion
+    assert [r["status"] for r in sample.store[TAB_KEY]["requirements"]] == ["done", "unavailable"]
     assert_tab_out_of_scorer_view(sample)
     assert_replay_equals_live(log, sample)

@@ -29,21 +29,35 @@ BY_HAND = (
 )
 
 
+INSPECT_BOOK = "10_inspect.ipynb"
+"""The notebook that runs its own Inspect task (rtlab.inspect.compare_arms) instead of opening a dataset."""
+
+
 def test_notebooks_call_the_library_and_store_no_outputs() -> None:
     books = sorted((ROOT / "notebooks").glob("[0-9]*.ipynb"))
-    assert len(books) == 9
+    assert len(books) == 10 and books[-1].name == INSPECT_BOOK
     for path in books:
         nb = nbformat.read(path, as_version=4)
         code = [c for c in nb.cells if c.cell_type == "code"]
         source = "\n".join(c.source for c in code)
         # the one cell a reader edits is the first code cell: the embedded dataset unless DATA says otherwise
+        # (notebook 10: where its Inspect logs go and which arms it runs)
         first = code[0]
         assert first.metadata.get("tags") == ["parameters"], path.name
         assert first.source.startswith("# Parameters: the one cell to edit"), path.name
-        assert re.search(r"^DATA = None  # None: the embedded simulated dataset", first.source, re.M), path.name
+        own = ("LOGS", "ARMS") if path.name == INSPECT_BOOK else ("DATA",)
+        if path.name == INSPECT_BOOK:
+            assert re.search(r'^LOGS = "build/inspect"  #', first.source, re.M), path.name
+            assert re.search(r"^ARMS = \[", first.source, re.M), path.name
+            assert source.count("compare_arms(locate(LOGS), arms=ARMS)") == 1, path.name
+            assert "open_dataset(" not in source and "eval(" not in source, path.name
+        else:
+            data = re.search(r"^DATA = None  # None: the embedded simulated dataset", first.source, re.M)
+            assert data, path.name
+            assert source.count("open_dataset(DATA)") == 1 and "is_simulated(" not in source, path.name
         assert re.search(r'^FIGURES = "figures"  #', first.source, re.M), path.name
-        assert not any(re.search(r"^(DATA|FIGURES) =", c.source, re.M) for c in code[1:]), path.name
-        assert source.count("open_dataset(DATA)") == 1 and "is_simulated(" not in source, path.name
+        names = "|".join((*own, "FIGURES"))
+        assert not any(re.search(rf"^({names}) =", c.source, re.M) for c in code[1:]), path.name
         assert [w for w in BY_HAND if w in source] == [], path.name
         assert ("client" in source) == ("open_llm(" in source), path.name
         assert all(c.outputs == [] and c.execution_count is None for c in code), path.name
@@ -117,6 +131,8 @@ def test_every_notebook_runs_on_the_hand_made_sample(
         "09_annotator_kappa",
     ):
         assert f"{stem}.png" in names and f"{stem}.pdf" in names
+    # notebook 10 runs its own task against the simulated model, whatever the data: its figure says so
+    assert "10_inspect_arms-simulated.png" in names and "10_inspect_arms-simulated.pdf" in names
     assert all((figures / n).stat().st_size > 1000 for n in names)
     # notebook 09's REAL ("../shared/real", from the root) found from notebooks/ too
     if (ROOT.parent / "shared" / "real" / "officeqa" / "gold_labels.csv").is_file():  # real runs beside
@@ -147,7 +163,7 @@ def test_every_notebook_runs_from_notebooks_on_the_embedded_dataset(
     executed = root.parent / "executed"
     assert run_all(["--notebooks", str(books), "--cwd", str(books), "--jobs", "2", "--executed", str(executed)]) == 0
     out = capsys.readouterr().out
-    assert [line.split()[0] for line in out.splitlines()[:9]] == ["ok"] * 9, out
+    assert [line.split()[0] for line in out.splitlines()[:10]] == ["ok"] * 10, out
     names = sorted(p.name for p in (root / "figures").iterdir())  # the repository's figures/, as make figures
     for stem in (
         "01_trajectory_sizes",
@@ -160,6 +176,7 @@ def test_every_notebook_runs_from_notebooks_on_the_embedded_dataset(
         "07_operating_styles",
         "08_tab_statistics",
         "09_annotator_kappa",
+        "10_inspect_arms",
     ):
         assert f"{stem}-simulated.png" in names and f"{stem}-simulated.pdf" in names
     assert sorted(p.name for p in books.iterdir()) == before  # nothing written beside the notebooks

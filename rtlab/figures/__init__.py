@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from rtlab.figures._plots import plot_ablations as plot_ablations
     from rtlab.figures._plots import plot_breakdown as plot_breakdown
     from rtlab.figures._plots import plot_confusion as plot_confusion
+    from rtlab.figures._plots import plot_inspect_arms as plot_inspect_arms
     from rtlab.figures._plots import plot_kappa_matrix as plot_kappa_matrix
     from rtlab.figures._plots import plot_main_results as plot_main_results
     from rtlab.figures._plots import plot_operating_styles as plot_operating_styles
@@ -75,6 +76,7 @@ __getattr__, __dir__, __all__ = attach(
             "plot_confusion",
             "plot_kappa_matrix",
             "TAB_STAT_LABELS",
+            "plot_inspect_arms",
             "plot_tab_stats",
             "METRIC_LABELS",
             "ABLATION_LABELS",

@@ -675,3 +675,44 @@ def plot_operating_styles(summary: pd.DataFrame, *, title: str) -> Figure:
         fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
         fig.tight_layout()
     return fig
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The arms run inside Inspect AI (a frame from rtlab.inspect.arms_summary)
+
+INSPECT_ARM_LABELS = {
+    "n_steps": "Steps (tool calls answered)",
+    "n_tab_calls": "Tab calls",
+    "n_finish_checks": "Finish checks given",
+    "n_unavailable": "Requirements marked unavailable",
+    "n_open": "Requirements left open",
+    "score": "Score (share of values stated, %)",
+}
+"""The measures :func:`plot_inspect_arms` draws, one panel each (columns of ``rtlab.inspect.arms_summary``)."""
+
+
+def plot_inspect_arms(summary: pd.DataFrame, *, title: str) -> Figure:
+    """One panel per measure (:data:`INSPECT_ARM_LABELS`), one bar per arm: its mean over the task's samples,
+    the arms in the frame's order (``rtlab.inspect.arms_summary``)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    with _style():
+        arms = [str(a) for a in summary["arm"]]
+        fig, axes = plt.subplots(
+            2, 3, figsize=(12, 1.6 + 2 * (0.3 * len(arms) + 0.6)), sharey=True, squeeze=False
+        )
+        y = np.arange(len(arms))
+        for ax, (measure, label) in zip(axes.ravel(), INSPECT_ARM_LABELS.items(), strict=True):
+            scale = 100.0 if measure == "score" else 1.0
+            values = summary[measure].to_numpy(dtype=float) * scale
+            ax.barh(y, values, height=0.6, color=[OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(arms))])
+            for k, v in zip(y, values, strict=True):
+                ax.text(v, k, f" {v:.2f}".rstrip("0").rstrip("."), va="center", fontsize=8)
+            ax.set_title(label, loc="left", fontsize=10)
+            ax.set_xlim(left=0, right=max(1.0, float(np.nanmax(values)) * 1.25) if len(values) else 1.0)
+        axes[0, 0].set_yticks(y, [_short(a, 30) for a in arms])
+        axes[0, 0].invert_yaxis()
+        fig.suptitle(title, x=0.01, ha="left", fontweight="bold")
+        fig.tight_layout()
+    return fig

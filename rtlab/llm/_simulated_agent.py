@@ -20,6 +20,12 @@ request, reading its own progress back from the conversation (the calls it made 
    it again with a review section; given the finish check (``[tab] finish check``): review and resolve what is
    still open, then stop again.
 
+It works with the tools it is offered, as Inspect AI's ``react()`` offers them (``rtlab.inspect``): without a
+``read`` tool it reads every file with ``bash`` (``sed -n``), without a ``write`` tool it writes the deliverable
+with ``bash`` (a here-document), and when a ``submit`` tool is offered it stops by submitting the deliverable's
+text; a refused submission (the finish check, the Self-Refine request, sent back as the submit call's error)
+counts as the user message it stands for.
+
 Calls it did not make (a scripted malformed call) and replies that are errors are passed over. Scripted
 failures for the agent loop: :func:`malformed_call`, :func:`unknown_tool_call`, :func:`length_stop` (and the
 server's own :func:`~rtlab.llm._simulated.http_error`).
@@ -55,6 +61,10 @@ _WORKBOOK = re.compile(r"load_workbook\((['\"])(.+?)\1")
 _OUTPUT = re.compile(r"\b(outputs/[^\s`'\"),;]+[A-Za-z0-9])")
 _REQ_ID = re.compile(r"^(?:Added )?(R\d+|P\d+)\b")
 _NUMBER = re.compile(r"\d")
+SUBMIT = "submit"
+"""Inspect ``react()``'s submit tool: offered, the agent stops by calling it."""
+_HEREDOC = "RTLAB_EOF"
+"""The here-document's delimiter of a deliverable written with ``bash``."""
 
 
 @dataclass
@@ -174,6 +184,43 @@ def _sed_path(command: str) -> str:
     return words[-1] if words else command
 
 
+def _told(p: _Progress, prefix: str) -> int | None:
+    """Where the conversation last answered a stop with ``prefix`` (a user message, or a refused submission's
+    reply, ``Error: [tab] finish check ...`` as Inspect's OpenAI provider sends it): its index in ``p.calls``."""
+    told = [
+        i
+        for i, (tool, _, reply) in enumerate(p.calls)
+        if (tool == "<user>" and reply.startswith(prefix)) or (tool == SUBMIT and prefix in reply)
+    ]
+    return told[-1] if told else None
+
+
+def _writes(p: _Progress, after: int = -1) -> bool:
+    """Whether it wrote the deliverable (after call ``after``): the ``write`` tool or its ``bash`` here-document."""
+    return any(
+        tool == "write" or (tool == "bash" and str(args.get("command", "")).endswith(_HEREDOC))
+        for tool, args, _ in p.calls[after + 1 :]
+    )
+
+
+def _write(n: int, path: str, content: str, tools: list[str]) -> dict[str, Any]:
+    """The call that writes the deliverable: ``write`` when offered, else ``bash`` with a here-document."""
+    if "write" in tools or "bash" not in tools:
+        return _call(n, "write", {"path": path, "content": content})
+    folder = path.rsplit("/", 1)[0] if "/" in path else "."
+    command = (
+        f"mkdir -p {shlex.quote(folder)} && cat > {shlex.quote(path)} <<'{_HEREDOC}'\n{content}{_HEREDOC}"
+    )
+    return _call(n, "bash", {"command": command})
+
+
+def _read(n: int, path: str, tools: list[str], *, by_tool: bool) -> dict[str, Any]:
+    """The call that reads a text file: the ``read`` tool when asked for and offered, else ``bash`` (``sed``)."""
+    if by_tool and "read" in tools:
+        return _call(n, "read", {"path": path, "limit": 400})
+    return _call(n, "bash", {"command": f"sed -n '1,400p' {shlex.quote(path)}"})
+
+
 def _deliverable_path(task: str) -> str:
     m = _OUTPUT.search(task)
     return m.group(1) if m else "outputs/answer.md"
@@ -273,14 +320,16 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
         if path.lower().endswith(".xlsx"):
             return f"Reading the workbook {path}.", [_call(n, "bash", {"command": xlsx_command(path)})]
         if i % 2 == 0:
-            return f"Reading {path}.", [_call(n, "read", {"path": path, "limit": 400})]
-        return None, [_call(n, "bash", {"command": f"sed -n '1,400p' {shlex.quote(path)}"})]
-    finished_once = any(t == "<user>" and r.startswith(FINISH_PREFIX) for t, _, r in p.calls)
-    written = p.made("write")
+            return f"Reading {path}.", [_read(n, path, tools, by_tool=True)]
+        return None, [_read(n, path, tools, by_tool=False)]
+    finished_once = _told(p, FINISH_PREFIX) is not None
+    written = _writes(p)
     if tab and (not written or finished_once):
         open_ids = _open_requirements(p)
         last_list = max((i for i, c in enumerate(p.calls) if c[0] == "tab_list"), default=-1)
-        last_read = max((i for i, c in enumerate(p.calls) if c[0] in ("read", "bash", "<user>")), default=-1)
+        last_read = max(
+            (i for i, c in enumerate(p.calls) if c[0] in ("read", "bash", "<user>", SUBMIT)), default=-1
+        )
         if open_ids and last_list < last_read:
             return "Reviewing the tab.", [_call(n, "tab_list", {})]
         cites = _review_cites(p.calls[last_list][2]) if last_list >= 0 else {}
@@ -303,16 +352,21 @@ def next_turn(messages: list[dict[str, Any]], tools: list[str]) -> tuple[str | N
         items = [{"text": r, "status": "done"} for r in reqs]
         return "All items covered.", [_call(n, "todo", {"items": items})]
     if not written:
-        return "Writing the deliverable.", [_call(n, "write", {"path": out, "content": _compose(p)})]
-    refine = any(t == "<user>" and r.startswith(REFINE_PREFIX) for t, _, r in p.calls)
-    if refine:
-        asked = max(i for i, c in enumerate(p.calls) if c[0] == "<user>" and c[2].startswith(REFINE_PREFIX))
+        return "Writing the deliverable.", [_write(n, out, _compose(p), tools)]
+    asked = _told(p, REFINE_PREFIX)
+    review = "\n## Review\n\n- Checked against the files read; nothing to add.\n"
+    if asked is not None:
         after = p.calls[asked + 1 :]
-        if not any(t == "read" and a.get("path") == out for t, a, _ in after):
-            return "Checking the draft.", [_call(n, "read", {"path": out})]
-        if not any(t == "write" for t, _, _ in after):
-            revised = _compose(p) + "\n## Review\n\n- Checked against the files read; nothing to add.\n"
-            return "Revising the draft.", [_call(n, "write", {"path": out, "content": revised})]
+        if not any(t == "read" and a.get("path") == out for t, a, _ in after) and not any(
+            t == "bash" and str(a.get("command", "")).startswith("sed -n") and _sed_path(a["command"]) == out
+            for t, a, _ in after
+        ):
+            return "Checking the draft.", [_read(n, out, tools, by_tool=True)]
+        if not _writes(p, asked):
+            return "Revising the draft.", [_write(n, out, _compose(p) + review, tools)]
+    if SUBMIT in tools:
+        answer = _compose(p) + (review if asked is not None else "")
+        return f"Submitting the deliverable {out}.", [_call(n, SUBMIT, {"answer": answer})]
     return f"Done: the deliverable is {out}.", []
 
 
