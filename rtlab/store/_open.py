@@ -13,6 +13,7 @@ hive-partitioned by ``shard``; docs/STORE.md).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,12 +23,17 @@ from rtlab.store._build import MANIFEST, merge_index, read_index, read_manifest
 from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
 from rtlab.store._verify import (
     Damage,
+    Stamp,
     check_files,
     check_manifest,
     damage_message,
+    part_file,
+    read_stamps,
     sanitize,
     schema_problem,
+    stamp_of,
     verify,
+    write_stamps,
 )
 
 if TYPE_CHECKING:
@@ -61,6 +67,8 @@ class Store:
         self.manifest: dict[str, Any] = manifest
         """The manifest as committed; of a version-3 store, without its index's entries until one is needed
         (:meth:`whole_manifest`)."""
+        self._stamps: dict[str, Stamp] = read_stamps(self.path)
+        """The files verified in full before (:func:`~rtlab.store._verify.read_stamps`), with their stat then."""
         self._schema_checked: set[str] = set()
         self._ordered: dict[str, int] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -119,8 +127,18 @@ class Store:
 
     def verify(self) -> list[Damage]:
         """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
-        manifest's record): an empty list when the store is as its last build committed it."""
-        return verify(self.path, self.whole_manifest(), deep=True)
+        manifest's record): an empty list when the store is as its last build committed it. Every file is
+        read, stamped or not; the stamps of those found sound are renewed."""
+        stamped: dict[str, Stamp] = {}
+        found = verify(self.path, self.whole_manifest(), deep=True, stamped=stamped)
+        self._stamp(stamped)
+        return found
+
+    def _stamp(self, stamped: dict[str, Stamp]) -> None:
+        """Record the stamps of files just verified in full (when any is new), if the store can be written."""
+        if any(self._stamps.get(rel) != v for rel, v in stamped.items()):
+            self._stamps.update(stamped)
+            write_stamps(self.path, self._stamps, self.manifest)
 
     def _read_files(self, table: str) -> list[str]:
         """``table``'s files, their schemas checked (once per store opened) before anything reads them."""
@@ -129,15 +147,31 @@ class Store:
         files = self.files(table)
         if table not in self._schema_checked:
             want = arrow_schema(table)
+            sums = {
+                part_file(table, part): entry["checksums"][table][1]
+                for part, entry in self.manifest["parts"].items()
+                if table in entry["tables"] and isinstance(entry.get("checksums"), dict)
+            }
             found = [
                 Damage(str(f.relative_to(self.path)), why)
                 for f in files
+                if not self._trusted(f, sums)
                 if (why := schema_problem(f, table, want)) is not None
             ]
             if found:
                 raise RtlabError(damage_message(self.path, found, self.manifest))
             self._schema_checked.add(table)
         return [str(f) for f in files]
+
+    def _trusted(self, file: Path, sums: dict[str, str]) -> bool:
+        """Whether ``file`` is as its stamp says it was when verified in full (its schema checked then)."""
+        rel = file.relative_to(self.path).as_posix()
+        if rel not in self._stamps or rel not in sums:
+            return False
+        try:
+            return stamp_of(os.lstat(file), sums[rel]) == self._stamps[rel]
+        except OSError:
+            return False
 
     def _raise_if_damaged(self) -> None:
         """After a read failed: name the damaged files (every file's bytes checked) in an error, if any is."""
@@ -267,9 +301,19 @@ class Store:
 
         if name in self._views:
             return
-        found = check_files(self.path, self.manifest, deep=True, tables=(name,), manifest_damage=[])
+        stamped: dict[str, Stamp] = {}
+        found = check_files(
+            self.path,
+            self.manifest,
+            deep=True,
+            tables=(name,),
+            manifest_damage=[],
+            stamps=self._stamps,
+            stamped=stamped,
+        )
         if found:
             raise RtlabError(damage_message(self.path, found, self.manifest))
+        self._stamp(stamped)
         self._schema_checked.add(name)
         files = [str(f) for f in self.files(name)]
         if files:
