@@ -72,12 +72,12 @@ def _count_full_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_a_stamp_is_written_and_used(store: Path, settled: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert not (store / STAMPS).exists()
+    assert not (store / STAMPS.format(table="read_log")).exists()
     checked = _count_full_checks(monkeypatch)
     answer = open_store(store).sql(QUERY)
     read_log = _files(store, "read_log")
     assert len(checked) == len(read_log) > 0  # the first query verifies its table's files in full
-    stamps = read_stamps(store)
+    stamps = read_stamps(store, "read_log")
     assert sorted(stamps) == sorted(read_log)  # only the files verified, each with its stat and sha256
     for rel, stamp in stamps.items():
         st = os.lstat(store / rel)
@@ -90,15 +90,17 @@ def test_a_stamp_is_written_and_used(store: Path, settled: None, monkeypatch: py
     assert checked == []  # nor their footers read for the schema (pages' CRCs are still checked)
     assert open_store(store).sql("SELECT count(*) AS n FROM steps")["n"][0] > 0
     assert len(checked) == len(_files(store, "steps"))  # an unstamped table is verified in full
-    assert sorted(read_stamps(store)) == sorted(read_log + _files(store, "steps"))
+    assert sorted(read_stamps(store, "steps")) == sorted(_files(store, "steps"))
+    assert sorted(read_stamps(store, "read_log")) == sorted(read_log)  # a stamp file per table
     checked.clear()
     assert open_store(store).verify() == []  # verify reads every file, stamped or not
     assert len(checked) == sum(len(f) for f in read_manifest(store, whole=False)["files"].values())
+    assert sorted(read_stamps(store, "labels")) == sorted(_files(store, "labels"))  # and stamps them all
 
 
 def test_a_file_changed_within_the_racy_window_is_not_stamped(store: Path) -> None:
     open_store(store).sql(QUERY)  # the files were written just now: not settled
-    assert read_stamps(store) == {}
+    assert read_stamps(store, "read_log") == {}
 
 
 @pytest.mark.parametrize("how", ["in place", "replaced", "restamped"])
@@ -121,10 +123,10 @@ def test_a_file_rewritten_with_its_size_and_mtime_is_still_caught(
             fh.write(bytes(data))
         os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     if how == "restamped":  # the stamp edited to the new stat, its recorded sha256 kept
-        doc = json.loads((store / STAMPS).read_text())
+        doc = json.loads((store / STAMPS.format(table="read_log")).read_text())
         st = os.lstat(path)
         doc["files"][rel][:5] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
-        (store / STAMPS).write_text(json.dumps(doc))
+        (store / STAMPS.format(table="read_log")).write_text(json.dumps(doc))
     after = os.lstat(path)
     assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
     if how == "restamped":  # a forged stamp is trusted by a query (docs/LIMITS.md); verify reads every byte
@@ -140,25 +142,25 @@ def test_a_stamp_is_trusted_only_with_the_recorded_sha256(
     store: Path, settled: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     open_store(store).sql(QUERY)
-    doc = json.loads((store / STAMPS).read_text())
+    doc = json.loads((store / STAMPS.format(table="read_log")).read_text())
     rel = sorted(doc["files"])[0]
     doc["files"][rel][5] = "0" * 64  # a stamp of other bytes than the manifest records
-    (store / STAMPS).write_text(json.dumps(doc))
+    (store / STAMPS.format(table="read_log")).write_text(json.dumps(doc))
     checked = _count_full_checks(monkeypatch)
     open_store(store).sql(QUERY)
     assert checked == [(store / rel).as_posix()]
-    assert read_stamps(store)[rel][5] != "0" * 64  # renewed once verified
+    assert read_stamps(store, "read_log")[rel][5] != "0" * 64  # renewed once verified
 
 
 @pytest.mark.parametrize("content", ["not json", '{"schema": "another", "files": {}}', "[1, 2]"])
 def test_a_stamp_file_rtlab_did_not_write_is_ignored(
     store: Path, settled: None, monkeypatch: pytest.MonkeyPatch, content: str
 ) -> None:
-    (store / STAMPS).write_text(content)
+    (store / STAMPS.format(table="read_log")).write_text(content)
     checked = _count_full_checks(monkeypatch)
     open_store(store).sql(QUERY)
     assert len(checked) == len(_files(store, "read_log"))
-    assert sorted(read_stamps(store)) == sorted(_files(store, "read_log"))
+    assert sorted(read_stamps(store, "read_log")) == sorted(_files(store, "read_log"))
 
 
 def test_a_copied_store_verifies_its_files_again(

@@ -67,8 +67,9 @@ class Store:
         self.manifest: dict[str, Any] = manifest
         """The manifest as committed; of a version-3 store, without its index's entries until one is needed
         (:meth:`whole_manifest`)."""
-        self._stamps: dict[str, Stamp] = read_stamps(self.path)
-        """The files verified in full before (:func:`~rtlab.store._verify.read_stamps`), with their stat then."""
+        self._stamps: dict[str, dict[str, Stamp]] = {}
+        """Per table, its files verified in full before (:func:`~rtlab.store._verify.read_stamps`), with
+        their stat then; read when the table is first checked."""
         self._schema_checked: set[str] = set()
         self._ordered: dict[str, int] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -131,14 +132,22 @@ class Store:
         read, stamped or not; the stamps of those found sound are renewed."""
         stamped: dict[str, Stamp] = {}
         found = verify(self.path, self.whole_manifest(), deep=True, stamped=stamped)
-        self._stamp(stamped)
+        for table in TABLES:
+            self._stamp(table, {rel: v for rel, v in stamped.items() if rel.startswith(f"{table}/")})
         return found
 
-    def _stamp(self, stamped: dict[str, Stamp]) -> None:
-        """Record the stamps of files just verified in full (when any is new), if the store can be written."""
-        if any(self._stamps.get(rel) != v for rel, v in stamped.items()):
-            self._stamps.update(stamped)
-            write_stamps(self.path, self._stamps, self.manifest)
+    def _stamps_of(self, table: str) -> dict[str, Stamp]:
+        if table not in self._stamps:
+            self._stamps[table] = read_stamps(self.path, table)
+        return self._stamps[table]
+
+    def _stamp(self, table: str, stamped: dict[str, Stamp]) -> None:
+        """Record the stamps of ``table``'s files just verified in full (when any is new), if the store can be
+        written."""
+        known = self._stamps_of(table)
+        if any(known.get(rel) != v for rel, v in stamped.items()):
+            known.update(stamped)
+            write_stamps(self.path, table, known, self.manifest)
 
     def _read_files(self, table: str) -> list[str]:
         """``table``'s files, their schemas checked (once per store opened) before anything reads them."""
@@ -155,7 +164,7 @@ class Store:
             found = [
                 Damage(str(f.relative_to(self.path)), why)
                 for f in files
-                if not self._trusted(f, sums)
+                if not self._trusted(f, sums, self._stamps_of(table))
                 if (why := schema_problem(f, table, want)) is not None
             ]
             if found:
@@ -163,13 +172,13 @@ class Store:
             self._schema_checked.add(table)
         return [str(f) for f in files]
 
-    def _trusted(self, file: Path, sums: dict[str, str]) -> bool:
+    def _trusted(self, file: Path, sums: dict[str, str], stamps: dict[str, Stamp]) -> bool:
         """Whether ``file`` is as its stamp says it was when verified in full (its schema checked then)."""
         rel = file.relative_to(self.path).as_posix()
-        if rel not in self._stamps or rel not in sums:
+        if rel not in stamps or rel not in sums:
             return False
         try:
-            return stamp_of(os.lstat(file), sums[rel]) == self._stamps[rel]
+            return stamp_of(os.lstat(file), sums[rel]) == stamps[rel]
         except OSError:
             return False
 
@@ -308,12 +317,12 @@ class Store:
             deep=True,
             tables=(name,),
             manifest_damage=[],
-            stamps=self._stamps,
+            stamps=self._stamps_of(name),
             stamped=stamped,
         )
         if found:
             raise RtlabError(damage_message(self.path, found, self.manifest))
-        self._stamp(stamped)
+        self._stamp(name, stamped)
         self._schema_checked.add(name)
         files = [str(f) for f in self.files(name)]
         if files:

@@ -263,8 +263,8 @@ def _files_mismatch(listed: Any, derived: dict[str, list[str]]) -> str:
     )
 
 
-STAMPS = "_stamps.json"
-"""The store's verification stamps (:func:`read_stamps`): written beside the manifest, never required."""
+STAMPS = "_stamps-{table}.json"
+"""A table's verification stamps in the store (:func:`read_stamps`), beside the manifest; never required."""
 
 RACY_NS = 2_000_000_000
 """How long (ns) a file must have been unchanged (its ctime) before it is verified for its stamp to be
@@ -280,57 +280,47 @@ def stamp_of(st: os.stat_result, sha256: str) -> Stamp:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, sha256)
 
 
-def _schema_key() -> str:
-    """What a stamp's schema check was against: the store's version and every table's columns and types (a
-    stamp recorded by an rtlab with other schemas is not trusted)."""
-    import json
-
-    spec = {t: [[c.name, c.type] for c in cols] for t, cols in TABLES.items()}
-    return hashlib.sha256(json.dumps([VERSION, spec], sort_keys=True).encode()).hexdigest()[:16]
+def _schema_key(table: str) -> str:
+    """What a stamp's schema check was against: the store's version and the table's columns and types (a
+    stamp recorded by an rtlab with another schema is not trusted)."""
+    spec = repr((VERSION, table, [(c.name, c.type) for c in TABLES[table]]))
+    return hashlib.sha256(spec.encode()).hexdigest()[:16]
 
 
-def read_stamps(store: Path) -> dict[str, Stamp]:
-    """The store's stamps (:data:`STAMPS`), by file relative to the store: each file verified in full (sha256
-    and schema) with its stat as it was then. Empty when there is no stamp file, it cannot be read, it is not
-    what rtlab writes, or it was written for other schemas (a stamp only ever saves work, so one that is
-    wrong is ignored, never an error)."""
+def read_stamps(store: Path, table: str) -> dict[str, Stamp]:
+    """``table``'s stamps in the store (:data:`STAMPS`), by file relative to the store: each file verified in
+    full (sha256 and schema) with its stat as it was then. Empty when there is no stamp file, it cannot be
+    read, or it is not what rtlab writes for this table's schema (a stamp only ever saves work: one that is
+    wrong is ignored, never an error, and a file is trusted only when its stat and recorded sha256 equal its
+    stamp exactly)."""
     import json
 
     try:
-        with open(store / STAMPS, "rb") as fh:
+        with open(store / STAMPS.format(table=table), "rb") as fh:
             data = json.loads(fh.read())
     except (OSError, ValueError):
         return {}
-    if (
-        not isinstance(data, dict)
-        or data.get("schema") != _schema_key()
-        or not isinstance(data.get("files"), dict)
-    ):
+    if not isinstance(data, dict) or data.get("schema") != _schema_key(table):
         return {}
-    found: dict[str, Stamp] = {}
-    for rel, v in data["files"].items():
-        if (
-            isinstance(v, list)
-            and len(v) == 6
-            and all(isinstance(x, int) and not isinstance(x, bool) for x in v[:5])
-            and isinstance(v[5], str)
-        ):
-            found[rel] = (v[0], v[1], v[2], v[3], v[4], v[5])
-    return found
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return {}
+    return {rel: tuple(v) for rel, v in files.items() if isinstance(v, list) and len(v) == 6}
 
 
-def write_stamps(store: Path, stamps: dict[str, Stamp], manifest: dict[str, Any]) -> bool:
-    """Write ``stamps`` (only the files the manifest lists) as the store's stamp file, atomically; silently
-    nothing where the store cannot be written (a read-only folder or mount). Whether it was written."""
+def write_stamps(store: Path, table: str, stamps: dict[str, Stamp], manifest: dict[str, Any]) -> bool:
+    """Write ``stamps`` (of the files of ``table`` the manifest lists) as the table's stamp file, atomically;
+    silently nothing where the store cannot be written (a read-only folder or mount). Whether it was
+    written."""
     import json
 
     from rtlab.io import atomic_open
 
-    listed = {rel for files in manifest_files(manifest).values() for rel in files}
+    listed = set(manifest_files(manifest)[table])
     files = {rel: list(v) for rel, v in sorted(stamps.items()) if rel in listed}
     try:
-        with atomic_open(store / STAMPS) as fh:
-            json.dump({"schema": _schema_key(), "files": files}, fh, separators=(",", ":"))
+        with atomic_open(store / STAMPS.format(table=table)) as fh:
+            json.dump({"schema": _schema_key(table), "files": files}, fh, separators=(",", ":"))
     except OSError:
         return False
     return True
