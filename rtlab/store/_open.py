@@ -74,6 +74,7 @@ class Store:
         self._ordered: dict[str, int] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._views: set[str] = set()
+        self._hashed: set[str] = set()
 
     def whole_manifest(self) -> dict[str, Any]:
         """The manifest with its index read and checked (its size and sha256, then its runs' entries against
@@ -303,13 +304,14 @@ class Store:
         ranked = sorted(range(len(records)), key=order.__getitem__)
         return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
-    def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
-        """Make table ``name`` a view over its committed files in ``con``, once, after checking each file's
-        sha256 and schema against the manifest (DuckDB checks no Parquet page CRC)."""
+    def _verified(self, name: str) -> list[str]:
+        """Table ``name``'s files (paths), each file's sha256 and schema checked against the manifest first,
+        once per store opened (DuckDB checks no Parquet page CRC); a file whose stat is exactly its stamp's
+        was checked so before and is trusted (:func:`~rtlab.store._verify.check_files`)."""
         from rtlab.errors import RtlabError
 
-        if name in self._views:
-            return
+        if name in self._hashed:
+            return [str(f) for f in self.files(name)]
         stamped: dict[str, Stamp] = {}
         found = check_files(
             self.path,
@@ -324,12 +326,17 @@ class Store:
             raise RtlabError(damage_message(self.path, found, self.manifest))
         self._stamp(name, stamped)
         self._schema_checked.add(name)
-        files = [str(f) for f in self.files(name)]
+        self._hashed.add(name)
+        return [str(f) for f in self.files(name)]
+
+    def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
+        """Make table ``name`` a view over its committed files in ``con``, once, its files checked first
+        (:meth:`_verified`)."""
+        if name in self._views:
+            return
+        files = self._verified(name)
         if files:
-            listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-            con.execute(
-                f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
-            )
+            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {_scan(files)}')
         else:
             empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
             con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
@@ -353,12 +360,28 @@ class Store:
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
         """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame. Only the
-        tables the query names are made views (their files checked first, as :meth:`connect` checks them): the
-        names DuckDB's parser finds in it, and any other the query turns out to need."""
+        tables the query names are read (their files checked first, as :meth:`connect` checks them): the
+        names DuckDB's parser finds in it, and any other the query turns out to need.
+
+        A single ``SELECT`` naming tables that have files runs with each of them a common table expression
+        over its files, inlined (``NOT MATERIALIZED``: what a view is), ahead of the query: what a view costs
+        DuckDB beyond the query (binding it when made, again in the query, dropping it) is not paid. Where
+        that fails (a query with its own ``WITH``, any error) the query runs as written over views, so its
+        errors read as the query was written."""
         import duckdb
 
         con = self._connection()
-        for name in _named_tables(query):
+        names = _named_tables(query)
+        inline = [(name, self._verified(name)) for name in names if name not in self._views]
+        if inline and all(files for _, files in inline) and _one_select(query):
+            ctes = ", ".join(
+                f'"{name}" AS NOT MATERIALIZED (SELECT * FROM {_scan(files)})' for name, files in inline
+            )
+            try:
+                return con.execute(f"WITH {ctes}\n{query}", params or []).df()
+            except duckdb.Error:
+                pass  # as written, over views: the error (if any) as the query reads
+        for name in names:
             self._view(con, name)
         while True:
             try:
@@ -379,6 +402,23 @@ class Store:
             self._con.close()
             self._con = None
             self._views.clear()
+
+
+def _scan(files: list[str]) -> str:
+    """DuckDB's scan of a table's files (hive-partitioned: ``shard`` from the folder)."""
+    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+    return f"read_parquet([{listed}], hive_partitioning = true)"
+
+
+def _one_select(query: str) -> bool:
+    """Whether ``query`` is one ``SELECT`` statement, as DuckDB's parser reads it."""
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(query)
+    except duckdb.Error:
+        return False
+    return len(statements) == 1 and statements[0].type == duckdb.StatementType.SELECT
 
 
 _MISSING_TABLE = re.compile(r"Table with name ([^ !]+) does not exist")
