@@ -293,11 +293,11 @@ def read_stamps(store: Path, table: str) -> dict[str, Stamp]:
     read, or it is not what rtlab writes for this table's schema (a stamp only ever saves work: one that is
     wrong is ignored, never an error, and a file is trusted only when its stat and recorded sha256 equal its
     stamp exactly)."""
-    import json
+    from rtlab.io import parse_utf8_json
 
     try:
         with open(store / STAMPS.format(table=table), "rb") as fh:
-            data = json.loads(fh.read())
+            data = parse_utf8_json(fh.read())
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict) or data.get("schema") != _schema_key(table):
@@ -364,7 +364,19 @@ def check_files(
             recorded = sums.get(table) if isinstance(sums, dict) else None
             folder = f"{base}/{table}/{shard}"
             path = f"{folder}/{name}.parquet"
-            why, st = _file_problem(path, folder, base, root, recorded, inside)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                st = None
+            if (  # the common case, without a call (opening checks every file of the store)
+                st is not None
+                and stat.S_ISREG(st.st_mode)
+                and inside.get(folder)
+                and (recorded is None or st.st_size == recorded[0])
+            ):
+                why = None
+            else:
+                why, st = _file_problem(path, folder, base, root, recorded, inside)
             if why is None and deep and st is not None:
                 if stamps and recorded is not None and stamps.get(rel) == stamp_of(st, recorded[1]):
                     continue  # verified in full before, unchanged since
