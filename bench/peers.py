@@ -15,8 +15,9 @@ task) and each side's fastest round counts: the ratio is rtlab's time over the p
    ``write_eval_log`` writes here from the largest real one (its samples copied under new ids and uuids).
 2. A store, cold: each round a new DuckDB connection querying the Parquet glob
    (``read_parquet('S/<table>/*/*.parquet', hive_partitioning = true)``), a new ``rtlab.open(S).sql(q)`` (the
-   manifest read and checked, the named tables' files hashed, their views made), and pandas
-   (``pd.read_parquet`` of the table's folder and the same aggregation); the answers are compared.
+   manifest read and checked, every file's presence, place and size, the named tables' files hashed unless
+   their stamps show them unchanged since they were: the first round stamps them, see docs/STORE.md), and
+   pandas (``pd.read_parquet`` of the table's folder and the same aggregation); the answers are compared.
 """
 
 from __future__ import annotations
@@ -227,9 +228,17 @@ def store_part(peer: Peer | None, why: str | None, store: Path | None, rounds: i
         print(f"skipped: {why}")
         return
     manifest = json.loads((store / "_manifest.json").read_text())
+    from rtlab.store._verify import STAMPS
+
+    stamped = sum(
+        len(json.loads(f.read_text()).get("files", {}))
+        for f in (store / STAMPS.format(table=t) for t in manifest["files"])
+        if f.is_file()
+    )
     print(
         f"{store}: {manifest.get('n_runs', len(manifest.get('runs', {})))} runs, version {manifest['version']}, {sum(len(f) for f in manifest['files'].values())} files, "
-        f"manifest {(store / '_manifest.json').stat().st_size / 1e6:.2f} MB; min of {rounds} interleaved "
+        f"manifest {(store / '_manifest.json').stat().st_size / 1e6:.2f} MB, {stamped} files stamped before the "
+        f"first round; min of {rounds} interleaved "
         "rounds, milliseconds; each round a new connection (DuckDB) or a new rtlab.open (rtlab)\n\n"
         "| query | DuckDB on the glob | rtlab.open(S).sql | ratio | pandas | rtlab / pandas |\n"
         "|---|---:|---:|---:|---:|---:|"

@@ -4,7 +4,7 @@ A :class:`Store` reads only the files its manifest lists (what the last build co
 or stopped beside it never shows it half a run. It trusts none of them blindly (:mod:`rtlab.store._verify`):
 opening checks the manifest's entries and each file's presence, place and size, reading a table first checks
 its files' schema and every page's CRC (SQL, through DuckDB, which checks no CRC: every file's sha256 before
-the first query), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
+the first query, unless its stamp shows it unchanged since it was last checked so), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
 that says how to repair it (:meth:`Store.verify` checks every file's sha256 too). Each table is also a DuckDB view over those files
 (:meth:`Store.sql`); DuckDB, Polars or Spark can read the files themselves (``STORE/<table>/shard=*/*.parquet``,
 hive-partitioned by ``shard``; docs/STORE.md).

@@ -10,6 +10,11 @@ The manifest records, per part, each table file's size and sha256 (``parts[PART]
   the size recorded; the schema of its table (its Parquet footer, when its table is first read);
 - **each file's bytes** (``deep``: on every rebuild and :meth:`rtlab.store.Store.verify`): the sha256 recorded
   and its table's schema.
+- **stamps** (:func:`read_stamps`): a file checked to its bytes and found sound is recorded with its
+  ``lstat`` (size, mtime, ctime, inode, device) in its table's ``_stamps-<table>.json``; a query trusts a file
+  whose ``lstat`` and recorded sha256 equal its stamp exactly (any write moves the ctime, which no process can
+  set back) and checks every other file to its bytes. A rebuild and :meth:`~rtlab.store.Store.verify` read
+  every byte whatever the stamps say.
 
 A damaged part is reported with the file at fault and why (:class:`Damage`); ``rtlab build`` drops it and
 rebuilds the runs it held, ``rtlab.open`` refuses the store naming it (:class:`~rtlab.errors.RtlabError`).
