@@ -357,6 +357,17 @@ def check_files(
     bad_parts = {d.part for d in manifest_damage if d.part}
     inside: dict[str, bool] = {base: True}
     schemas: dict[str, pa.Schema] = {}
+    for table in TABLES if tables is None else tables:  # every shard folder at once: a folder listing each
+        top = f"{base}/{table}"
+        if top not in inside and _inside(top, base, root, inside):
+            try:
+                with os.scandir(top) as entries:
+                    for e in entries:
+                        if e.is_dir(follow_symlinks=False):  # a folder, not a link: where its table's is
+                            inside[f"{top}/{e.name}"] = True
+            except OSError:
+                pass  # each file says what is wrong
+    lstat, is_file = os.lstat, stat.S_ISREG
     for part, entry in sorted(manifest.get("parts", {}).items()):
         if part in bad_parts or not PART.fullmatch(str(part)):
             continue
@@ -365,23 +376,26 @@ def check_files(
         for table in entry["tables"]:
             if tables is not None and table not in tables:
                 continue
-            rel = f"{table}/{shard}/{name}.parquet"  # part_file's, without a call per file
             recorded = sums.get(table) if isinstance(sums, dict) else None
             folder = f"{base}/{table}/{shard}"
             path = f"{folder}/{name}.parquet"
+            placed = inside.get(folder)
+            if placed is None:
+                placed = _inside(folder, base, root, inside)
             try:
-                st = os.lstat(path)
+                st: os.stat_result | None = lstat(path)
             except OSError:
                 st = None
             if (  # the common case, without a call (opening checks every file of the store)
                 st is not None
-                and stat.S_ISREG(st.st_mode)
-                and inside.get(folder)
+                and placed
+                and is_file(st.st_mode)
                 and (recorded is None or st.st_size == recorded[0])
             ):
                 why = None
             else:
                 why, st = _file_problem(path, folder, base, root, recorded, inside)
+            rel = f"{table}/{shard}/{name}.parquet"  # part_file's, without a call per file
             if why is None and deep and st is not None:
                 if stamps and recorded is not None and stamps.get(rel) == stamp_of(st, recorded[1]):
                     continue  # verified in full before, unchanged since
