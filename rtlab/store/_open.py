@@ -311,7 +311,7 @@ class Store:
         from rtlab.errors import RtlabError
 
         if name in self._hashed:
-            return [str(f) for f in self.files(name)]
+            return self._paths(name)
         stamped: dict[str, Stamp] = {}
         found = check_files(
             self.path,
@@ -327,7 +327,13 @@ class Store:
         self._stamp(name, stamped)
         self._schema_checked.add(name)
         self._hashed.add(name)
-        return [str(f) for f in self.files(name)]
+        return self._paths(name)
+
+    def _paths(self, name: str) -> list[str]:
+        """The paths of table ``name``'s committed files, as strings (:meth:`files` without a ``Path`` each)."""
+        self._check(name)
+        base = str(self.path)
+        return [f"{base}/{rel}" for rel in self.manifest["files"].get(name, [])]
 
     def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
         """Make table ``name`` a view over its committed files in ``con``, once, its files checked first
