@@ -15,14 +15,16 @@ task) and each side's fastest round counts: the ratio is rtlab's time over the p
    ``write_eval_log`` writes here from the largest real one (its samples copied under new ids and uuids).
 2. A store, cold: each round a new DuckDB connection querying the Parquet glob
    (``read_parquet('S/<table>/*/*.parquet', hive_partitioning = true)``), a new ``rtlab.open(S).sql(q)`` (the
-   manifest read and checked, the named tables' files hashed, their views made), and pandas
-   (``pd.read_parquet`` of the table's folder and the same aggregation); the answers are compared.
+   manifest read and checked, every file's presence, place and size, the named tables' files hashed unless
+   their stamps show them unchanged since they were: the first round stamps them, see docs/STORE.md), and
+   pandas (``pd.read_parquet`` of the table's folder and the same aggregation); the answers are compared.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -206,6 +208,40 @@ QUERIES = {
 }
 
 
+FRESH_PEER = r"""
+import json, sys, time, duckdb, pandas
+start = time.perf_counter()
+con = duckdb.connect()
+value = con.execute(sys.argv[1]).df().values.tolist()
+con.close()
+print(json.dumps({"seconds": time.perf_counter() - start, "value": value}, default=str))
+"""
+"""DuckDB on the glob in a new process of the peers' virtualenv: its imports done before the clock starts."""
+
+FRESH_OURS = r"""
+import json, sys, time, duckdb, pandas, rtlab, rtlab.io, rtlab.store._open
+start = time.perf_counter()
+s = rtlab.open(sys.argv[2])
+value = s.sql(sys.argv[1]).values.tolist()
+s.close()
+print(json.dumps({"seconds": time.perf_counter() - start, "value": value}, default=str))
+"""
+"""``rtlab.open(S).sql(q)`` in a new process: the modules it uses imported before the clock starts."""
+
+
+def fresh(python: str, code: str, *args: str) -> dict[str, Any]:
+    """One timed run of ``code`` in a new process of ``python`` (its own clock, printed as JSON)."""
+    done = subprocess.run(
+        [python, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed"}
+    return dict(json.loads(done.stdout))
+
+
 def _plain(rows: Any) -> list[list[Any]]:
     """Rows to compare across tools: whole floats as integers (DuckDB sums to HUGEINT, read back as a float),
     NaN as None."""
@@ -218,7 +254,9 @@ def _plain(rows: Any) -> list[list[Any]]:
     return [[one(v) for v in row] for row in rows]
 
 
-def store_part(peer: Peer | None, why: str | None, store: Path | None, rounds: int) -> None:
+def store_part(
+    peer: Peer | None, why: str | None, store: Path | None, rounds: int, peers_python: str
+) -> None:
     print("\n## A store, cold: DuckDB on the Parquet glob and pandas vs rtlab.open(S).sql(q)")
     if store is None or not (store / "_manifest.json").is_file():
         print(f"skipped: no store at {store} (build one: rtlab build RUNS -o STORE, then --store STORE)")
@@ -227,9 +265,17 @@ def store_part(peer: Peer | None, why: str | None, store: Path | None, rounds: i
         print(f"skipped: {why}")
         return
     manifest = json.loads((store / "_manifest.json").read_text())
+    from rtlab.store._verify import STAMPS
+
+    stamped = sum(
+        len(json.loads(f.read_text()).get("files", {}))
+        for f in (store / STAMPS.format(table=t) for t in manifest["files"])
+        if f.is_file()
+    )
     print(
         f"{store}: {manifest.get('n_runs', len(manifest.get('runs', {})))} runs, version {manifest['version']}, {sum(len(f) for f in manifest['files'].values())} files, "
-        f"manifest {(store / '_manifest.json').stat().st_size / 1e6:.2f} MB; min of {rounds} interleaved "
+        f"manifest {(store / '_manifest.json').stat().st_size / 1e6:.2f} MB, {stamped} files stamped before the "
+        f"first round; min of {rounds} interleaved "
         "rounds, milliseconds; each round a new connection (DuckDB) or a new rtlab.open (rtlab)\n\n"
         "| query | DuckDB on the glob | rtlab.open(S).sql | ratio | pandas | rtlab / pandas |\n"
         "|---|---:|---:|---:|---:|---:|"
@@ -263,6 +309,21 @@ def store_part(peer: Peer | None, why: str | None, store: Path | None, rounds: i
             f"| {name} | {t_duck * 1e3:.1f} | {t_ours * 1e3:.1f} | {t_ours / t_duck:.2f}x | "
             f"{t_pd * 1e3:.1f} | {t_ours / t_pd:.2f}x |"
         )
+    print(
+        f"\nEach round a new process (DuckDB: the peers' Python, duckdb and pandas imported; rtlab: this Python, "
+        f"rtlab's store modules imported; imports not timed); min of {rounds} interleaved rounds, milliseconds\n\n"
+        "| query | DuckDB on the glob | rtlab.open(S).sql | ratio |\n|---|---:|---:|---:|"
+    )
+    for name, (table, query, _, _) in QUERIES.items():
+        glob = f"read_parquet('{store}/{table}/*/*.parquet', hive_partitioning = true)"
+        t_duck, t_ours, a, b = compare(
+            name,
+            lambda g=glob, q=query: fresh(peers_python, FRESH_PEER, q.format(t=g)),
+            lambda q=query, t=table: fresh(sys.executable, FRESH_OURS, q.format(t=t), str(store)),
+            rounds,
+        )
+        assert _plain(a) == _plain(b), (name, a, b)
+        print(f"| {name} | {t_duck * 1e3:.1f} | {t_ours * 1e3:.1f} | {t_ours / t_duck:.2f}x |")
 
 
 def main() -> None:
@@ -287,7 +348,7 @@ def main() -> None:
     try:
         if not args.skip_inspect:
             inspect_part(peer, why_inspect, args.rounds, args.work)
-        store_part(peer, why_store, args.store, args.rounds)
+        store_part(peer, why_store, args.store, args.rounds, args.peers_python)
     finally:
         if peer is not None:
             peer.close()

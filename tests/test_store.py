@@ -240,10 +240,10 @@ def test_duckdb_query_equals_pandas(world: Path, tmp_path: Path) -> None:
     assert sql["share"][0] == (n["category"] == "shown_but_missing").sum() / len(n)
 
 
-def test_a_query_makes_views_of_the_tables_it_names_only(world: Path, tmp_path: Path) -> None:
-    """Cold ``sql``: only the tables a query names become views (their files hashed first); a query DuckDB's
-    parser cannot take alone (a join ``USING`` columns) gets its views as it runs; the answers equal the
-    DuckDB query over the Parquet glob."""
+def test_a_query_reads_the_tables_it_names_only(world: Path, tmp_path: Path) -> None:
+    """Cold ``sql``: only the tables a query names are read (their files hashed first), a single ``SELECT``
+    with them inlined (no view made); a query DuckDB's parser cannot take alone (a join ``USING`` columns)
+    gets views as it runs; the answers equal the DuckDB query over the Parquet glob."""
     import duckdb
 
     import rtlab
@@ -251,7 +251,7 @@ def test_a_query_makes_views_of_the_tables_it_names_only(world: Path, tmp_path: 
     build_store([world], tmp_path / "store")
     store = rtlab.open(tmp_path / "store")
     got = store.sql("SELECT tool, count(*) AS n FROM steps GROUP BY tool ORDER BY n DESC, tool")
-    assert store._views == {"steps"}
+    assert store._hashed == {"steps"} and store._views == set()
     glob = str(tmp_path / "store" / "steps" / "*" / "*.parquet")
     want = duckdb.sql(
         f"SELECT tool, count(*) AS n FROM read_parquet('{glob}', hive_partitioning = true) "
@@ -259,10 +259,14 @@ def test_a_query_makes_views_of_the_tables_it_names_only(world: Path, tmp_path: 
     ).df()
     pd.testing.assert_frame_equal(got, want)
     joined = store.sql("SELECT count(*) AS n FROM steps JOIN read_log USING (trajectory, step)")
-    assert store._views == {"steps", "read_log"}
+    assert store._hashed == store._views == {"steps", "read_log"}
     assert joined["n"][0] == len(store.steps().merge(store.read_log(), on=["trajectory", "step"]))
     assert store.sql('SELECT count(*) AS n FROM "values"')["n"][0] == len(store.values())
-    assert store._views == {"steps", "read_log", "values"}
+    assert store._hashed == {"steps", "read_log", "values"} and store._views == {"steps", "read_log"}
+    with_cte = store.sql("WITH t AS (SELECT tool FROM steps) SELECT count(*) AS n FROM t")  # over views
+    assert with_cte["n"][0] == len(store.steps())
+    with pytest.raises(duckdb.BinderException, match=r'(?s)"nocol".*LINE 1: SELECT nocol FROM read_log'):
+        store.sql("SELECT nocol FROM read_log")  # the error as the query was written
     with pytest.raises(duckdb.CatalogException, match="nosuch"):
         store.sql("SELECT * FROM nosuch")
     store.connect()

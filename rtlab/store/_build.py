@@ -313,10 +313,11 @@ def read_manifest(store: Path, *, whole: bool = True) -> dict[str, Any] | None:
     with a version-3 store's index read into it (:func:`read_index`), as one manifest of version 2 held it all;
     else the manifest file alone (its ``index`` naming the rest)."""
     from rtlab.errors import RtlabError
+    from rtlab.io import parse_utf8_json
 
     path = store / MANIFEST
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_utf8_json(path.read_bytes())
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:

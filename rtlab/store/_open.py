@@ -4,7 +4,7 @@ A :class:`Store` reads only the files its manifest lists (what the last build co
 or stopped beside it never shows it half a run. It trusts none of them blindly (:mod:`rtlab.store._verify`):
 opening checks the manifest's entries and each file's presence, place and size, reading a table first checks
 its files' schema and every page's CRC (SQL, through DuckDB, which checks no CRC: every file's sha256 before
-the first query), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
+the first query, unless its stamp shows it unchanged since it was last checked so), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
 that says how to repair it (:meth:`Store.verify` checks every file's sha256 too). Each table is also a DuckDB view over those files
 (:meth:`Store.sql`); DuckDB, Polars or Spark can read the files themselves (``STORE/<table>/shard=*/*.parquet``,
 hive-partitioned by ``shard``; docs/STORE.md).
@@ -13,6 +13,7 @@ hive-partitioned by ``shard``; docs/STORE.md).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,12 +23,17 @@ from rtlab.store._build import MANIFEST, merge_index, read_index, read_manifest
 from rtlab.store._schema import KEY_COLUMNS, TABLES, arrow_schema, restore
 from rtlab.store._verify import (
     Damage,
+    Stamp,
     check_files,
     check_manifest,
     damage_message,
+    part_file,
+    read_stamps,
     sanitize,
     schema_problem,
+    stamp_of,
     verify,
+    write_stamps,
 )
 
 if TYPE_CHECKING:
@@ -61,10 +67,14 @@ class Store:
         self.manifest: dict[str, Any] = manifest
         """The manifest as committed; of a version-3 store, without its index's entries until one is needed
         (:meth:`whole_manifest`)."""
+        self._stamps: dict[str, dict[str, Stamp]] = {}
+        """Per table, its files verified in full before (:func:`~rtlab.store._verify.read_stamps`), with
+        their stat then; read when the table is first checked."""
         self._schema_checked: set[str] = set()
         self._ordered: dict[str, int] | None = None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._views: set[str] = set()
+        self._hashed: set[str] = set()
 
     def whole_manifest(self) -> dict[str, Any]:
         """The manifest with its index read and checked (its size and sha256, then its runs' entries against
@@ -119,8 +129,26 @@ class Store:
 
     def verify(self) -> list[Damage]:
         """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
-        manifest's record): an empty list when the store is as its last build committed it."""
-        return verify(self.path, self.whole_manifest(), deep=True)
+        manifest's record): an empty list when the store is as its last build committed it. Every file is
+        read, stamped or not; the stamps of those found sound are renewed."""
+        stamped: dict[str, Stamp] = {}
+        found = verify(self.path, self.whole_manifest(), deep=True, stamped=stamped)
+        for table in TABLES:
+            self._stamp(table, {rel: v for rel, v in stamped.items() if rel.startswith(f"{table}/")})
+        return found
+
+    def _stamps_of(self, table: str) -> dict[str, Stamp]:
+        if table not in self._stamps:
+            self._stamps[table] = read_stamps(self.path, table)
+        return self._stamps[table]
+
+    def _stamp(self, table: str, stamped: dict[str, Stamp]) -> None:
+        """Record the stamps of ``table``'s files just verified in full (when any is new), if the store can be
+        written."""
+        known = self._stamps_of(table)
+        if any(known.get(rel) != v for rel, v in stamped.items()):
+            known.update(stamped)
+            write_stamps(self.path, table, known, self.manifest)
 
     def _read_files(self, table: str) -> list[str]:
         """``table``'s files, their schemas checked (once per store opened) before anything reads them."""
@@ -129,15 +157,31 @@ class Store:
         files = self.files(table)
         if table not in self._schema_checked:
             want = arrow_schema(table)
+            sums = {
+                part_file(table, part): entry["checksums"][table][1]
+                for part, entry in self.manifest["parts"].items()
+                if table in entry["tables"] and isinstance(entry.get("checksums"), dict)
+            }
             found = [
                 Damage(str(f.relative_to(self.path)), why)
                 for f in files
+                if not self._trusted(f, sums, self._stamps_of(table))
                 if (why := schema_problem(f, table, want)) is not None
             ]
             if found:
                 raise RtlabError(damage_message(self.path, found, self.manifest))
             self._schema_checked.add(table)
         return [str(f) for f in files]
+
+    def _trusted(self, file: Path, sums: dict[str, str], stamps: dict[str, Stamp]) -> bool:
+        """Whether ``file`` is as its stamp says it was when verified in full (its schema checked then)."""
+        rel = file.relative_to(self.path).as_posix()
+        if rel not in stamps or rel not in sums:
+            return False
+        try:
+            return stamp_of(os.lstat(file), sums[rel]) == stamps[rel]
+        except OSError:
+            return False
 
     def _raise_if_damaged(self) -> None:
         """After a read failed: name the damaged files (every file's bytes checked) in an error, if any is."""
@@ -260,23 +304,45 @@ class Store:
         ranked = sorted(range(len(records)), key=order.__getitem__)
         return [trajectory_from_dict(json.loads(records[i])) for i in ranked]
 
-    def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
-        """Make table ``name`` a view over its committed files in ``con``, once, after checking each file's
-        sha256 and schema against the manifest (DuckDB checks no Parquet page CRC)."""
+    def _verified(self, name: str) -> list[str]:
+        """Table ``name``'s files (paths), each file's sha256 and schema checked against the manifest first,
+        once per store opened (DuckDB checks no Parquet page CRC); a file whose stat is exactly its stamp's
+        was checked so before and is trusted (:func:`~rtlab.store._verify.check_files`)."""
         from rtlab.errors import RtlabError
 
-        if name in self._views:
-            return
-        found = check_files(self.path, self.manifest, deep=True, tables=(name,), manifest_damage=[])
+        if name in self._hashed:
+            return self._paths(name)
+        stamped: dict[str, Stamp] = {}
+        found = check_files(
+            self.path,
+            self.manifest,
+            deep=True,
+            tables=(name,),
+            manifest_damage=[],
+            stamps=self._stamps_of(name),
+            stamped=stamped,
+        )
         if found:
             raise RtlabError(damage_message(self.path, found, self.manifest))
+        self._stamp(name, stamped)
         self._schema_checked.add(name)
-        files = [str(f) for f in self.files(name)]
+        self._hashed.add(name)
+        return self._paths(name)
+
+    def _paths(self, name: str) -> list[str]:
+        """The paths of table ``name``'s committed files, as strings (:meth:`files` without a ``Path`` each)."""
+        self._check(name)
+        base = str(self.path)
+        return [f"{base}/{rel}" for rel in self.manifest["files"].get(name, [])]
+
+    def _view(self, con: duckdb.DuckDBPyConnection, name: str) -> None:
+        """Make table ``name`` a view over its committed files in ``con``, once, its files checked first
+        (:meth:`_verified`)."""
+        if name in self._views:
+            return
+        files = self._verified(name)
         if files:
-            listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
-            con.execute(
-                f'CREATE VIEW "{name}" AS SELECT * FROM read_parquet([{listed}], hive_partitioning = true)'
-            )
+            con.execute(f'CREATE VIEW "{name}" AS SELECT * FROM {_scan(files)}')
         else:
             empty = arrow_schema(name).empty_table()  # noqa: F841  (DuckDB reads it by name)
             con.execute(f'CREATE TABLE "{name}" AS SELECT *, 0::BIGINT AS shard FROM empty')
@@ -300,12 +366,28 @@ class Store:
 
     def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
         """The result of a DuckDB query over the tables (each a view of the same name) as a DataFrame. Only the
-        tables the query names are made views (their files checked first, as :meth:`connect` checks them): the
-        names DuckDB's parser finds in it, and any other the query turns out to need."""
+        tables the query names are read (their files checked first, as :meth:`connect` checks them): the
+        names DuckDB's parser finds in it, and any other the query turns out to need.
+
+        A single ``SELECT`` naming tables that have files runs with each of them a common table expression
+        over its files, inlined (``NOT MATERIALIZED``: what a view is), ahead of the query: what a view costs
+        DuckDB beyond the query (binding it when made, again in the query, dropping it) is not paid. Where
+        that fails (a query with its own ``WITH``, any error) the query runs as written over views, so its
+        errors read as the query was written."""
         import duckdb
 
         con = self._connection()
-        for name in _named_tables(query):
+        names = _named_tables(con, query)
+        inline = [(name, self._verified(name)) for name in names if name not in self._views]
+        if inline and all(files for _, files in inline) and _one_select(con, query):
+            ctes = ", ".join(
+                f'"{name}" AS NOT MATERIALIZED (SELECT * FROM {_scan(files)})' for name, files in inline
+            )
+            try:
+                return con.execute(f"WITH {ctes}\n{query}", params or []).df()
+            except duckdb.Error:
+                pass  # as written, over views: the error (if any) as the query reads
+        for name in names:
             self._view(con, name)
         while True:
             try:
@@ -328,17 +410,36 @@ class Store:
             self._views.clear()
 
 
+def _scan(files: list[str]) -> str:
+    """DuckDB's scan of a table's files (hive-partitioned: ``shard`` from the folder)."""
+    listed = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+    return f"read_parquet([{listed}], hive_partitioning = true)"
+
+
+def _one_select(con: duckdb.DuckDBPyConnection, query: str) -> bool:
+    """Whether ``query`` is one ``SELECT`` statement, as DuckDB's parser reads it."""
+    import duckdb
+
+    try:
+        statements = con.extract_statements(query)
+    except duckdb.Error:
+        return False
+    return len(statements) == 1 and statements[0].type == duckdb.StatementType.SELECT
+
+
 _MISSING_TABLE = re.compile(r"Table with name ([^ !]+) does not exist")
 """DuckDB's words for a table a query names that the connection does not hold (a ``CatalogException``)."""
 
 
-def _named_tables(query: str) -> list[str]:
+def _named_tables(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
     """The store's tables ``query`` names, as DuckDB's parser finds them (none where it cannot: a query it
-    cannot take alone, such as a join ``USING`` columns, has its tables found when it runs)."""
+    cannot take alone, such as a join ``USING`` columns, has its tables found when it runs). Through the
+    store's own connection: DuckDB's module-level parser would first open its default database (~10 ms in a
+    new process)."""
     import duckdb
 
     try:
-        names = duckdb.get_table_names(query, qualified=False)
+        names = con.get_table_names(query, qualified=False)
     except duckdb.Error:
         return []
     return sorted({n.lower() for n in names} & set(TABLES))

@@ -10,6 +10,11 @@ The manifest records, per part, each table file's size and sha256 (``parts[PART]
   the size recorded; the schema of its table (its Parquet footer, when its table is first read);
 - **each file's bytes** (``deep``: on every rebuild and :meth:`rtlab.store.Store.verify`): the sha256 recorded
   and its table's schema.
+- **stamps** (:func:`read_stamps`): a file checked to its bytes and found sound is recorded with its
+  ``lstat`` (size, mtime, ctime, inode, device) in its table's ``_stamps-<table>.json``; a query trusts a file
+  whose ``lstat`` and recorded sha256 equal its stamp exactly (any write moves the ctime, which no process can
+  set back) and checks every other file to its bytes. A rebuild and :meth:`~rtlab.store.Store.verify` read
+  every byte whatever the stamps say.
 
 A damaged part is reported with the file at fault and why (:class:`Damage`); ``rtlab build`` drops it and
 rebuilds the runs it held, ``rtlab.open`` refuses the store naming it (:class:`~rtlab.errors.RtlabError`).
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,6 +268,69 @@ def _files_mismatch(listed: Any, derived: dict[str, list[str]]) -> str:
     )
 
 
+STAMPS = "_stamps-{table}.json"
+"""A table's verification stamps in the store (:func:`read_stamps`), beside the manifest; never required."""
+
+RACY_NS = 2_000_000_000
+"""How long (ns) a file must have been unchanged (its ctime) before it is verified for its stamp to be
+recorded: a file rewritten in place within the same tick of the file system's clock as its last change keeps
+its ctime (git's "racy" entries), so a file changed this recently is verified in full again next time."""
+
+Stamp = tuple[int, int, int, int, int, str]
+"""A verified file's ``(size, mtime_ns, ctime_ns, inode, device, sha256)``."""
+
+
+def stamp_of(st: os.stat_result, sha256: str) -> Stamp:
+    """The stamp of a file of this ``lstat`` whose bytes have this sha256."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, sha256)
+
+
+def _schema_key(table: str) -> str:
+    """What a stamp's schema check was against: the store's version and the table's columns and types (a
+    stamp recorded by an rtlab with another schema is not trusted)."""
+    spec = repr((VERSION, table, [(c.name, c.type) for c in TABLES[table]]))
+    return hashlib.sha256(spec.encode()).hexdigest()[:16]
+
+
+def read_stamps(store: Path, table: str) -> dict[str, Stamp]:
+    """``table``'s stamps in the store (:data:`STAMPS`), by file relative to the store: each file verified in
+    full (sha256 and schema) with its stat as it was then. Empty when there is no stamp file, it cannot be
+    read, or it is not what rtlab writes for this table's schema (a stamp only ever saves work: one that is
+    wrong is ignored, never an error, and a file is trusted only when its stat and recorded sha256 equal its
+    stamp exactly)."""
+    from rtlab.io import parse_utf8_json
+
+    try:
+        with open(store / STAMPS.format(table=table), "rb") as fh:
+            data = parse_utf8_json(fh.read())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("schema") != _schema_key(table):
+        return {}
+    files = data.get("files")
+    if not isinstance(files, dict):
+        return {}
+    return {rel: tuple(v) for rel, v in files.items() if isinstance(v, list) and len(v) == 6}
+
+
+def write_stamps(store: Path, table: str, stamps: dict[str, Stamp], manifest: dict[str, Any]) -> bool:
+    """Write ``stamps`` (of the files of ``table`` the manifest lists) as the table's stamp file, atomically;
+    silently nothing where the store cannot be written (a read-only folder or mount). Whether it was
+    written."""
+    import json
+
+    from rtlab.io import atomic_open
+
+    listed = set(manifest_files(manifest)[table])
+    files = {rel: list(v) for rel, v in sorted(stamps.items()) if rel in listed}
+    try:
+        with atomic_open(store / STAMPS.format(table=table)) as fh:
+            json.dump({"schema": _schema_key(table), "files": files}, fh, separators=(",", ":"))
+    except OSError:
+        return False
+    return True
+
+
 def check_files(
     store: Path,
     manifest: dict[str, Any],
@@ -269,77 +338,123 @@ def check_files(
     deep: bool = False,
     tables: Collection[str] | None = None,
     manifest_damage: list[Damage] | None = None,
+    stamps: dict[str, Stamp] | None = None,
+    stamped: dict[str, Stamp] | None = None,
 ) -> list[Damage]:
     """What is wrong with the files the manifest's (well-formed) parts name (only ``tables``' files, if given):
     missing, not a regular file inside the store, another size than recorded; with ``deep`` also another
     sha256, or not its table's schema. ``manifest_damage``: what :func:`check_manifest` found in it, where the
-    caller knows it already."""
+    caller knows it already. ``stamps`` (with ``deep``): a file whose stat and recorded sha256 are exactly its
+    stamp's was verified in full before and is not read again; ``stamped`` receives the stamp of each file
+    verified in full here and found sound (not of one changed within :data:`RACY_NS`, or while it was read)."""
+    import time
+
     found: list[Damage] = []
-    root = store.resolve()
+    base = str(store)
+    root = str(store.resolve())
     if manifest_damage is None:
         manifest_damage = check_manifest(manifest)
     bad_parts = {d.part for d in manifest_damage if d.part}
-    inside: dict[Path, bool] = {}
+    inside: dict[str, bool] = {base: True}
     schemas: dict[str, pa.Schema] = {}
+    for table in TABLES if tables is None else tables:  # every shard folder at once: a folder listing each
+        top = f"{base}/{table}"
+        if top not in inside and _inside(top, base, root, inside):
+            try:
+                with os.scandir(top) as entries:
+                    for e in entries:
+                        if e.is_dir(follow_symlinks=False):  # a folder, not a link: where its table's is
+                            inside[f"{top}/{e.name}"] = True
+            except OSError:
+                pass  # each file says what is wrong
+    lstat, is_file = os.lstat, stat.S_ISREG
     for part, entry in sorted(manifest.get("parts", {}).items()):
         if part in bad_parts or not PART.fullmatch(str(part)):
             continue
+        sums = entry.get("checksums")
+        shard, name = part.split("/", 1)
         for table in entry["tables"]:
             if tables is not None and table not in tables:
                 continue
-            rel = part_file(table, part)
-            sums = entry.get("checksums")
             recorded = sums.get(table) if isinstance(sums, dict) else None
-            why = _file_problem(store / rel, store, root, recorded, inside)
-            if why is None and deep:
-                why = _bytes_problem(store / rel, table, recorded, schemas)
+            folder = f"{base}/{table}/{shard}"
+            path = f"{folder}/{name}.parquet"
+            placed = inside.get(folder)
+            if placed is None:
+                placed = _inside(folder, base, root, inside)
+            try:
+                st: os.stat_result | None = lstat(path)
+            except OSError:
+                st = None
+            if (  # the common case, without a call (opening checks every file of the store)
+                st is not None
+                and placed
+                and is_file(st.st_mode)
+                and (recorded is None or st.st_size == recorded[0])
+            ):
+                why = None
+            else:
+                why, st = _file_problem(path, folder, base, root, recorded, inside)
+            rel = f"{table}/{shard}/{name}.parquet"  # part_file's, without a call per file
+            if why is None and deep and st is not None:
+                if stamps and recorded is not None and stamps.get(rel) == stamp_of(st, recorded[1]):
+                    continue  # verified in full before, unchanged since
+                now = time.time_ns()
+                why = _bytes_problem(Path(path), table, recorded, schemas)
+                if why is None and stamped is not None and recorded is not None:
+                    try:
+                        after = os.lstat(path)
+                    except OSError:
+                        after = None
+                    if (
+                        after is not None
+                        and st.st_ctime_ns < now - RACY_NS
+                        and stamp_of(after, recorded[1]) == stamp_of(st, recorded[1])
+                    ):
+                        stamped[rel] = stamp_of(st, recorded[1])
             if why:
                 found.append(Damage(rel, why, part=part))
     return found
 
 
 def _file_problem(
-    path: Path, store: Path, root: Path, recorded: list[Any] | None, inside: dict[Path, bool]
-) -> str | None:
-    """Why the file at ``path`` is not a part's file as recorded; ``inside`` caches, per folder, whether it
-    lies inside the store once its links are followed (a part's file is a regular file, never a link, and its
-    name holds no ``..``: only a linked table or shard folder can lead out)."""
+    path: str, folder: str, store: str, root: str, recorded: list[Any] | None, inside: dict[str, bool]
+) -> tuple[str | None, os.stat_result | None]:
+    """Why the file at ``path`` (in ``folder``) is not a part's file as recorded (and its ``lstat``, where it
+    has one);
+    ``inside`` caches, per folder, whether it lies inside the store once its links are followed (a part's file
+    is a regular file, never a link, and its name holds no ``..``: only a linked table or shard folder can
+    lead out)."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
-        return "missing (deleted?)"
+        return "missing (deleted?)", None
     except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
-    import stat
-
+        return f"cannot be read ({exc.strerror})", None
     if not stat.S_ISREG(st.st_mode):
-        return "not a regular file (a link, a folder?)"
-    if not _inside(path.parent, store, root, inside):
-        return "lies outside the store"
+        return "not a regular file (a link, a folder?)", st
+    if not (inside.get(folder) or _inside(folder, store, root, inside)):
+        return "lies outside the store", st
     if recorded is not None and st.st_size != recorded[0]:
-        return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)"
-    return None
+        return f"{st.st_size} bytes, the manifest recorded {recorded[0]} (truncated or replaced)", st
+    return None, st
 
 
-def _inside(folder: Path, store: Path, root: Path, seen: dict[Path, bool]) -> bool:
+def _inside(folder: str, store: str, root: str, seen: dict[str, bool]) -> bool:
     """Whether ``folder`` (a table's or a shard's, under ``store``, which resolves to ``root``) lies inside the
     store once links are followed: a folder that is no link lies where its parent does (an ``lstat`` each,
     not a walk of the whole path)."""
     if folder not in seen:
-        import stat
-
-        if folder == store:
-            seen[folder] = True
+        parent = os.path.dirname(folder)
+        try:
+            plain = stat.S_ISDIR(os.lstat(folder).st_mode) and parent != folder
+        except OSError:
+            plain = False
+        if plain:
+            seen[folder] = _inside(parent, store, root, seen)
         else:
-            try:
-                plain = stat.S_ISDIR(os.lstat(folder).st_mode) and folder.parent != folder
-            except OSError:
-                plain = False
-            if plain:
-                seen[folder] = _inside(folder.parent, store, root, seen)
-            else:
-                real = folder.resolve()
-                seen[folder] = real == root or root in real.parents
+            real = os.path.realpath(folder)
+            seen[folder] = real == root or real.startswith(root.rstrip(os.sep) + os.sep)
     return seen[folder]
 
 
@@ -374,13 +489,21 @@ def schema_problem(path: Path, table: str, want: pa.Schema | None = None) -> str
     return None
 
 
-def verify(store: Path, manifest: dict[str, Any], *, deep: bool, head: bool = False) -> list[Damage]:
+def verify(
+    store: Path,
+    manifest: dict[str, Any],
+    *,
+    deep: bool,
+    head: bool = False,
+    stamped: dict[str, Stamp] | None = None,
+) -> list[Damage]:
     """Everything wrong with the store: its manifest's shape (made right in place, :func:`sanitize`), its
     entries, then its files (``deep``: their bytes). ``head``: a version-3 manifest without its index (all
     but the index's entries checked)."""
     shape = sanitize(manifest, head=head)
     entries = check_manifest(manifest, head=head)
-    return shape + entries + check_files(store, manifest, deep=deep, manifest_damage=entries)
+    files = check_files(store, manifest, deep=deep, manifest_damage=entries, stamped=stamped)
+    return shape + entries + files
 
 
 def damage_message(store: Path, found: list[Damage], manifest: dict[str, Any]) -> str:
