@@ -488,6 +488,25 @@ def iter_json_lines(
         )
 
 
+def json_lines_refused(path: Path) -> bool:
+    """Whether :func:`iter_json_lines`, reading ``path`` tolerantly, refuses it: raises before it has given a
+    record (an object or a list). A pretty-printed document (its first lines are no JSON values), a text, a
+    binary file are refused; a JSON-lines file is not. Only the iterator's own refusal counts (it is run over
+    the file's head and stopped at its first record), so ``True`` means exactly that a reader reading the file
+    through it, and letting its error out, gets that error: what detection's other readers are offered by
+    (:func:`rtlab.ingest.readers._tolerant.formats_with_steps`). A file that cannot be read at all gives
+    ``False`` (the reader itself is left to fail)."""
+    try:
+        for _, value in iter_json_lines(path, []):
+            if isinstance(value, dict | list):
+                return False
+    except ReaderError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 _RECORD_OPENINGS = frozenset("{[")
 """How a line holding a record opens (other lines go to ``json`` at once: see :func:`_loads_by_json`)."""
 _NOT_LINES = 64
