@@ -451,16 +451,16 @@ def iter_json_lines(
             else:  # a stray line, a line of a document: json's own error is what is said
                 value = _loads_by_json(line, path, lineno, warnings)
         except json.JSONDecodeError as exc:
-            fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno)
+            invalid = f"invalid JSON: {exc.msg} (column {exc.colno})"  # the fault's error made only when used
             if warnings is None:
-                raise fault from None
+                raise ReaderError(path, invalid, line=lineno) from None
             faults += 1
             if (
                 not records and faults >= _NOT_LINES
             ):  # not a JSON-lines file (a document, a text): said at once
                 raise ReaderError(
                     path,
-                    f"no line is a JSON record (the first {_NOT_LINES} are not: {fault.message})",
+                    f"no line is a JSON record (the first {_NOT_LINES} are not: {invalid})",
                     line=first_fault.line if first_fault else lineno,
                 ) from None
             if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid \\uXXXX"):
@@ -476,7 +476,7 @@ def iter_json_lines(
                     found = True
                     yield lineno, value
                     continue
-            first_fault = first_fault or fault
+            first_fault = first_fault or ReaderError(path, invalid, line=lineno)
             warnings.append(f"{path}:{lineno}: {skip_reason(line, exc, lineno == last)}")
             continue
         found = True
