@@ -274,14 +274,18 @@ class CodexTruncation:
     def truncate(self, text: str) -> str:
         """Codex's ``truncate_text``: an over-budget text loses its middle to a marker."""
         budget = self.byte_budget
-        if not utf8_exceeds(text, budget):
-            return text
         if text.isascii():  # a byte a character: the same cuts without encoding the text
+            if len(text) <= budget:
+                return text
             size, rest = len(text), budget - budget // 2
             head, tail = text[: budget // 2], text[size - rest :] if rest else ""
-        else:
+        else:  # encoded once, to measure it and to cut it (as utf8_exceeds measures it)
+            if 4 * len(text) <= budget:
+                return text
             data = _utf8(text)
             size = len(data)
+            if size <= budget:
+                return text
             head = _from_utf8(_head_bytes(data, budget // 2))
             tail = _from_utf8(_tail_bytes(data, budget - budget // 2))
         if self.mode == "tokens":

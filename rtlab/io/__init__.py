@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import head_text as head_text
     from rtlab.io._files import iter_json_lines as iter_json_lines
     from rtlab.io._files import iter_json_values as iter_json_values
+    from rtlab.io._files import json_lines_refused as json_lines_refused
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
     from rtlab.io._files import parse_json as parse_json
@@ -51,6 +52,7 @@ __getattr__, __dir__, __all__ = attach(
             "first_json_value",
             "iter_json_lines",
             "iter_json_values",
+            "json_lines_refused",
             "load_json",
             "loads",
             "parse_json",

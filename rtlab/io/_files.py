@@ -451,16 +451,16 @@ def iter_json_lines(
             else:  # a stray line, a line of a document: json's own error is what is said
                 value = _loads_by_json(line, path, lineno, warnings)
         except json.JSONDecodeError as exc:
-            fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=lineno)
+            invalid = f"invalid JSON: {exc.msg} (column {exc.colno})"  # the fault's error made only when used
             if warnings is None:
-                raise fault from None
+                raise ReaderError(path, invalid, line=lineno) from None
             faults += 1
             if (
                 not records and faults >= _NOT_LINES
             ):  # not a JSON-lines file (a document, a text): said at once
                 raise ReaderError(
                     path,
-                    f"no line is a JSON record (the first {_NOT_LINES} are not: {fault.message})",
+                    f"no line is a JSON record (the first {_NOT_LINES} are not: {invalid})",
                     line=first_fault.line if first_fault else lineno,
                 ) from None
             if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid \\uXXXX"):
@@ -476,7 +476,7 @@ def iter_json_lines(
                     found = True
                     yield lineno, value
                     continue
-            first_fault = first_fault or fault
+            first_fault = first_fault or ReaderError(path, invalid, line=lineno)
             warnings.append(f"{path}:{lineno}: {skip_reason(line, exc, lineno == last)}")
             continue
         found = True
@@ -486,6 +486,25 @@ def iter_json_lines(
         raise ReaderError(
             path, f"no line is a JSON record (first: {first_fault.message})", line=first_fault.line
         )
+
+
+def json_lines_refused(path: Path) -> bool:
+    """Whether :func:`iter_json_lines`, reading ``path`` tolerantly, refuses it: raises before it has given a
+    record (an object or a list). A pretty-printed document (its first lines are no JSON values), a text, a
+    binary file are refused; a JSON-lines file is not. Only the iterator's own refusal counts (it is run over
+    the file's head and stopped at its first record), so ``True`` means exactly that a reader reading the file
+    through it, and letting its error out, gets that error: what detection's other readers are offered by
+    (:func:`rtlab.ingest.readers._tolerant.formats_with_steps`). A file that cannot be read at all gives
+    ``False`` (the reader itself is left to fail)."""
+    try:
+        for _, value in iter_json_lines(path, []):
+            if isinstance(value, dict | list):
+                return False
+    except ReaderError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 _RECORD_OPENINGS = frozenset("{[")

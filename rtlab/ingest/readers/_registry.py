@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Literal, Protocol, cast
 
 from rtlab.errors import UnknownFormatError
 from rtlab.ingest.readers._zip import Limits, resolve_limits
@@ -61,6 +61,22 @@ class ReaderModule(Protocol):
     def type_step(self, step: Step) -> None:
         """Set ``step.action`` and ``step.frames`` from the step as read (also for canonical files of version 1)."""
         ...
+
+
+FileShape = Literal["json-lines"]
+"""What a reader needs a file (not a folder) to be before it can find any tool call in it, declared by its
+module as ``FILE_SHAPE``; a module without one may find steps in any file. ``"json-lines"``: the reader reads a
+file given to it through :func:`rtlab.io.iter_json_lines` alone and lets that iterator's refusal out, so in a
+file the iterator refuses (:func:`rtlab.io.json_lines_refused`: a pretty-printed document, a text, a binary
+file) it finds nothing. Detection's other readers are offered a file by it
+(:func:`rtlab.ingest.readers._tolerant.formats_with_steps`): a reader that cannot claim the file's shape is
+not run on it, which changes no verdict (``tests/test_formats_with_steps.py`` runs them all to check)."""
+
+
+def file_shape(name: str) -> FileShape | None:
+    """The shape a file must have for the format's reader to find steps in it (its ``FILE_SHAPE``), or
+    ``None`` when it may find them in any file."""
+    return cast("FileShape | None", getattr(get_reader(name), "FILE_SHAPE", None))
 
 
 SUMMARY_ONLY = "summary_only"

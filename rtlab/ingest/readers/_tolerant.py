@@ -291,16 +291,30 @@ def typed_warnings(t: Trajectory) -> None:
 
 def formats_with_steps(path: Path, fmt: str, options: ReadOptions) -> dict[str, int]:
     """The other formats whose readers read ``path`` and find answered tool calls in it, with how many, most
-    first (each reader tried as is, its errors ignored: only what it finds counts)."""
+    first (each reader tried as is, its errors ignored: only what it finds counts).
+
+    The file's shape is sniffed once, when a reader declares one (``FILE_SHAPE``,
+    :data:`~rtlab.ingest.readers._registry.FileShape`), and a reader is offered the file only when it can claim
+    that shape: the JSON-lines readers are not run on a file :func:`rtlab.io.iter_json_lines` refuses (each
+    would read its first 64 lines before refusing it: most of the cost of a pretty-printed document). What
+    they would have said is what they say: they find nothing in it."""
     from dataclasses import replace
 
-    from rtlab.ingest.readers._registry import FORMATS, get_reader
+    from rtlab.ingest.readers._registry import FORMATS, file_shape, get_reader
+    from rtlab.io import json_lines_refused
 
     probe = replace(options, strict=False, alternatives=False)
     found: dict[str, int] = {}
+    is_file = path.is_file()
+    refused: bool | None = None  # json_lines_refused(path), sniffed when a reader first needs it
     for name in FORMATS:
         if name in (fmt, "rtlab"):
             continue
+        if is_file and file_shape(name) == "json-lines":
+            if refused is None:
+                refused = json_lines_refused(path)
+            if refused:
+                continue
         try:
             got = get_reader(name).read(path, probe)
         except Exception:  # a reader that does not read this file: it does not fit

@@ -49,11 +49,16 @@ from rtlab.ingest.readers._claude_code import (
     clip_policy,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
+from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
+FILE_SHAPE: FileShape = "json-lines"
+"""A file this reader is given (not a folder) is read by ``rtlab.io.iter_json_lines`` alone, its refusal let
+out: a file that iterator refuses holds no step for it (``_registry.FileShape``)."""
+
 LOOKS_FOR = (
     "a JSON-lines file (any extension) of Claude Code session records: user/assistant/system lines with uuid, "
     "parentUuid and sessionId, possibly after records of other types (summary, queue-operation, "

@@ -36,11 +36,16 @@ from rtlab.ingest.readers._claude_code import (
     token_usage,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
+from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, Trajectory
 
 NAME = "claude-code-stream"
+FILE_SHAPE: FileShape = "json-lines"
+"""A file this reader is given (not a folder) is read by ``rtlab.io.iter_json_lines`` alone, its refusal let
+out: a file that iterator refuses holds no step for it (``_registry.FileShape``)."""
+
 LOOKS_FOR = (
     "a JSON-lines file (any extension) whose first messages include Claude Code's stream-json "
     "{'type': 'system', 'subtype': 'init'} with claude_code_version (or tools, mcp_servers, apiKeySource), "

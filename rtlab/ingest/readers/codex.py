@@ -35,6 +35,7 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import output_frames
+from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import decode_text, head_json_lines, iter_json_lines, load_json, read_text
 from rtlab.io import field as get_field
@@ -42,6 +43,10 @@ from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, Tok
 from rtlab.text import split_shell_words
 
 NAME = "codex"
+FILE_SHAPE: FileShape = "json-lines"
+"""A file this reader is given (not a folder) is read by ``rtlab.io.iter_json_lines`` alone, its refusal let
+out: a file that iterator refuses holds no step for it (``_registry.FileShape``)."""
+
 LOOKS_FOR = (
     "a stream (any file name: .jsonl, .md, .txt, ...) whose first event is {'type': 'thread.started'} "
     "(codex exec --json), or a run folder holding raw/codex_stdout.jsonl or output/raw/codex_stdout.jsonl"

@@ -57,11 +57,16 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply, whole
+from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_json_lines, iter_json_lines
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, EventKind, Frame, Step, Trajectory
 
 NAME = "g2b"
+FILE_SHAPE: FileShape = "json-lines"
+"""A file this reader is given (not a folder) is read by ``rtlab.io.iter_json_lines`` alone, its refusal let
+out: a file that iterator refuses holds no step for it (``_registry.FileShape``)."""
+
 LOOKS_FOR = (
     "a run folder with exec_*.jsonl, or such a file, whose first line is {step, timestamp, event, agent, "
     "content} with a G2B event name (phase, tool_call, ...)"

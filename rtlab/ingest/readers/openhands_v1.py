@@ -76,6 +76,7 @@ from rtlab.ingest.readers._base import (
 )
 from rtlab.ingest.readers._frames import SDK_CLIP_MARKER, SDK_ERROR_HEADERS, output_frames, read_tool_reply
 from rtlab.ingest.readers._openhands_eval import eval_generation, iter_eval_lines, metrics_usage
+from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.ingest.readers.openhands import _read_range
 from rtlab.io import field as get_field
@@ -83,6 +84,10 @@ from rtlab.io import load_json
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, EventKind, Step, Trajectory
 
 NAME = "openhands-v1"
+FILE_SHAPE: FileShape = "json-lines"
+"""A file this reader is given (not a folder) is read by ``rtlab.io.iter_json_lines`` alone, its refusal let
+out: a file that iterator refuses holds no step for it (``_registry.FileShape``)."""
+
 LOOKS_FOR = (
     "an OpenHands V1 (software-agent-sdk) conversation folder (base_state.json and events/event-NNNNN-<id>.json, "
     "or its events folder), or an evaluation output.jsonl whose history holds V1 events ({'kind': 'ActionEvent', "

@@ -49,6 +49,7 @@ from rtlab.ingest.readers._frames import (
     read_tool_reply,
     whole,
 )
+from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, head_json_lines, iter_json_lines
 from rtlab.records import (
@@ -63,6 +64,10 @@ from rtlab.records import (
 )
 
 NAME = "pi"
+FILE_SHAPE: FileShape = "json-lines"
+"""A file this reader is given (not a folder) is read by ``rtlab.io.iter_json_lines`` alone, its refusal let
+out: a file that iterator refuses holds no step for it (``_registry.FileShape``)."""
+
 LOOKS_FOR = 'a .jsonl file whose first line is a Pi session header {"type": "session", "id": ..., "cwd": ...}'
 
 HARNESS = "pi"

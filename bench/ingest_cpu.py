@@ -1,0 +1,128 @@
+"""Ingest in CPU time per format, against a bare ``orjson.loads`` of the same bytes, and before/after a change.
+
+    python bench/ingest_cpu.py [PATH ...]                       this checkout: orjson ms, read ms, ratio
+    python bench/ingest_cpu.py --before DIR [--rounds 3] [PATH ...]
+                                                                DIR (the code before, e.g. ``git archive``
+                                                                unpacked) and this checkout, alternated
+
+CPU time (``time.process_time``) is less disturbed than the wall clock on a machine shared with other jobs.
+Each unit's time is the best of ``--repeat`` runs of ``read_unit`` without the benchmark join; the baseline is
+``bench/ingest.py``'s ``orjson`` parse of the unit's files (``raw_files``, ``parse_bare``), bytes read
+beforehand. With ``--before``, each round measures both checkouts in fresh processes, one after the other,
+and each format's time is the minimum over the rounds. Default paths: ``data/sample`` and ``../shared/real``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+def _cpu(fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def measure(tree: Path, paths: list[Path], repeat: int) -> dict[str, dict[str, float]]:
+    """Per format: units, the orjson baseline and rtlab's read, in CPU seconds, with ``tree``'s rtlab (this
+    process must not have imported another)."""
+    sys.path.insert(0, str(tree / "bench"))
+    import ingest  # the checkout's own bench module; it puts its checkout first on sys.path
+
+    import rtlab
+
+    if not Path(rtlab.__file__).resolve().is_relative_to(tree.resolve()):
+        raise SystemExit(f"rtlab imported from {rtlab.__file__}, not from {tree}")
+    from rtlab.ingest import iter_units, read_unit
+
+    per: dict[str, dict[str, float]] = defaultdict(lambda: {"units": 0, "orjson": 0.0, "read": 0.0})
+    for unit, fmt in iter_units(paths):
+        blobs = [(p.suffix, p.read_bytes()) for p in ingest.raw_files(unit)]
+        row = per[fmt]
+        row["units"] += 1
+        row["orjson"] += _cpu(lambda b=blobs: ingest.parse_bare(b, parser="orjson"), repeat)
+        row["read"] += _cpu(lambda u=unit, f=fmt: read_unit(u, f, join=False), repeat)
+    return dict(per)
+
+
+def _in_process(tree: Path, paths: list[Path], repeat: int) -> dict[str, dict[str, float]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "m.json"
+        cmd = [sys.executable, __file__, "--measure", str(tree), "--out", str(out), "--repeat", str(repeat)]
+        subprocess.run([*cmd, *map(str, paths)], check=True)
+        return json.loads(out.read_text())
+
+
+def _totals(per: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    rows = dict(sorted(per.items()))
+    rows["all"] = {k: sum(r[k] for r in per.values()) for k in ("units", "orjson", "read")}
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="*")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--before", type=Path, help="a checkout of the code before, measured alternately")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    paths = [Path(p).resolve() for p in args.paths] or [
+        HERE / "data" / "sample",
+        HERE.parent / "shared" / "real",
+    ]
+    paths = [p for p in paths if p.exists()]
+    if args.measure is not None:
+        args.out.write_text(json.dumps(measure(args.measure, paths, args.repeat)))
+        return 0
+    if args.before is None:
+        rows = _totals(_in_process(HERE, paths, args.repeat))
+        print(f"CPU time, best of {args.repeat} per unit; ratio = read / orjson")
+        for fmt, r in rows.items():
+            print(
+                f"{fmt:<20} orjson {r['orjson'] * 1e3:8.1f}  read {r['read'] * 1e3:8.1f}  "
+                f"ratio {r['read'] / r['orjson']:6.2f}"
+            )
+        return 0
+    best: dict[str, dict[str, dict[str, float]]] = {"before": {}, "after": {}}
+    for _ in range(args.rounds):
+        for side, tree in (("before", args.before.resolve()), ("after", HERE)):
+            for fmt, r in _in_process(tree, paths, args.repeat).items():
+                kept = best[side].setdefault(fmt, dict(r))
+                for k in ("orjson", "read"):
+                    kept[k] = min(kept[k], r[k])
+    before, after = _totals(best["before"]), _totals(best["after"])
+    print(
+        f"CPU time, best of {args.repeat} per unit, the minimum over {args.rounds} rounds alternating "
+        f"{args.before} and {HERE}"
+    )
+    print(
+        f"{'format':<20}{'units':>6}{'orjson ms':>10}{'before ms':>10}{'after ms':>10}{'after/before':>13}"
+        f"{'before/orjson':>14}{'after/orjson':>13}"
+    )
+    for fmt, a in after.items():
+        b = before[fmt]
+        base = min(a["orjson"], b["orjson"])
+        print(
+            f"{fmt:<20}{int(a['units']):>6}{base * 1e3:>10.1f}{b['read'] * 1e3:>10.1f}{a['read'] * 1e3:>10.1f}"
+            f"{a['read'] / b['read']:>13.2f}{b['read'] / base:>14.2f}{a['read'] / base:>13.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

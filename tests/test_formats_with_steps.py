@@ -1,0 +1,168 @@
+"""Detection's other readers offered a file by its shape (rtlab issue 29): when the detected reader finds no tool
+call, ``_tolerant.formats_with_steps`` names the formats whose readers do; a reader declaring
+``FILE_SHAPE = "json-lines"`` is not run on a file ``rtlab.io.iter_json_lines`` refuses. These tests hold the
+verdicts to what running every reader gives:
+
+- ``json_lines_refused`` on hand-made files of each shape (a pretty-printed document, JSON lines, a text, a
+  binary file, a document whose head holds a one-line record, 64 stray lines before the records);
+- every declaring reader, run on every file the iterator refuses (the fixtures, the sample, the real logs),
+  finds no step in it: the claim each declaration makes, checked by running the reader;
+- ``formats_with_steps`` equals the same question asked of every reader, on all those files and the hand-made
+  ones, and a declaring reader is really not run on a refused file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES, REAL
+
+from rtlab.ingest.readers import FORMATS, ReadOptions, get_reader
+from rtlab.ingest.readers._registry import file_shape
+from rtlab.ingest.readers._tolerant import formats_with_steps
+from rtlab.io import json_lines_refused
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = ReadOptions(alternatives=False)
+Reader = Callable[[Path, ReadOptions], Any]
+DECLARING = [name for name in FORMATS if file_shape(name) is not None]
+
+
+def _files() -> list[Path]:
+    roots = [FIXTURES, ROOT / "data" / "sample", REAL / "wild"]
+    found = [p for root in roots if root.is_dir() for p in sorted(root.rglob("*")) if p.is_file()]
+    return [p for p in found if p.stat().st_size <= 2_000_000]
+
+
+FILES = _files()
+
+
+def _every_reader(path: Path, fmt: str) -> dict[str, int]:
+    """What ``formats_with_steps`` answered before shapes: every other reader run on the file."""
+    found: dict[str, int] = {}
+    for name in FORMATS:
+        if name in (fmt, "rtlab"):
+            continue
+        try:
+            got = get_reader(name).read(path, PROBE)
+        except Exception:
+            continue
+        n = sum(t.n_steps for t in got)
+        if n:
+            found[name] = n
+    return dict(sorted(found.items(), key=lambda kv: -kv[1]))
+
+
+_CODEX_STREAM = [
+    {"type": "thread.started", "thread_id": "t1"},
+    {
+        "type": "item.completed",
+        "item": {
+            "id": "i1",
+            "type": "command_execution",
+            "command": "ls",
+            "aggregated_output": "a\n",
+            "exit_code": 0,
+            "status": "completed",
+        },
+    },
+]
+
+
+def _shaped(tmp: Path) -> dict[str, Path]:
+    """Hand-made files of every shape the sniff tells apart."""
+    doc = {"schema_version": "x", "steps": [{"id": i, "text": f"line {i}"} for i in range(40)]}
+    records = "\n".join(json.dumps(r) for r in _CODEX_STREAM) + "\n"
+    files = {
+        "document": json.dumps(doc, indent=2),
+        "lines": records,
+        "text": "".join(f"plain text line {i}\n" for i in range(100)),
+        "binary": "\x00\x01\x02" * 50,
+        "document-with-a-record-line": '[\n  {"type": "thread.started", "thread_id": "t1"}\n  ,\n'
+        + json.dumps(doc, indent=2)
+        + "\n]\n",
+        "64-stray-then-records": "".join(f"stray {i}\n" for i in range(64)) + records,
+        "63-stray-then-records": "".join(f"stray {i}\n" for i in range(63)) + records,
+        "empty": "",
+    }
+    out = {}
+    for name, text in files.items():
+        p = tmp / f"{name}.json"
+        p.write_text(text, encoding="utf-8")
+        out[name] = p
+    return out
+
+
+def test_json_lines_refused_by_shape(tmp_path: Path) -> None:
+    f = _shaped(tmp_path)
+    assert json_lines_refused(f["document"])
+    assert json_lines_refused(f["text"])
+    assert json_lines_refused(f["binary"])
+    assert json_lines_refused(f["64-stray-then-records"])  # the iterator's own rule: 64 lines, no record
+    assert not json_lines_refused(f["lines"])
+    assert not json_lines_refused(f["63-stray-then-records"])
+    assert not json_lines_refused(f["document-with-a-record-line"])  # a record on its own line: offered
+    assert not json_lines_refused(f["empty"])  # nothing refused: the readers say "empty" themselves
+    assert not json_lines_refused(tmp_path / "missing.jsonl")
+
+
+def test_the_declaring_readers_are_the_json_lines_ones() -> None:
+    assert set(DECLARING) == {
+        "codex",
+        "g2b",
+        "pi",
+        "claude-code-stream",
+        "claude-code-session",
+        "openhands-v1",
+    }
+    assert all(file_shape(name) == "json-lines" for name in DECLARING)
+
+
+@pytest.mark.parametrize("name", DECLARING)
+def test_a_declaring_reader_finds_nothing_in_a_refused_file(name: str, tmp_path: Path) -> None:
+    refused = [p for p in [*FILES, *_shaped(tmp_path).values()] if json_lines_refused(p)]
+    assert len(refused) >= 5
+    reader = get_reader(name)
+    for path in refused:
+        try:
+            got = reader.read(path, PROBE)
+        except Exception:
+            continue
+        assert sum(t.n_steps for t in got) == 0, path
+
+
+def test_formats_with_steps_as_every_reader_says(tmp_path: Path) -> None:
+    shaped = list(_shaped(tmp_path).values())
+    assert formats_with_steps(shaped[1], "rtlab", ReadOptions()) == {"codex": 1}
+    differ = []
+    for path in [*FILES, *shaped]:
+        if formats_with_steps(path, "rtlab", ReadOptions()) != _every_reader(path, "rtlab"):
+            differ.append(path)
+    assert not differ
+
+
+def test_a_refused_file_is_not_offered_to_a_declaring_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shaped = _shaped(tmp_path)
+    called: list[str] = []
+    for name in DECLARING:
+        module = get_reader(name)
+        original = module.read
+
+        def spy(path: Path, options: ReadOptions, name: str = name, original: Reader = original) -> Any:
+            called.append(name)
+            return original(path, options)
+
+        monkeypatch.setattr(module, "read", spy)
+    assert formats_with_steps(shaped["document"], "atif", ReadOptions()) == {}
+    assert called == []
+    assert formats_with_steps(shaped["lines"], "atif", ReadOptions()) == {"codex": 1}
+    assert sorted(called) == sorted(DECLARING)
+    called.clear()
+    assert formats_with_steps(tmp_path, "atif", ReadOptions()) == {}  # a folder: every reader offered
+    assert sorted(called) == sorted(DECLARING)
