@@ -144,3 +144,14 @@ def test_an_output_past_the_harness_limit_is_cut_and_said_so(layout, tmp_path: P
         f"[output cut by the harness at {MAX_OUTPUT_BYTES} bytes]"
     )
     assert [f.kind for f in result.frames] == ["clip", "frame"]
+
+
+def test_a_python_installed_under_tmp_stays_visible_in_the_private_tmp() -> None:
+    """A clone (and its .venv) under /tmp: the private /tmp is mounted first and the interpreter's folders on it,
+    else `python3` inside the sandbox lost the virtualenv (openpyxl) when the repository lived under /tmp."""
+    from rtlab.agent._sandbox import _python_dirs, bwrap_command
+
+    args = bwrap_command(Path("/tmp/ws"), "true")
+    tmpfs = args.index("--tmpfs")
+    for d in _python_dirs():
+        assert args.index(d) > tmpfs, d

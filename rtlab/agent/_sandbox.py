@@ -92,9 +92,9 @@ def bwrap_command(root: Path, command: str) -> list[str]:
         args += ["--ro-bind-try", d, d]
     for f in _ETC:
         args += ["--ro-bind-try", f, f]
-    for d in _python_dirs():
-        args += ["--ro-bind-try", d, d]
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for d in _python_dirs():  # after the private /tmp: a virtualenv under /tmp stays visible (bwrap mounts in order)
+        args += ["--ro-bind-try", d, d]
     args += ["--bind", str(root), AGENT_ROOT, "--chdir", AGENT_ROOT]
     for key, value in _env(AGENT_ROOT).items():
         args += ["--setenv", key, value]
