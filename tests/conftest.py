@@ -3,14 +3,44 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = Path(os.environ.get("RTLAB_REAL_DATA", ROOT.parent / "shared" / "real"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def guard_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refuse every connection and name lookup off the loopback from now on (in ``monkeypatch``'s scope): a test
+    that tries the network fails (the Inspect tests: mockllm and tokenizers would otherwise fetch)."""
+    connect, lookup = socket.socket.connect, socket.getaddrinfo
+
+    def guarded_connect(self: socket.socket, address: Any) -> Any:
+        if isinstance(address, tuple) and address[0] not in LOOPBACK:
+            raise AssertionError(f"network access attempted: {address}")
+        return connect(self, address)
+
+    def guarded_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in (*LOOPBACK, None):
+            raise AssertionError(f"name lookup attempted: {host}")
+        return lookup(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    monkeypatch.setattr(socket, "getaddrinfo", guarded_lookup)
+
+
+@pytest.fixture
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`guard_loopback` for one test."""
+    guard_loopback(monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -5,11 +5,11 @@ measured with its analyses. No test reaches the network: a fixture refuses every
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any, get_args
 
 import pytest
+from conftest import guard_loopback
 
 pytest.importorskip("inspect_ai", reason="the inspect extra: pip install -e '.[inspect]' (make install does)")
 
@@ -29,39 +29,14 @@ from rtlab.inspect import (  # noqa: E402
     workspace_samples,
 )
 
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    connect, lookup = socket.socket.connect, socket.getaddrinfo
-
-    def guarded_connect(self: socket.socket, address: Any) -> Any:
-        if isinstance(address, tuple) and address[0] not in LOOPBACK:
-            raise AssertionError(f"network access attempted: {address}")
-        return connect(self, address)
-
-    def guarded_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in (*LOOPBACK, None):
-            raise AssertionError(f"name lookup attempted: {host}")
-        return lookup(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket, "getaddrinfo", guarded_lookup)
+pytestmark = pytest.mark.usefixtures("loopback_only")  # a test that tries the network fails
 
 
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Any]:
     logs = tmp_path_factory.mktemp("inspect-logs")
     with pytest.MonkeyPatch.context() as mp:  # the module-scoped run is offline too
-        connect = socket.socket.connect
-
-        def guarded(self: socket.socket, address: Any) -> Any:
-            if isinstance(address, tuple) and address[0] not in LOOPBACK:
-                raise AssertionError(f"network access attempted: {address}")
-            return connect(self, address)
-
-        mp.setattr(socket.socket, "connect", guarded)
+        guard_loopback(mp)
         frame = compare_arms(logs)
     return logs, frame
 

@@ -8,7 +8,6 @@ No test reaches the network: a fixture refuses every connection and name lookup 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -38,26 +37,7 @@ from rtlab.ingest import OPENHANDS_TRUNCATION_MARKER, POLICIES  # noqa: E402
 from rtlab.inspect import SETTINGS_KEY, STEPS_KEY, TAB_KEY, ClipName, runningtab  # noqa: E402
 from rtlab.records import STATUS_PREFIX, Trajectory, status_start  # noqa: E402
 
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
-
-
-@pytest.fixture(autouse=True)
-def offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Refuse every connection and name lookup off the loopback: a test that tries the network fails."""
-    connect, lookup = socket.socket.connect, socket.getaddrinfo
-
-    def guarded_connect(self: socket.socket, address: Any) -> Any:
-        if isinstance(address, tuple) and address[0] not in LOOPBACK:
-            raise AssertionError(f"network access attempted: {address}")
-        return connect(self, address)
-
-    def guarded_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
-        if host not in (*LOOPBACK, None):
-            raise AssertionError(f"name lookup attempted: {host}")
-        return lookup(host, *args, **kwargs)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
-    monkeypatch.setattr(socket, "getaddrinfo", guarded_lookup)
+pytestmark = pytest.mark.usefixtures("loopback_only")  # a test that tries the network fails
 
 
 @pytest.fixture()
@@ -464,3 +444,12 @@ def test_against_rtlab_simulated_model_over_http(workspace: Path, tmp_path: Path
     assert [r["status"] for r in sample.store[TAB_KEY]["requirements"]] == ["done", "unavailable"]
     assert_tab_out_of_scorer_view(sample)
     assert_replay_equals_live(log, sample)
+
+
+def test_the_loopback_guard_refuses_the_network() -> None:
+    import socket
+
+    with pytest.raises(AssertionError, match="name lookup attempted"):
+        socket.getaddrinfo("openaipublic.blob.core.windows.net", 443)
+    with pytest.raises(AssertionError, match="network access attempted"):
+        socket.create_connection(("192.0.2.1", 443), timeout=0.5)
