@@ -103,19 +103,26 @@ def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
     return value
 
 
-def install_claude_code(
-    folder: str | Path, serve_command: list[str], *, env: dict[str, str] | None = None
-) -> InstallReport:
-    """Add the tab's server and hooks to the Claude Code project ``folder`` (merging, never clobbering)."""
+def _begin(folder: str | Path, record: str | Path) -> tuple[Path, InstallReport, Path | None]:
+    """An install's start: the project folder (which must exist), its report, and where its install record goes
+    (``None``, with a note in the report, when the tab is installed there already)."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise RtlabError(f"{folder}: no such folder")
     report = InstallReport(folder)
-    record_path = folder / RECORD
+    record_path = folder / record
     if record_path.exists():
-        report.notes.append(
-            f"already installed ({record_path}); run `rtlab tab uninstall` first to change it"
-        )
+        report.notes.append(f"already installed ({record_path}); run `rtlab tab uninstall` first to change it")
+        return folder, report, None
+    return folder, report, record_path
+
+
+def install_claude_code(
+    folder: str | Path, serve_command: list[str], *, env: dict[str, str] | None = None
+) -> InstallReport:
+    """Add the tab's server and hooks to the Claude Code project ``folder`` (merging, never clobbering)."""
+    folder, report, record_path = _begin(folder, RECORD)
+    if record_path is None:
         return report
     mcp_path, settings_path = folder / ".mcp.json", folder / ".claude" / "settings.json"
     record: dict[str, Any] = {
@@ -294,15 +301,8 @@ def install_codex(
     run them (:data:`rtlab.harnesses._codex.TRUST_NOTE`)."""
     import tomllib
 
-    folder = Path(folder).resolve()
-    if not folder.is_dir():
-        raise RtlabError(f"{folder}: no such folder")
-    report = InstallReport(folder)
-    record_path = folder / CODEX_RECORD
-    if record_path.exists():
-        report.notes.append(
-            f"already installed ({record_path}); run `rtlab tab uninstall` first to change it"
-        )
+    folder, report, record_path = _begin(folder, CODEX_RECORD)
+    if record_path is None:
         return report
     hook_command = hook_command or _hook_command(serve_command)
     codex_dir = folder / ".codex"
