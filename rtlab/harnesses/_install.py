@@ -103,6 +103,19 @@ def _list(data: dict[str, Any], key: str, path: Path) -> list[Any]:
     return value
 
 
+def _remove_hook_groups(hooks: dict[str, Any], record: dict[str, Any]) -> list[str]:
+    """Remove from ``hooks`` (a settings file's ``hooks`` object) exactly the groups the install ``record`` says
+    it added, wherever they still are; the events the record names."""
+    events = record.get("hooks") or {}
+    for event, groups in events.items():
+        present = hooks.get(event)
+        if isinstance(present, list):
+            for group in groups:
+                if group in present:
+                    present.remove(group)
+    return list(events)
+
+
 def _begin(folder: str | Path, record: str | Path) -> tuple[Path, InstallReport, Path | None]:
     """An install's start: the project folder (which must exist), its report, and where its install record goes
     (``None``, with a note in the report, when the tab is installed there already)."""
@@ -237,12 +250,7 @@ def _uninstall_claude_code(folder: Path, report: InstallReport) -> None:
         settings = _load(settings_path)
         hooks = settings.get("hooks")
         if isinstance(hooks, dict):
-            for event, groups in (record.get("hooks") or {}).items():
-                present = hooks.get(event)
-                if isinstance(present, list):
-                    for group in groups:
-                        if group in present:
-                            present.remove(group)
+            for event in _remove_hook_groups(hooks, record):
                 tidy(hooks, event, f".claude/settings.json:hooks.{event}")
             tidy(settings, "hooks", ".claude/settings.json:hooks")
         permissions = settings.get("permissions")
@@ -396,12 +404,7 @@ def _uninstall_codex(folder: Path, report: InstallReport) -> None:
         hooks_file = _load(hooks_path)
         hooks = hooks_file.get("hooks")
         if isinstance(hooks, dict):
-            for event, groups in (record.get("hooks") or {}).items():
-                have = hooks.get(event)
-                if isinstance(have, list):
-                    for group in groups:
-                        if group in have:
-                            have.remove(group)
+            for event in _remove_hook_groups(hooks, record):
                 if f"hooks.{event}" in created_keys and event in hooks and not hooks[event]:
                     del hooks[event]
             if "hooks" in created_keys and not hooks:
