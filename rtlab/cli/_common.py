@@ -28,6 +28,14 @@ class _NothingRead(Exception):
     """The paths held no trajectory that could be read: the command stops with :data:`EXIT_NOTHING`."""
 
 
+def _report_reading(result: Any, *, full: bool) -> None:
+    """Say on stderr what a reading skipped: each unit that failed, then the scan's report (:func:`_report_scan`);
+    ``result`` an :class:`rtlab.ingest.IngestResult` or a summary reading's result."""
+    for f in result.failures:
+        print(f"rtlab: skipped {f.path} ({f.format}): {f.error}", file=sys.stderr)
+    _report_scan(result.unclaimed, result.renamed, full=full)
+
+
 def _report_scan(unclaimed: Sequence[Any], renamed: Sequence[Any], *, full: bool) -> None:
     """On stderr: the files the scan found that no reader claimed (a count per reason and the first few names,
     or every one with ``full``), and the trajectories renamed because their id was taken."""
@@ -96,9 +104,7 @@ def _ingest(args: argparse.Namespace):
         progress=args.progress,
         follow_links=args.follow_links,
     )
-    for f in result.failures:
-        print(f"rtlab: skipped {f.path} ({f.format}): {f.error}", file=sys.stderr)
-    _report_scan(result.unclaimed, result.renamed, full=args.list_unread)
+    _report_reading(result, full=args.list_unread)
     _nothing_read(args, len(result.trajectories))
     return result
 

@@ -16,7 +16,7 @@ from rtlab.cli._common import (
     _ingest,
     _json_safe,
     _nothing_read,
-    _report_scan,
+    _report_reading,
 )
 from rtlab.cli._options import command, input_options, json_option, output_option
 
@@ -107,9 +107,7 @@ def _info_summary(args: argparse.Namespace) -> int:
             strict=args.strict,
             follow_links=args.follow_links,
         )
-        for f in result.failures:
-            print(f"rtlab: skipped {f.path} ({f.format}): {f.error}", file=sys.stderr)
-        _report_scan(result.unclaimed, result.renamed, full=args.list_unread)
+        _report_reading(result, full=args.list_unread)
         rows = [summary_row(s) for s in result.summarized]
         failed = len(result.failures)
     _nothing_read(args, len(rows))
