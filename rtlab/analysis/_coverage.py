@@ -161,20 +161,25 @@ def coverage(
     deliverable: DeliverableIndex,
     *,
     known: str = "",
+    memo: dict[str, dict[tuple[str, str], Record]] | None = None,
 ) -> Coverage:
-    """:class:`Coverage` of the ``needed`` files, given each one's read-log entries that opened it."""
+    """:class:`Coverage` of the ``needed`` files, given each one's read-log entries that opened it. ``memo``: the
+    records of excerpts already read (by excerpt; one per run and ``known``), so a run's items share the work."""
+    memo = {} if memo is None else memo
     shown: dict[tuple[str, str], Record] = {}
     per_file = []
     for source in needed:
         mine: dict[tuple[str, str], Record] = {}
         for e in entries.get(source, []):
-            for key, rec in record_keys(e.excerpt, known=known).items():
+            if e.excerpt not in memo:
+                memo[e.excerpt] = record_keys(e.excerpt, known=known)
+            for key, rec in memo[e.excerpt].items():
                 mine.setdefault(key, rec)
         per_file.append(len(mine))
         for key, rec in mine.items():
             shown.setdefault(key, rec)
     held = [r for r in shown.values() if deliverable.holds(r)]
-    lacking = tuple(r.text for r in shown.values() if not deliverable.holds(r))[:5]
+    lacking = tuple(r.text for r in shown.values() if not deliverable.holds(r))[:5]  # holds() is memoised
     return Coverage(
         needed=tuple(needed),
         per_file=tuple(per_file),

@@ -372,6 +372,9 @@ class RunEvidence:
     """The numbers and anchors of everything it delivered, to test shown records in (codebook 2.2)."""
     instruction: str = ""
     """The task's instruction (records it states are not the sources' records)."""
+    shown_records: dict[str, Any] = field(default_factory=dict)
+    """The records of each read-log excerpt read so far (:func:`rtlab.analysis._coverage.coverage`'s memo):
+    every item of the run shares them."""
 
 
 def run_evidence(
@@ -495,7 +498,9 @@ def item_facts(
     cover = None
     if seen.delivered_index is not None and needed and not format_item:
         shown_of = {s: [e for e in replay.tab.read_log if same_file(s, e.path)] for s in needed}
-        cover = coverage(needed, shown_of, seen.delivered_index, known=seen.instruction)
+        cover = coverage(
+            needed, shown_of, seen.delivered_index, known=seen.instruction, memo=seen.shown_records
+        )
     unread = lex.find("unread_phrases", judge) if judge and "unread_phrases" in lex.lists else []
     built = _misbuilt(trajectory, rows, seen.files) if any(r.id == "R7a" for r in cb.rules) else None
     traces = any(r.id == "R7d" for r in cb.rules)
