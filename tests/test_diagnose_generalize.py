@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from rtlab.analysis import diagnose, diagnose_frame
-from rtlab.analysis._coverage import EMPTY_SHARE, record_keys
+from rtlab.analysis._coverage import record_keys
 from rtlab.analysis._expressions import (
     MAX_CANDIDATES,
     asked_kinds,
@@ -274,7 +274,6 @@ def test_records_are_distinctive_data_never_years_counts_or_line_numbers() -> No
         "2024-03-05",
         "$18,350.75",
     }
-    assert EMPTY_SHARE == 0.05
 
 
 def test_tables_drop_line_numbers_and_find_labels_and_headers() -> None:
