@@ -13,7 +13,12 @@ task) and each side's fastest round counts: the ratio is rtlab's time over the p
    ``read_eval_log`` (every sample decoded) against ``rtlab.ingest`` (every sample read into steps), on every
    real ``.eval`` under ``../shared/real/wild/inspect`` and a 1,600-sample log that Inspect's own
    ``write_eval_log`` writes here from the largest real one (its samples copied under new ids and uuids).
-2. A store, cold: each round a new DuckDB connection querying the Parquet glob
+2. Agent logs into transcripts: Inspect Scout's own sources (``inspect_scout.sources.claude_code`` and ``atif``,
+   every transcript of a file read, run in Scout's own virtualenv, ``--scout-python``: the one ``.ci/run`` makes
+   for the ATIF check, Python >= 3.12 with ``inspect-scout`` and ``harbor``) against ``rtlab.ingest`` of the same
+   file, on every real Claude Code session and ATIF file under ``../shared/real/wild``; each side's count of tool
+   calls printed (Scout's: its assistant messages' tool calls; rtlab's: its steps).
+3. A store, cold: each round a new DuckDB connection querying the Parquet glob
    (``read_parquet('S/<table>/*/*.parquet', hive_partitioning = true)``), a new ``rtlab.open(S).sql(q)`` (the
    manifest read and checked, every file's presence, place and size, the named tables' files hashed unless
    their stamps show them unchanged since they were: the first round stamps them, see docs/STORE.md), and
@@ -68,6 +73,16 @@ def run(task):
         import pandas as pd
         frame = pd.read_parquet(task["folder"], columns=task["columns"])
         return eval(task["expr"], {"pd": pd, "frame": frame})
+    if op in ("scout_claude_code", "scout_atif"):
+        import asyncio
+        from inspect_scout.sources import atif, claude_code
+        source = claude_code if op == "scout_claude_code" else atif
+        async def read():
+            return [t async for t in source(path=task["path"])]
+        transcripts = asyncio.run(read())
+        return sum(
+            len(m.tool_calls or []) for t in transcripts for m in t.messages if m.role == "assistant"
+        )
     if op == "make_big":
         import math, uuid
         from inspect_ai.log import read_eval_log, write_eval_log
@@ -326,6 +341,53 @@ def store_part(
         print(f"| {name} | {t_duck * 1e3:.1f} | {t_ours * 1e3:.1f} | {t_ours / t_duck:.2f}x |")
 
 
+def scout_part(python: str, rounds: int) -> None:
+    print("\n## Agent logs: Inspect Scout's sources vs rtlab.ingest")
+    if not Path(python).exists():
+        print(
+            f"skipped: no Inspect Scout virtualenv at {python} (.ci/run makes it: Python >= 3.12, inspect-scout, harbor)"
+        )
+        return
+    peer = Peer(python)
+    try:
+        why = peer.missing("inspect_scout.sources", "harbor.models.trajectories")
+        if why:
+            print(f"skipped: {why}")
+            return
+        wild = REAL / "wild"
+        files = [
+            ("claude-code-session", "scout_claude_code", f)
+            for f in sorted(wild.glob("claude-code-session/*.jsonl"))
+        ]
+        files += [("atif", "scout_atif", f) for f in sorted(wild.glob("atif/*.json"))]
+        if not files:
+            print(f"skipped: no Claude Code sessions or ATIF files under {wild}")
+            return
+        print(
+            f"min of {rounds} interleaved rounds, milliseconds; ratio = rtlab / Scout; tool calls: Scout's / rtlab's\n\n"
+            "| file | format | MB | Scout | rtlab.ingest | ratio | tool calls |\n|---|---|---:|---:|---:|---:|---:|"
+        )
+        for fmt, op, f in files:
+            try:
+                t_scout, t_ours, n_scout, n_ours = compare(
+                    f.name,
+                    lambda op=op, f=f: peer(op=op, path=str(f)),
+                    lambda f=f: ours(lambda: sum(len(t.steps) for t in rtlab.ingest([f]).trajectories)),
+                    rounds,
+                )
+            except RuntimeError as exc:
+                print(
+                    f"| {f.name[:48]} | {fmt} | {f.stat().st_size / 1e6:.2f} | failed: {str(exc)[-80:]} | | | |"
+                )
+                continue
+            print(
+                f"| {f.name[:48]} | {fmt} | {f.stat().st_size / 1e6:.2f} | {t_scout * 1e3:.1f} | {t_ours * 1e3:.1f} | "
+                f"{t_ours / t_scout:.2f}x | {n_scout} / {n_ours} |"
+            )
+    finally:
+        peer.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--peers-python", default=str(ROOT / ".venv-peers" / "bin" / "python"))
@@ -334,7 +396,10 @@ def main() -> None:
     ap.add_argument(
         "--work", type=Path, default=ROOT / "build" / "bench-peers", help="where the big log goes"
     )
+    ap.add_argument("--scout-python", default=str(ROOT / ".venv-atif-check" / "bin" / "python"))
     ap.add_argument("--skip-inspect", action="store_true")
+    ap.add_argument("--skip-scout", action="store_true")
+    ap.add_argument("--skip-store", action="store_true")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     peer: Peer | None = None
@@ -348,7 +413,10 @@ def main() -> None:
     try:
         if not args.skip_inspect:
             inspect_part(peer, why_inspect, args.rounds, args.work)
-        store_part(peer, why_store, args.store, args.rounds, args.peers_python)
+        if not args.skip_scout:
+            scout_part(args.scout_python, args.rounds)
+        if not args.skip_store:
+            store_part(peer, why_store, args.store, args.rounds, args.peers_python)
     finally:
         if peer is not None:
             peer.close()

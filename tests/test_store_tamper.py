@@ -116,9 +116,11 @@ def test_a_bad_footer_is_named_and_repaired(built: tuple[Path, Path]) -> None:
 
 
 @pytest.mark.parametrize("how", ["truncated", "deleted", "emptied"])
-def test_a_truncated_or_deleted_part_is_named_on_open_and_repaired(
+def test_a_truncated_or_deleted_part_is_named_on_first_use_and_repaired(
     built: tuple[Path, Path], how: str
 ) -> None:
+    """Opening checks the manifest; a table's files are checked when the table is first used (a query pays for
+    the tables it names only), and ``Store.check`` checks every table's, as the command line does."""
     runs, store = built
     part, path, held = _a_part(store)
     if how == "deleted":
@@ -126,8 +128,15 @@ def test_a_truncated_or_deleted_part_is_named_on_open_and_repaired(
     else:
         path.write_bytes(path.read_bytes()[: path.stat().st_size // 3] if how == "truncated" else b"")
     why = r"missing \(deleted\?\)" if how == "deleted" else r"\d+ bytes, the manifest recorded"
+    s = open_store(store)
+    assert len(s.trajectories()) == 8  # an undamaged table answers
+    assert s.sql("SELECT count(*) AS n FROM steps")["n"][0] > 0
     with pytest.raises(RtlabError, match=rf"read_log/{part}\.parquet: {why}"):
-        open_store(store)
+        s.read_log()
+    with pytest.raises(RtlabError, match=rf"read_log/{part}\.parquet: {why}"):
+        open_store(store).sql("SELECT count(*) FROM read_log")
+    with pytest.raises(RtlabError, match=rf"read_log/{part}\.parquet: {why}"):
+        open_store(store).check()
     _repaired(runs, store, damaged=f"read_log/{part}.parquet", n_redone=len(held))
 
 
@@ -206,7 +215,9 @@ def test_a_table_folder_linked_out_of_the_store_is_refused_and_nothing_outside_i
     shutil.rmtree(store / "read_log")
     os.symlink(other / "read_log", store / "read_log")
     with pytest.raises(RtlabError, match="lies outside the store"):
-        open_store(store)
+        open_store(store).check()
+    with pytest.raises(RtlabError, match="lies outside the store"):
+        open_store(store).read_log()
     _repaired(runs, store, damaged="lies outside the store")
     assert not (store / "read_log").is_symlink()
     assert sorted(p.relative_to(other) for p in other.rglob("*.parquet")) == before
@@ -241,7 +252,7 @@ def test_a_version_1_store_opens_and_a_rebuild_upgrades_it(built: tuple[Path, Pa
     _write_manifest(store, downgraded)
     path.write_bytes(path.read_bytes()[:-10])
     with pytest.raises(RtlabError, match=r"bytes, the manifest recorded"):
-        open_store(store)
+        open_store(store).check()
     build_store([runs], store)  # repaired
     m = _manifest(store)
     m["version"], m["options"]["store_version"] = 1, 1

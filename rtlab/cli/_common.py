@@ -72,6 +72,7 @@ def _from_stores(args: argparse.Namespace) -> list[Any] | None:
 
     stores = stores_in(args.paths)
     for store in stores or []:
+        store.check()  # every table's files present and whole, named before any work
         for unit, why in store.skipped.items():
             print(f"rtlab: skipped {unit} (when {store.path} was built): {why}", file=sys.stderr)
     return stores

@@ -2,10 +2,12 @@
 
 A :class:`Store` reads only the files its manifest lists (what the last build committed), so a build running
 or stopped beside it never shows it half a run. It trusts none of them blindly (:mod:`rtlab.store._verify`):
-opening checks the manifest's entries and each file's presence, place and size, reading a table first checks
-its files' schema and every page's CRC (SQL, through DuckDB, which checks no CRC: every file's sha256 before
-the first query, unless its stamp shows it unchanged since it was last checked so), and a damaged file is named in an :class:`~rtlab.errors.RtlabError`
-that says how to repair it (:meth:`Store.verify` checks every file's sha256 too). Each table is also a DuckDB view over those files
+opening checks the manifest's entries; a table's files are checked when the table is first used (their
+presence, place and size; reading checks their schema and every page's CRC; SQL, through DuckDB, which checks
+no CRC: every file's sha256 before the first query, unless its stamp shows it unchanged since it was last
+checked so), so a query pays for the tables it names only, and a damaged file is named in an
+:class:`~rtlab.errors.RtlabError` that says how to repair it (:meth:`Store.verify` checks every file of every
+table to its bytes). Each table is also a DuckDB view over those files
 (:meth:`Store.sql`); DuckDB, Polars or Spark can read the files themselves (``STORE/<table>/shard=*/*.parquet``,
 hive-partitioned by ``shard``; docs/STORE.md).
 """
@@ -61,7 +63,7 @@ class Store:
             )
         self._indexed = "index" not in manifest
         """Whether the manifest holds its runs' entries (version 1 or 2, or a version-3 index read)."""
-        found = verify(self.path, manifest, deep=False, head=not self._indexed)
+        found = sanitize(manifest, head=not self._indexed) + check_manifest(manifest, head=not self._indexed)
         if found:
             raise RtlabError(damage_message(self.path, found, manifest))
         self.manifest: dict[str, Any] = manifest
@@ -75,6 +77,10 @@ class Store:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._views: set[str] = set()
         self._hashed: set[str] = set()
+        """Tables whose files were verified in full since opening (:meth:`_verified`)."""
+        self._present: set[str] = set()
+        """Tables whose files were found present, in place and of their recorded size since opening
+        (:meth:`files`: a table's files are checked when the table is first used, not on opening)."""
 
     def whole_manifest(self) -> dict[str, Any]:
         """The manifest with its index read and checked (its size and sha256, then its runs' entries against
@@ -123,9 +129,35 @@ class Store:
         return {u: e["error"] for u, e in self.whole_manifest().get("skipped", {}).items()}
 
     def files(self, table: str) -> list[Path]:
-        """The committed Parquet files of ``table``."""
+        """The committed Parquet files of ``table``, each checked present, inside the store and of the size
+        the manifest records (once per store opened; a damaged one is named in an ``RtlabError``)."""
         self._check(table)
+        self._check_present(table)
         return [self.path / rel for rel in self.manifest["files"].get(table, [])]
+
+    def check(self) -> None:
+        """Check every table's files present, inside the store and of the size the manifest records (what
+        using a table checks of its own files; :meth:`verify` checks their bytes too), naming each damaged one
+        in an ``RtlabError``. The command line checks so before it reads a store."""
+        from rtlab.errors import RtlabError
+
+        todo = [t for t in TABLES if t not in self._present]
+        found = check_files(self.path, self.manifest, tables=todo, manifest_damage=[])
+        if found:
+            raise RtlabError(damage_message(self.path, found, self.manifest))
+        self._present.update(todo)
+
+    def _check_present(self, table: str) -> None:
+        """Raise, naming each, if a file of ``table`` is missing, lies outside the store or has another size
+        than recorded; once per store opened (a table verified in full was checked so too)."""
+        from rtlab.errors import RtlabError
+
+        if table in self._present:
+            return
+        found = check_files(self.path, self.manifest, tables=(table,), manifest_damage=[])
+        if found:
+            raise RtlabError(damage_message(self.path, found, self.manifest))
+        self._present.add(table)
 
     def verify(self) -> list[Damage]:
         """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
@@ -327,6 +359,7 @@ class Store:
         self._stamp(name, stamped)
         self._schema_checked.add(name)
         self._hashed.add(name)
+        self._present.add(name)
         return self._paths(name)
 
     def _paths(self, name: str) -> list[str]:
