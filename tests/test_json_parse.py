@@ -256,3 +256,81 @@ def test_a_bad_document_names_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(ReaderError) as caught:
         load_json(path)
     assert caught.value.line == 3 and "Expecting value" in caught.value.message
+
+
+# --- JSON lines read from a UTF-8 file's bytes ----------------------------------------------------------------
+
+
+def _lines_outcome(path: Path, *, by_text: bool) -> tuple[object, ...]:
+    """Every value with its line, the warnings and the error of a tolerant reading: from the file's bytes (a
+    UTF-8 file's lines parsed by orjson from their bytes), or from its text (``text=``, the reading before)."""
+    from rtlab.io import read_text
+
+    warnings: list[str] = []
+    got: list[tuple[int, str]] = []
+    try:
+        text = read_text(path, warnings) if by_text else None
+        for line, value in iter_json_lines(path, warnings, text=text):
+            got.append((line, repr(value)))
+    except ReaderError as exc:
+        return (got, warnings, str(exc))
+    return (got, warnings, None)
+
+
+_PIECES = [
+    '{"a": 1}',
+    '[1, "é"]',
+    '{"s": "\\udc80"}',  # a lone surrogate escape: json reads it, repaired
+    '{"n": 123456789012345678901234}',  # past 64 bits: json's exact integer
+    '{"bad": \\q}',  # invalid
+    '{"esc": "C:\\dir"}',  # an invalid escape, repaired
+    "stray stderr line",
+    "",
+    "   ",
+    "\u3000",  # a line of Unicode whitespace: blank as text
+    "\x1c",  # a separator str.strip() takes as whitespace
+    '{"cut": [1, 2',
+    '{"x": "\u2028"}',
+    "42",
+    '"a string"',
+    "NaN",
+    '{"crlf": true}\r',
+    "\ufeff{}",  # a BOM inside the file
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), min_size=0, max_size=12),
+    bom=st.booleans(),
+    junk=st.sampled_from([b"", b"\xff", b"\xc3", b"\x00" * 4]),
+    at=st.integers(min_value=0, max_value=12),
+)
+def test_json_lines_from_bytes_read_as_from_text(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[str], bom: bool, junk: bytes, at: int
+) -> None:
+    """Lines read from a UTF-8 file's bytes give what lines of its text gave: the same values, warnings (a BOM,
+    bytes that are not UTF-8, blank lines of Unicode whitespace, a last line cut off) and errors."""
+    lines = [p.encode("utf-8") for p in pieces]
+    if junk:
+        lines.insert(min(at, len(lines)), b'{"j": "' + junk + b'"}')
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines)
+    path = tmp_path_factory.mktemp("lines") / "log.jsonl"
+    path.write_bytes(data)
+    assert _lines_outcome(path, by_text=False) == _lines_outcome(path, by_text=True)
+
+
+def test_json_lines_from_bytes_on_the_real_logs() -> None:
+    """Every JSON-lines file of the sample and the shared real runs reads the same from its bytes as from its
+    text (values, lines, warnings)."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted(
+        p
+        for d in (root / "data" / "sample", root.parent / "shared" / "real")
+        if d.is_dir()
+        for p in d.rglob("*.jsonl")
+    )
+    if not files:
+        pytest.skip("no JSON-lines files (../shared/real absent)")
+    for path in files:
+        assert _lines_outcome(path, by_text=False) == _lines_outcome(path, by_text=True), path

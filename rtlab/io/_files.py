@@ -9,7 +9,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Literal, TypeVar
@@ -422,8 +422,34 @@ def skip_reason(line: str, exc: json.JSONDecodeError, last: bool) -> str:
     return f"invalid JSON: {exc.msg} (column {exc.colno}); skipped"
 
 
+def _json_lines_of(path: Path, warnings: list[str] | None, data: bytes | None) -> list[str] | list[bytes]:
+    """A JSON-lines file's lines: its bytes split at newlines where it is UTF-8 (the common case: orjson reads
+    each line from its bytes, with no text made of the whole file and no line encoded again), its text's lines
+    otherwise (:func:`_text`: a binary file refused, bytes that are not UTF-8 replaced and said, or raised).
+    Either way the same lines: a newline byte is never part of a longer UTF-8 sequence."""
+    raw = path.read_bytes() if data is None else data
+    if (warnings is None or not _binary(raw)) and _is_utf8(raw):
+        return raw.removeprefix(_BOM).split(b"\n")
+    return _text(path, warnings, raw).split("\n")
+
+
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is UTF-8 (ASCII told without decoding)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def iter_json_lines(
-    path: Path, warnings: list[str] | None = None, *, text: str | None = None
+    path: Path,
+    warnings: list[str] | None = None,
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each non-blank line of a JSONL file (a leading UTF-8 BOM is dropped).
 
@@ -433,18 +459,30 @@ def iter_json_lines(
     an invalid backslash escape is repaired (:func:`repair_escapes`) and read; bytes that are not UTF-8 become
     U+FFFD. A file in which no line is JSON still raises: nothing in it is a record.
     ``text``: the file's text as :func:`read_text` with the same ``warnings`` gave it (its decoding said there
-    already), for a reader that needs the text too and reads the file once.
+    already), for a reader that needs the text too and reads the file once; ``data``: the file's bytes, for a
+    reader that read them first.
     """
-    if text is None:
-        text = _text(path, warnings)
-    lines = text.split("\n")
+    lines: Sequence[str | bytes] = (
+        text.split("\n") if text is not None else _json_lines_of(path, warnings, data)
+    )
     last = len(lines)
-    while last > 1 and not lines[last - 1].strip():
+    while last > 1 and not _line_text(lines[last - 1]).strip():
         last -= 1
     found = False
     first_fault: ReaderError | None = None
     faults = records = 0  # lines not JSON; lines holding an object or a list
-    for lineno, line in enumerate(lines, 1):
+    for lineno, item in enumerate(lines, 1):
+        if isinstance(item, bytes):  # a UTF-8 file's line: orjson reads a record's from its bytes
+            if item[:1] in _BYTE_OPENINGS:
+                value = _by_orjson(item)
+                if value is not _UNSURE:
+                    found = True
+                    records += 1
+                    yield lineno, value
+                    continue
+            line = item.decode("utf-8")  # any other line, as text: UTF-8 (checked)
+        else:
+            line = item
         if not line.strip():
             continue
         try:
@@ -509,6 +547,12 @@ def json_lines_refused(path: Path) -> bool:
     return False
 
 
+def _line_text(line: str | bytes) -> str:
+    return line.decode("utf-8") if isinstance(line, bytes) else line
+
+
+_BYTE_OPENINGS = frozenset((b"{", b"["))
+"""How a line holding a record opens, as its first byte (:func:`iter_json_lines` on a file's bytes)."""
 _RECORD_OPENINGS = frozenset("{[")
 """How a line holding a record opens (other lines go to ``json`` at once: see :func:`_loads_by_json`)."""
 _NOT_LINES = 64
