@@ -194,10 +194,13 @@ def inside(path: Path, root: Path) -> bool:
         return False
 
 
-def read_inside(path: Path, root: Path, warnings: list[str] | None = None) -> bytes | None:
+def read_inside(
+    path: Path, root: Path, warnings: list[str] | None = None, *, checked: bool = False
+) -> bytes | None:
     """The bytes of a run's own file, or ``None`` when it is missing or not :func:`inside` ``root`` (said in
-    ``warnings`` when it exists but leads out of the run folder or is not a regular file)."""
-    if not inside(path, root):
+    ``warnings`` when it exists but leads out of the run folder or is not a regular file). ``checked``: the
+    file is one :func:`run_files` has just found inside ``root``, not checked again."""
+    if not checked and not inside(path, root):
         if warnings is not None and (path.is_symlink() or path.exists()):
             warnings.append(f"{path}: not read (a link out of the run folder, a loop, or not a regular file)")
         return None
@@ -212,21 +215,58 @@ def read_inside(path: Path, root: Path, warnings: list[str] | None = None) -> by
 def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> list[Path]:
     """Every regular file under ``folder``, sorted, that is :func:`inside` ``root``: links leading out of the
     run folder (or in a loop) are left out and said in ``warnings``; linked folders are not descended into."""
-    found: list[Path] = []
+    return [path for path, _ in located_run_files(folder, root, warnings)]
+
+
+def located_run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> list[tuple[Path, Path]]:
+    """:func:`run_files`, each with its real location (every link followed).
+
+    The run folder and each folder walked are resolved once: a file that is no link is where its folder
+    really is, and only a link is followed to its end (as :func:`inside` does)."""
+    try:
+        real_root: Path | None = root.resolve(strict=True)
+    except (OSError, RuntimeError):
+        real_root = None  # no file is inside a run folder that is not there
+    found: list[tuple[Path, Path]] = []
     for base, dirs, names in os.walk(folder, followlinks=False):
         dirs.sort()
+        here = Path(base)
         for name in dirs:
-            if warnings is not None and (Path(base) / name).is_symlink():
-                warnings.append(f"{Path(base) / name}: a linked folder, not read")
+            if warnings is not None and (here / name).is_symlink():
+                warnings.append(f"{here / name}: a linked folder, not read")
+        try:
+            real_here: Path | None = here.resolve(strict=True)
+        except (OSError, RuntimeError):
+            real_here = None
         for name in names:
-            p = Path(base) / name
-            if inside(p, root):
-                found.append(p)
+            p = here / name
+            real = _real_inside(p, real_here, real_root)
+            if real is not None:
+                found.append((p, real))
             elif warnings is not None:
                 warnings.append(
                     f"{p}: not read (a link out of the run folder, a loop, or not a regular file)"
                 )
     return sorted(found)
+
+
+def _real_inside(path: Path, real_folder: Path | None, real_root: Path | None) -> Path | None:
+    """:func:`inside` for a file of a folder whose real location is ``real_folder`` (``None``: unknown),
+    with the run folder resolved already (``real_root``; ``None``: it is not there): the file's real
+    location when it is a regular file inside the run folder, else ``None``."""
+    if real_root is None:
+        return None
+    try:
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode) or real_folder is None:
+            real = path.resolve(strict=True)
+            mode = real.stat().st_mode
+        else:
+            real = real_folder / path.name
+        real.relative_to(real_root)
+    except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
+        return None
+    return real if stat.S_ISREG(mode) else None
 
 
 def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:
