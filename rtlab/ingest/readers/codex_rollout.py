@@ -576,11 +576,23 @@ class _Rollout(ItemState):
     def patch(self, step: Step) -> list[PatchFile] | None:
         """:func:`step_patch`, each patch parsed once."""
         source = _patch_source(step)
-        if source is None:
-            return None
+        return None if source is None else self._parsed(source)
+
+    def _parsed(self, source: tuple[str, str | None]) -> list[PatchFile] | None:
         if source not in self.patches:
             self.patches[source] = parse_patch(*source)
         return self.patches[source]
+
+    def command(self, tool: str, args: dict[str, Any]) -> str | None:
+        """An ``apply_patch`` call's command is its patch's files (:func:`patch_command`), made with the step
+        (the generic command, its whole patch as JSON, is not made to be replaced)."""
+        if tool not in ("apply_patch", "applypatch") or set(args) == {"_raw"}:
+            return None
+        text = args.get("input", args.get("patch"))
+        patch = self._parsed((text, None)) if isinstance(text, str) else None
+        if patch is None:
+            return None
+        return patch_command(patch) or None  # a patch naming no file: the generic command
 
     def frames_of(self, shown: str) -> tuple[Frame, ...]:
         """:func:`codex_result_frames`, each text framed once."""
@@ -641,8 +653,6 @@ def _shape_call(st: _Rollout, step: Step, line: int | None) -> None:
         command = st.sessions.get(str(args.get("session_id")))
         if command is not None:
             step.command = command
-    elif step.tool in ("apply_patch", "applypatch") and (patch := st.patch(step)) is not None:
-        step.command = patch_command(patch) or step.command
     elif step.tool == "update_plan" and isinstance(args.get("plan"), list):
         plan = [p for p in args["plan"] if isinstance(p, dict)]
         explanation = args.get("explanation")
