@@ -186,12 +186,15 @@ def inside(path: Path, root: Path) -> bool:
     """Whether ``path``, every symbolic link on the way followed, is a regular file inside ``root`` (itself
     resolved): a reader reads a run's own files only, never through a link out of the run folder
     (``output/passwd.md -> /etc/passwd``), never a FIFO, never a link loop."""
+    return _real_inside(path, None, _resolved(root)) is not None
+
+
+def _resolved(folder: Path) -> Path | None:
+    """``folder`` with every link on the way followed, or ``None`` when it is not there (or in a loop)."""
     try:
-        real = path.resolve(strict=True)
-        real.relative_to(root.resolve(strict=True))
-        return stat.S_ISREG(real.stat().st_mode)
-    except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
-        return False
+        return folder.resolve(strict=True)
+    except (OSError, ValueError, RuntimeError):  # missing, a NUL in its name, a loop (3.11, 3.12)
+        return None
 
 
 def read_inside(
@@ -223,10 +226,7 @@ def located_run_files(folder: Path, root: Path, warnings: list[str] | None = Non
 
     The run folder and each folder walked are resolved once: a file that is no link is where its folder
     really is, and only a link is followed to its end (as :func:`inside` does)."""
-    try:
-        real_root: Path | None = root.resolve(strict=True)
-    except (OSError, RuntimeError):
-        real_root = None  # no file is inside a run folder that is not there
+    real_root = _resolved(root)
     found: list[tuple[Path, Path]] = []
     for base, dirs, names in os.walk(folder, followlinks=False):
         dirs.sort()
@@ -234,10 +234,7 @@ def located_run_files(folder: Path, root: Path, warnings: list[str] | None = Non
         for name in dirs:
             if warnings is not None and (here / name).is_symlink():
                 warnings.append(f"{here / name}: a linked folder, not read")
-        try:
-            real_here: Path | None = here.resolve(strict=True)
-        except (OSError, RuntimeError):
-            real_here = None
+        real_here = _resolved(here)
         for name in names:
             p = here / name
             real = _real_inside(p, real_here, real_root)
@@ -251,18 +248,18 @@ def located_run_files(folder: Path, root: Path, warnings: list[str] | None = Non
 
 
 def _real_inside(path: Path, real_folder: Path | None, real_root: Path | None) -> Path | None:
-    """:func:`inside` for a file of a folder whose real location is ``real_folder`` (``None``: unknown),
-    with the run folder resolved already (``real_root``; ``None``: it is not there): the file's real
-    location when it is a regular file inside the run folder, else ``None``."""
+    """The rule of :func:`inside`, for a file of a folder whose real location is ``real_folder`` (``None``:
+    unknown), the run folder resolved already (``real_root``; ``None``: it is not there, so nothing is
+    inside it): the file's real location when it is a regular file inside the run folder, else ``None``. A
+    file that is no link is where its folder really is; a link is followed to its end."""
     if real_root is None:
-        return None
+        return None  # no file is inside a run folder that is not there
     try:
-        mode = os.lstat(path).st_mode
-        if stat.S_ISLNK(mode) or real_folder is None:
+        if real_folder is not None and not stat.S_ISLNK(mode := os.lstat(path).st_mode):
+            real = real_folder / path.name
+        else:
             real = path.resolve(strict=True)
             mode = real.stat().st_mode
-        else:
-            real = real_folder / path.name
         real.relative_to(real_root)
     except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
         return None
