@@ -128,9 +128,15 @@ _DQ_ESCAPABLE = set('$`"\\\n')
 _FD_DUP = re.compile(r"[0-9]+-?|-")
 
 
-_WORD_PART = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
-_DQ_ESCAPE = re.compile("\\\\([" + re.escape("".join(sorted(_DQ_ESCAPABLE))) + "])")
-"""A backslash inside double quotes escapes only :data:`_DQ_ESCAPABLE`, as bash reads it (the lexer's rule)."""
+_WORD_PART = re.compile(r"""'([^']*)'|"([^"\\]*(?:\\.[^"\\]*)*)"|\\(.)|([^\s'"\\]+)|(\s+)""", re.S)
+"""One part of a word (single-quoted, double-quoted, an escaped character, plain characters) or the space
+between words. Inside double quotes, each run of characters between escapes is taken whole, not one
+character an alternative at a time: a ``bash -lc`` script of thousands of characters is read at the regex
+engine's speed."""
+_DQ_ESCAPE = re.compile("\\\\(?:([" + re.escape("".join(sorted(_DQ_ESCAPABLE - {"\n"}))) + "])|\n)")
+"""A backslash inside double quotes escapes only :data:`_DQ_ESCAPABLE`, as bash reads it (the lexer's rule):
+the character escaped is kept (group 1), an escaped newline (a line continuation) leaves nothing (group 1
+unmatched), so ``sub(r"\\1", ...)`` unescapes without a Python call per escape."""
 
 
 def split_shell_words(raw: str) -> list[str]:
@@ -158,7 +164,7 @@ def split_shell_words(raw: str) -> list[str]:
             if single is not None:
                 current.append(single)
             elif double is not None:
-                current.append(_DQ_ESCAPE.sub(lambda e: "" if e.group(1) == "\n" else e.group(1), double))
+                current.append(_DQ_ESCAPE.sub(r"\1", double))
             elif escaped is not None:
                 current.append("" if escaped == "\n" else escaped)
             else:

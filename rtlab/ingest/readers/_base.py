@@ -186,18 +186,24 @@ def inside(path: Path, root: Path) -> bool:
     """Whether ``path``, every symbolic link on the way followed, is a regular file inside ``root`` (itself
     resolved): a reader reads a run's own files only, never through a link out of the run folder
     (``output/passwd.md -> /etc/passwd``), never a FIFO, never a link loop."""
+    return _real_inside(path, None, _resolved(root)) is not None
+
+
+def _resolved(folder: Path) -> Path | None:
+    """``folder`` with every link on the way followed, or ``None`` when it is not there (or in a loop)."""
     try:
-        real = path.resolve(strict=True)
-        real.relative_to(root.resolve(strict=True))
-        return stat.S_ISREG(real.stat().st_mode)
-    except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
-        return False
+        return folder.resolve(strict=True)
+    except (OSError, ValueError, RuntimeError):  # missing, a NUL in its name, a loop (3.11, 3.12)
+        return None
 
 
-def read_inside(path: Path, root: Path, warnings: list[str] | None = None) -> bytes | None:
+def read_inside(
+    path: Path, root: Path, warnings: list[str] | None = None, *, checked: bool = False
+) -> bytes | None:
     """The bytes of a run's own file, or ``None`` when it is missing or not :func:`inside` ``root`` (said in
-    ``warnings`` when it exists but leads out of the run folder or is not a regular file)."""
-    if not inside(path, root):
+    ``warnings`` when it exists but leads out of the run folder or is not a regular file). ``checked``: the
+    file is one :func:`run_files` has just found inside ``root``, not checked again."""
+    if not checked and not inside(path, root):
         if warnings is not None and (path.is_symlink() or path.exists()):
             warnings.append(f"{path}: not read (a link out of the run folder, a loop, or not a regular file)")
         return None
@@ -212,21 +218,52 @@ def read_inside(path: Path, root: Path, warnings: list[str] | None = None) -> by
 def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> list[Path]:
     """Every regular file under ``folder``, sorted, that is :func:`inside` ``root``: links leading out of the
     run folder (or in a loop) are left out and said in ``warnings``; linked folders are not descended into."""
-    found: list[Path] = []
+    return [path for path, _ in located_run_files(folder, root, warnings)]
+
+
+def located_run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> list[tuple[Path, Path]]:
+    """:func:`run_files`, each with its real location (every link followed).
+
+    The run folder and each folder walked are resolved once: a file that is no link is where its folder
+    really is, and only a link is followed to its end (as :func:`inside` does)."""
+    real_root = _resolved(root)
+    found: list[tuple[Path, Path]] = []
     for base, dirs, names in os.walk(folder, followlinks=False):
         dirs.sort()
+        here = Path(base)
         for name in dirs:
-            if warnings is not None and (Path(base) / name).is_symlink():
-                warnings.append(f"{Path(base) / name}: a linked folder, not read")
+            if warnings is not None and (here / name).is_symlink():
+                warnings.append(f"{here / name}: a linked folder, not read")
+        real_here = _resolved(here)
         for name in names:
-            p = Path(base) / name
-            if inside(p, root):
-                found.append(p)
+            p = here / name
+            real = _real_inside(p, real_here, real_root)
+            if real is not None:
+                found.append((p, real))
             elif warnings is not None:
                 warnings.append(
                     f"{p}: not read (a link out of the run folder, a loop, or not a regular file)"
                 )
     return sorted(found)
+
+
+def _real_inside(path: Path, real_folder: Path | None, real_root: Path | None) -> Path | None:
+    """The rule of :func:`inside`, for a file of a folder whose real location is ``real_folder`` (``None``:
+    unknown), the run folder resolved already (``real_root``; ``None``: it is not there, so nothing is
+    inside it): the file's real location when it is a regular file inside the run folder, else ``None``. A
+    file that is no link is where its folder really is; a link is followed to its end."""
+    if real_root is None:
+        return None  # no file is inside a run folder that is not there
+    try:
+        if real_folder is not None and not stat.S_ISLNK(mode := os.lstat(path).st_mode):
+            real = real_folder / path.name
+        else:
+            real = path.resolve(strict=True)
+            mode = real.stat().st_mode
+        real.relative_to(real_root)
+    except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
+        return None
+    return real if stat.S_ISREG(mode) else None
 
 
 def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:

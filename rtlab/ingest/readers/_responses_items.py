@@ -38,6 +38,11 @@ class ItemState:
     instruction: str | None = None
     final: str | None = None
 
+    def command(self, tool: str, args: dict[str, Any]) -> str | None:
+        """A reader's own ``Step.command`` for a call of ``tool`` with ``args`` (a function or custom tool
+        call), made with the step; ``None`` (here, always): the generic one (``Timeline.call``)."""
+        return None
+
 
 Handler = Callable[[ItemState, dict[str, Any], int | None, str], None]
 
@@ -89,14 +94,15 @@ def _function_call(st: ItemState, item: dict[str, Any], line: int | None, where:
     name = need(item, "name", str, st, line, where)
     call_id = need(item, "call_id", str, st, line, where)
     args, error = parse_arguments(item.get("arguments"))
-    st.tl.call(name, args, line, call_id=call_id, args_error=error)
+    st.tl.call(name, args, line, call_id=call_id, args_error=error, command=st.command(name, args))
 
 
 def _custom_tool_call(st: ItemState, item: dict[str, Any], line: int | None, where: str) -> None:
     name = need(item, "name", str, st, line, where)
     call_id = need(item, "call_id", str, st, line, where)
     raw = maybe(item, "input", str, st, line, where)
-    st.tl.call(name, {"input": raw} if raw is not None else {}, line, call_id=call_id)
+    args = {"input": raw} if raw is not None else {}
+    st.tl.call(name, args, line, call_id=call_id, command=st.command(name, args))
 
 
 def _local_shell_call(st: ItemState, item: dict[str, Any], line: int | None, where: str) -> None:

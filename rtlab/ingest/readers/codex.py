@@ -29,9 +29,9 @@ from rtlab.ingest.readers._base import (
     call_command,
     compact_json,
     deliverable_file,
+    located_run_files,
     parse_arguments,
     read_inside,
-    run_files,
     typed,
 )
 from rtlab.ingest.readers._frames import output_frames
@@ -190,6 +190,9 @@ class _Stream:
     _open: dict[str, Step] = field(default_factory=dict)
     _closed: set[str] = field(default_factory=set)
     _seq: int = 0
+    _commands: dict[str, str] = field(default_factory=dict)
+    """Each command line's :func:`unwrap_shell`, memoised: an item's command is read again with each of its
+    ``item.started``, ``item.updated`` and ``item.completed`` events."""
 
     def next_seq(self) -> int:
         self._seq += 1
@@ -311,7 +314,10 @@ class _Stream:
         path = self.path
         if itype == "command_execution":
             raw = get_field(item, "command", str, path, line, "item")
-            return itype, unwrap_shell(raw), {"command": raw}, None
+            command = self._commands.get(raw)
+            if command is None:
+                command = self._commands[raw] = unwrap_shell(raw)
+            return itype, command, {"command": raw}, None
         if itype == "mcp_tool_call":
             server = get_field(item, "server", str, path, line, "item")
             name = get_field(item, "tool", str, path, line, "item")
@@ -423,12 +429,12 @@ def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[Deliver
     if folder is None or not folder.is_dir():
         return []
     out = []
-    for file in run_files(folder, root, warnings):
-        data = read_inside(file, root, warnings)
+    for file, real in located_run_files(folder, root, warnings):
+        data = read_inside(file, root, warnings, checked=True)
         if data is None:
             continue
         rel = file.relative_to(folder).as_posix()
-        out.append(deliverable_file(rel, data, origin="output_dir", local_path=str(file.resolve())))
+        out.append(deliverable_file(rel, data, origin="output_dir", local_path=str(real)))
     return out
 
 

@@ -81,7 +81,7 @@ import shlex
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, NoClip, get_policy
@@ -102,7 +102,7 @@ from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_becau
 from rtlab.ingest.readers.codex import unwrap_shell
 from rtlab.io import field as get_field
 from rtlab.io import first_json_value, head_bytes, iter_json_values, parse_json, read_text
-from rtlab.records import Action, Deliverable, DeliverableFile, Step, TokenUsage, Trajectory
+from rtlab.records import Action, Deliverable, DeliverableFile, Frame, Step, TokenUsage, Trajectory
 
 NAME = "codex-rollout"
 LOOKS_FOR = (
@@ -190,8 +190,9 @@ def sniff(path: Path) -> bool:
 RecordKind = Literal["session_meta", "response_item", "event_msg", "turn_context", "compacted", "state"]
 
 
-@dataclass(frozen=True)
-class _Record:
+class _Record(NamedTuple):
+    """One record of a rollout, normalised (a tuple: a rollout holds thousands, made one each)."""
+
     line: int
     kind: RecordKind | str
     """The rollout item kind (an unknown ``type`` of a newer Codex is kept as it is)."""
@@ -235,8 +236,12 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
 
 def _whole_line(text: str, line: int) -> bool:
     """Whether line ``line`` of ``text`` is a JSON value by itself (the file is JSON lines)."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    end = text.find("\n", start)
     try:
-        parse_json(text.split("\n", line)[line - 1])
+        parse_json(text[start:] if end < 0 else text[start:end])  # the line alone, the text not copied
     except (ValueError, RecursionError):
         return False
     return True
@@ -355,21 +360,31 @@ def parse_patch(text: str, base: str | None = None) -> list[PatchFile] | None:
     files: list[PatchFile] = []
     added: list[str] | None = None
     for line in lines[1:]:
+        first = line[:1]
+        if first == "+":  # an added line: never the end, a file header or a move
+            if added is not None:
+                added.append(line[1:])
+            continue
+        if first != "*" and not first.isspace():
+            continue  # a hunk's context, removed or ``@@`` line (or an empty one): nothing to take
         if line.strip() == "*** End Patch":
             break
         if m := _PATCH_FILE.match(line):
             if added is not None:
-                files[-1] = PatchFile("add", files[-1].path, content="".join(f"{a}\n" for a in added))
+                files[-1] = PatchFile("add", files[-1].path, content=_added_text(added))
             kind = _PATCH_KINDS[m.group(1)]
             files.append(PatchFile(kind, at(m.group(2))))
             added = [] if kind == "add" else None
         elif line.startswith("*** Move to: ") and files and files[-1].kind == "update":
             files[-1] = PatchFile("update", files[-1].path, move_to=at(line[len("*** Move to: ") :].strip()))
-        elif added is not None and line.startswith("+"):
-            added.append(line[1:])
     if added is not None and files:
-        files[-1] = PatchFile("add", files[-1].path, content="".join(f"{a}\n" for a in added))
+        files[-1] = PatchFile("add", files[-1].path, content=_added_text(added))
     return files
+
+
+def _added_text(added: list[str]) -> str:
+    """An added file's text: its ``+`` lines, each ended by a newline."""
+    return "\n".join(added) + "\n" if added else ""
 
 
 def _unquote(word: str) -> str:
@@ -383,12 +398,19 @@ def _unquote(word: str) -> str:
 def step_patch(step: Step) -> list[PatchFile] | None:
     """The files of the patch a step applied: an ``apply_patch`` call's ``input`` (freeform or JSON), or a
     shell call that runs ``apply_patch`` (argv or here-document); ``None`` for any other step."""
+    source = _patch_source(step)
+    return None if source is None else parse_patch(*source)
+
+
+def _patch_source(step: Step) -> tuple[str, str | None] | None:
+    """What :func:`step_patch` parses: the text of the patch a step applied and the folder its paths are
+    joined to (a here-document's ``cd``), or ``None`` when the step applies no patch."""
     args = step.args
     if set(args) == {"_raw"}:
         return None
     if step.tool in ("apply_patch", "applypatch"):
         text = args.get("input", args.get("patch"))
-        return parse_patch(text) if isinstance(text, str) else None
+        return (text, None) if isinstance(text, str) else None
     if step.tool not in EXEC_TOOLS:
         return None
     argv = args.get("command")
@@ -398,10 +420,10 @@ def step_patch(step: Step) -> list[PatchFile] | None:
         and argv[0] in ("apply_patch", "applypatch")
         and isinstance(argv[1], str)
     ):
-        return parse_patch(argv[1])
+        return argv[1], None
     if m := _PATCH_HEREDOC.match(step.command):
         base = _unquote(m.group("dir")) if m.group("dir") else None
-        return parse_patch(m.group("body"), base)
+        return m.group("body"), base
     return None
 
 
@@ -443,12 +465,16 @@ def type_step(step: Step) -> None:
     command, ``write_stdin`` more of its session's command, ``apply_patch`` (however called) writes and edits
     its patch's files, ``view_image`` reads its path; Codex's result headers and truncation markers are
     frames. Calls whose arguments were not JSON (a sanitised log's) are ``other``."""
+    _type_step(step, codex_result_frames(step.shown or ""), step_patch(step))
+
+
+def _type_step(step: Step, frames: tuple[Frame, ...], patch: list[PatchFile] | None) -> None:
+    """:func:`type_step` given the step's result frames (:func:`codex_result_frames` of its shown text) and
+    its patch (:func:`step_patch`), which a reading has found already."""
     shown = step.shown or ""
-    frames = codex_result_frames(shown)
     if set(step.args) == {"_raw"}:
         step.action, step.frames = Action.other(step.tool), frames
         return
-    patch = step_patch(step)
     if patch is not None:
         step.action, step.frames = _patch_action(patch), frames
     elif step.tool in EXEC_TOOLS:
@@ -540,6 +566,40 @@ class _Rollout(ItemState):
     """The kinds (``user``, ``assistant``, ``reasoning``) taken from ``event_msg`` copies because no response
     item holds them."""
     unknown_kinds: Counter[str] = field(default_factory=Counter)
+    patches: dict[tuple[str, str | None], list[PatchFile] | None] = field(default_factory=dict)
+    """Each patch text (and ``cd`` folder) parsed, memoised: a step's patch is asked for when it is shaped,
+    typed and delivered."""
+    frames: dict[str, tuple[Frame, ...]] = field(default_factory=dict)
+    """Each result text's :func:`codex_result_frames`, memoised: a result is framed when it is read (for its
+    header) and when its step is typed."""
+
+    def patch(self, step: Step) -> list[PatchFile] | None:
+        """:func:`step_patch`, each patch parsed once."""
+        source = _patch_source(step)
+        return None if source is None else self._parsed(source)
+
+    def _parsed(self, source: tuple[str, str | None]) -> list[PatchFile] | None:
+        if source not in self.patches:
+            self.patches[source] = parse_patch(*source)
+        return self.patches[source]
+
+    def command(self, tool: str, args: dict[str, Any]) -> str | None:
+        """An ``apply_patch`` call's command is its patch's files (:func:`patch_command`), made with the step
+        (the generic command, its whole patch as JSON, is not made to be replaced)."""
+        if tool not in ("apply_patch", "applypatch") or set(args) == {"_raw"}:
+            return None
+        text = args.get("input", args.get("patch"))
+        patch = self._parsed((text, None)) if isinstance(text, str) else None
+        if patch is None:
+            return None
+        return patch_command(patch) or None  # a patch naming no file: the generic command
+
+    def frames_of(self, shown: str) -> tuple[Frame, ...]:
+        """:func:`codex_result_frames`, each text framed once."""
+        found = self.frames.get(shown)
+        if found is None:
+            found = self.frames[shown] = codex_result_frames(shown)
+        return found
 
 
 def _rollout(st: ItemState) -> _Rollout:
@@ -593,8 +653,6 @@ def _shape_call(st: _Rollout, step: Step, line: int | None) -> None:
         command = st.sessions.get(str(args.get("session_id")))
         if command is not None:
             step.command = command
-    elif step.tool in ("apply_patch", "applypatch") and (patch := step_patch(step)) is not None:
-        step.command = patch_command(patch) or step.command
     elif step.tool == "update_plan" and isinstance(args.get("plan"), list):
         plan = [p for p in args["plan"] if isinstance(p, dict)]
         explanation = args.get("explanation")
@@ -689,7 +747,7 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
         return
     structured = _structured(text)
     seen, code = structured if structured is not None else (text, None)
-    frames = codex_result_frames(seen)
+    frames = ro.frames_of(seen)
     header = next((f for f in frames if f.start == 0 and f.kind == "frame"), None)
     if header is not None:
         block = seen[: header.end]
@@ -728,22 +786,26 @@ _HANDLERS: dict[str, Handler] = {
 # --- the other records
 
 
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cached_input_tokens",
+    "reasoning_output_tokens",
+    "total_tokens",
+)
+"""The counts of Codex's ``TokenUsage``, in the order of :class:`TokenUsage`'s first fields."""
+
+
 def _usage(total: Any) -> TokenUsage | None:
     if not isinstance(total, dict):
         return None
-
-    def count(key: str) -> int | None:
-        value = total.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-    usage = TokenUsage(
-        input_tokens=count("input_tokens"),
-        output_tokens=count("output_tokens"),
-        cached_input_tokens=count("cached_input_tokens"),
-        reasoning_tokens=count("reasoning_output_tokens"),
-        total_tokens=count("total_tokens"),
-    )
-    return None if usage == TokenUsage() else usage
+    counts = [
+        value if isinstance(value := total.get(key), int) and not isinstance(value, bool) else None
+        for key in _USAGE_KEYS
+    ]
+    if all(c is None for c in counts):
+        return None  # no count at all: no usage
+    return TokenUsage(*counts)
 
 
 _SYSTEM_EVENTS = frozenset(
@@ -873,14 +935,14 @@ def _from_events(records: list[_Record]) -> frozenset[str]:
 # --- the trajectory
 
 
-def _written(steps: list[Step]) -> list[DeliverableFile]:
+def _written(st: _Rollout) -> list[DeliverableFile]:
     """Files ``apply_patch`` added, with their content, in the order first added; a file a later patch changed
     keeps its path only, a deleted one is dropped."""
     files: dict[str, DeliverableFile] = {}
-    for step in steps:
+    for step in st.tl.steps:
         if not step.answered or step.is_error:
             continue
-        for f in step_patch(step) or []:
+        for f in st.patch(step) or []:
             if f.kind == "add" and f.content is not None:
                 files[f.path] = deliverable_file(f.path, f.content.encode("utf-8"), origin="write_tool")
             elif f.kind == "delete":
@@ -965,6 +1027,9 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
         code = st.exit_codes.get(step.call_id or "")
         if step.answered and step.exit_code is None and code is not None:
             step.exit_code, step.is_error = code, step.is_error or code != 0
+    for step in st.tl.steps:  # typed here, where each result is framed and each patch parsed once
+        if step.action is None:
+            _type_step(step, st.frames_of(step.shown or ""), st.patch(step))
     session = st.session
     ident = session.get("id") if isinstance(session.get("id"), str) else path.stem
     stamps = [r.timestamp for r in records if r.timestamp]
@@ -981,9 +1046,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             source_path=str(path),
             steps=st.tl.steps,
             events=st.tl.events,
-            deliverable=Deliverable(
-                final_message=st.final or st.last_agent_message, files=_written(st.tl.steps)
-            ),
+            deliverable=Deliverable(final_message=st.final or st.last_agent_message, files=_written(st)),
             instruction=st.user_typed if st.user_typed is not None else st.instruction,
             model=st.models[0] if st.models else None,
             harness="codex",
