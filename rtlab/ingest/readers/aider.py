@@ -72,7 +72,10 @@ LOOKS_FOR = (
 )
 HARNESS = "aider"
 
-_HEADER = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$")
+_HEADER = re.compile(r"# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})[^\S\n]*$", re.M)
+"""A session header: a whole line (the blanks after it, a ``\\r`` included, are part of it), matched from a
+line's start (``match``). Not anchored by ``^``, so that a search of a whole text looks for its words (and
+keeps the matches at a line's start) instead of trying every position."""
 _MARK = "  "
 """What ends every line Aider writes itself (``append_chat_history(..., linebreak=True)``)."""
 _CONFIRM = re.compile(
@@ -141,12 +144,23 @@ def _without_reasoning(text: str, reasoning: Callable[[str], object]) -> list[st
     return pieces
 
 
+_USER_HEADS = ("####", "#### ")
+_QUOTE_HEADS = (">", "> ")
+
+
 def _is_user(raw: str) -> bool:
-    return raw.startswith("####") and (len(raw) == 4 or raw[4] == " ")
+    """A line of the user's input: ``####`` alone or followed by a space."""
+    return raw[:5] in _USER_HEADS
 
 
 def _is_quote(raw: str) -> bool:
-    return raw.startswith(">") and (len(raw) == 1 or raw[1] == " ")
+    """A line of Aider's own output: ``>`` alone or followed by a space."""
+    return raw[:2] in _QUOTE_HEADS
+
+
+def _is_own(raw: str) -> bool:
+    """A line Aider wrote itself: :func:`_is_user` or :func:`_is_quote` (one test, for the scans of replies)."""
+    return raw[:1] in ("#", ">") and (raw[:5] in _USER_HEADS or raw[:2] in _QUOTE_HEADS)
 
 
 def sniff(path: Path) -> bool:
@@ -249,7 +263,7 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
         j = i
         while j + 1 < n:
             nxt = lines[j + 1]
-            if (_is_user(nxt) or _is_quote(nxt)) and (nxt.endswith(_MARK) or not marked):
+            if _is_own(nxt) and (nxt.endswith(_MARK) or not marked):
                 break
             j += 1
         out.append(_Record("assistant", "\n".join(lines[i : j + 1]).strip("\n"), base + i))
@@ -602,26 +616,30 @@ class _Session:
 def _sessions(path: Path, text: str, warnings: list[str]) -> list[tuple[str | None, int, list[str]]]:
     """``(start time, line of the header, lines)`` per session; text before the first header is a session of
     its own, without a start time."""
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     found: list[tuple[str | None, int, list[str]]] = []
     start: str | None = None
-    first = 0
-    current: list[str] = []
-    for i, raw in enumerate(lines):
-        m = _HEADER.match(raw)
-        if m:
-            if found or start is not None or any(ln.strip() for ln in current):
-                if start is None:
-                    warn(
-                        warnings,
-                        path,
-                        1,
-                        "text before the first session header; read as a session of its own",
-                    )
-                found.append((start, first, current))
-            start, first, current = m.group(1), i + 1, []
-        else:
-            current.append(raw)
+    first = 0  # the header's line (1-based), which is also the index of the session's first line
+    row, pos = 0, 0
+    for m in _HEADER.finditer(text):  # the header lines, in order, without matching every line
+        if m.start() and text[m.start() - 1] != "\n":
+            continue  # the words inside a line
+        row += text.count("\n", pos, m.start())
+        pos = m.start()
+        current = lines[first:row]
+        if found or start is not None or any(ln.strip() for ln in current):
+            if start is None:
+                warn(
+                    warnings,
+                    path,
+                    1,
+                    "text before the first session header; read as a session of its own",
+                )
+            found.append((start, first, current))
+        start, first = m.group(1), row + 1
+    current = lines[first:]
     if start is not None or any(ln.strip() for ln in current):
         found.append((start, first, current))
     return found
@@ -636,8 +654,16 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     sessions = _sessions(path, text, warnings)
     if not any(start is not None for start, _, _ in sessions):
         raise ReaderError(path, 'no Aider session header ("# aider chat started at ...") in the file', line=1)
-    quoted = [ln for _, _, lines in sessions for ln in lines if _is_quote(ln) or _is_user(ln)]
-    marked = any(ln.endswith(_MARK) for ln in quoted)
+    quoted = marked = False  # a line of Aider's own; one of them ending in its two spaces
+    for _, _, lines in sessions:
+        for ln in lines:
+            if _is_own(ln):
+                quoted = True
+                if ln.endswith(_MARK):
+                    marked = True
+                    break
+        if marked:
+            break
     if quoted and not marked:
         warn(
             warnings,
