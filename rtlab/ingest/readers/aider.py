@@ -148,6 +148,12 @@ _USER_HEADS = ("####", "#### ")
 _QUOTE_HEADS = (">", "> ")
 
 
+def _confirm(text: str) -> re.Match[str] | None:
+    """:data:`_CONFIRM` at the start of ``text``, tried only when the text holds the question's options (else
+    its lazy question would be stretched over the whole text first)."""
+    return _CONFIRM.match(text) if "? (Y)es/(N)o" in text else None
+
+
 def _is_user(raw: str) -> bool:
     """A line of the user's input: ``####`` alone or followed by a space."""
     return raw[:5] in _USER_HEADS
@@ -263,7 +269,7 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
         j = i
         while j + 1 < n:
             nxt = lines[j + 1]
-            if _is_own(nxt) and (nxt.endswith(_MARK) or not marked):
+            if (not marked or nxt.endswith(_MARK)) and _is_own(nxt):  # the rarer test first
                 break
             j += 1
         out.append(_Record("assistant", "\n".join(lines[i : j + 1]).strip("\n"), base + i))
@@ -277,7 +283,7 @@ def _anchor(rec: _Record) -> bool:
         return True
     if rec.kind == "assistant":
         return False
-    return bool(_CONFIRM.match(rec.text)) or any(p.match(rec.text) for p in _ANCHORS)
+    return bool(_confirm(rec.text)) or any(p.match(rec.text) for p in _ANCHORS)
 
 
 def _merge_subjects(recs: list[_Record]) -> list[_Record]:
@@ -286,7 +292,7 @@ def _merge_subjects(recs: list[_Record]) -> list[_Record]:
     command(s)?`` are that subject, merged into one."""
     out: list[_Record] = []
     for rec in recs:
-        m = _CONFIRM.match(rec.text) if rec.kind == "tool" else None
+        m = _confirm(rec.text) if rec.kind == "tool" else None
         if m and m.group("q").startswith("Run shell command"):
             k = len(out)
             while k > 0 and not _anchor(out[k - 1]):
@@ -414,7 +420,7 @@ class _Session:
     def walk(self, recs: list[_Record]) -> None:
         prev: _Record | None = None
         for rec in recs:
-            if rec.kind == "user" and _CONFIRM.match(rec.text):
+            if rec.kind == "user" and _confirm(rec.text):
                 continue  # a group's answer echoed as input: the quoted answer follows, after the subject
             if rec.kind == "user":
                 self.user(rec)
@@ -485,7 +491,7 @@ class _Session:
             if self.since_request or self.pending:
                 self.request()  # a reply with no text (or only reasoning) still answered the request
             return True
-        if m := _CONFIRM.match(text) or _OLD_CONFIRM.match(text):
+        if m := _confirm(text) or (_OLD_CONFIRM.match(text) if "?" in text else None):
             self.confirm(m.group("q").split(" (y/n)")[0].rstrip(":"), m.group("a").lower(), rec, prev)
             return True
         if m := _RUNNING.match(text):
