@@ -1433,6 +1433,7 @@ _OC_READ_TAIL = re.compile(
 )
 _OC_LINE_CUT = re.compile(r"\.\.\. \(line truncated to \d+ chars\)")
 _OC_CUT = re.compile(r"\n*\.\.\.\d+ (?:lines|bytes) truncated\.\.\.\n*")
+_OC_CUT_WORDS = " truncated..."
 """``Truncate.output``: where an output longer than its limits was cut."""
 _OC_CUT_HINT = re.compile(r"The tool call succeeded but the output was truncated\.[^\n]*(?:\n[^\n]+)*\n*")
 _OC_BASH_META = re.compile(r"\n*<bash_metadata>\n.*?</bash_metadata>\s*\Z", re.S)
@@ -1458,6 +1459,23 @@ def opencode_read(shown: str) -> tuple[str, str | None, int | None]:
     return kind, head.group("path"), number
 
 
+def _opencode_cuts(shown: str, stop: int) -> list[tuple[int, int]]:
+    """The spans of :data:`_OC_CUT` in ``shown[:stop]``. The regex opens with newlines, so a search of the whole
+    text would try it at every position: it is run over the stretch from the newlines before the line of the
+    first `` truncated...`` (every marker holds it, on one line) to the newlines after the last one; no marker
+    starts or ends outside that stretch."""
+    first = shown.find(_OC_CUT_WORDS, 0, stop)
+    if first < 0:
+        return []
+    start = shown.rfind("\n", 0, first) + 1
+    while start and shown[start - 1] == "\n":
+        start -= 1
+    end = shown.rfind(_OC_CUT_WORDS, 0, stop) + len(_OC_CUT_WORDS)
+    while end < stop and shown[end] == "\n":
+        end += 1
+    return [m.span() for m in _OC_CUT.finditer(shown, start, end)]
+
+
 def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
     """OpenCode's words in a tool result: a result that is nothing but its words (no match, an error), the
     markers where ``Truncate.output`` cut an output and its hint, ``read``'s ``<path>``/``<type>``/``<content>``
@@ -1468,8 +1486,7 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
     if core and _OC_WHOLE.fullmatch(core):
         return whole(shown)
     found: list[Frame] = []
-    if shown.find(" truncated...", 0, status) >= 0:  # in every cut marker: the regex opens with newlines
-        found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
+    found += [Frame(start, end, "clip") for start, end in _opencode_cuts(shown, status)]
     found += [Frame(m.start(), m.end(), "frame") for m in _OC_CUT_HINT.finditer(shown, 0, status)]
     if tool == "read" and (head := _OC_READ_HEAD.match(shown, 0, status)):
         found.append(Frame(0, head.end(), "frame"))
