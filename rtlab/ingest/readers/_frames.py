@@ -1433,8 +1433,9 @@ _OC_READ_TAIL = re.compile(
 )
 _OC_LINE_CUT = re.compile(r"\.\.\. \(line truncated to \d+ chars\)")
 _OC_CUT = re.compile(r"\n*\.\.\.\d+ (?:lines|bytes) truncated\.\.\.\n*")
-_OC_CUT_WORDS = " truncated..."
 """``Truncate.output``: where an output longer than its limits was cut."""
+_OC_CUT_WORDS = " truncated..."
+"""What every :data:`_OC_CUT` marker holds, on one line."""
 _OC_CUT_HINT = re.compile(r"The tool call succeeded but the output was truncated\.[^\n]*(?:\n[^\n]+)*\n*")
 _OC_BASH_META = re.compile(r"\n*<bash_metadata>\n.*?</bash_metadata>\s*\Z", re.S)
 _OC_WHOLE = re.compile(r"No files found|Error: .*|File not found: .*", re.S)

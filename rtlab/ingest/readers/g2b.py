@@ -106,9 +106,11 @@ _SOURCES = re.compile(r"(?<![\w.-])(/?(?:[\w.-]+/)+sources)(?![\w.-])")
 characters would rescan the run: quadratic on a megabyte of them). Run by :func:`_sources_paths` over the
 runs of path characters that hold the word only."""
 _PATH_CHARS = re.compile(r"[\w./-]*")
+"""A run of the characters a :data:`_SOURCES` match is made of (possibly empty)."""
 _SKILL_DIR = re.compile(r'<activated_skill name="([^"]*)">\s*<skill_dir>([^<]*)</skill_dir>')
 _EXIT_CODE = "exit_code: "
 _EXIT_NUMBER = re.compile(r"-?\d+")
+"""The end of one command's part of a shell result: ``exit_code: N`` (:func:`_segment_exit`)."""
 _WROTE = re.compile(r"^Successfully wrote \d+ characters to (.+)$")
 
 
