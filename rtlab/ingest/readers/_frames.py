@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal
 
 from rtlab.ingest._clipping import OPENHANDS_TRUNCATION_MARKER
@@ -614,12 +615,25 @@ def command_parts(
     return (tuple(parts), tuple(frames)) if parts else None
 
 
+_SPAN = attrgetter("start", "end")
+"""A frame's ``(start, end)``: the order of frames."""
+
+
 def merged(frames: list[Frame] | tuple[Frame, ...]) -> tuple[Frame, ...]:
     """``frames`` made what :attr:`rtlab.records.Step.frames` requires, covering exactly what they cover: sorted,
     none overlapping; spans of one kind that overlap joined; where a clip marker and a frame overlap,
     the marker keeps its span and the frame the rest (never text the frames covered left uncovered); empty spans
     dropped. The one rule for combining frames that several rules found."""
     clips = _union(f for f in frames if f.kind == "clip")
+    if not clips:  # frames alone: when none overlap, they are the answer as they are, sorted
+        spans = sorted((f for f in frames if f.end > f.start), key=_SPAN)
+        end = -1
+        for f in spans:
+            if f.start < end or f.kind != "frame":
+                break
+            end = f.end
+        else:
+            return tuple(spans)
     out = [Frame(s, e, "clip") for s, e in clips]
     k = 0
     for s, e in _union(f for f in frames if f.kind != "clip"):
@@ -640,7 +654,7 @@ def _union(frames: Iterable[Frame]) -> list[tuple[int, int]]:
     """The spans of ``frames``, sorted, with those that overlap joined (spans that only touch stay apart: each
     rule's frame keeps its own span); empty ones dropped."""
     out: list[tuple[int, int]] = []
-    for f in sorted((f for f in frames if f.end > f.start), key=lambda f: (f.start, f.end)):
+    for f in sorted((f for f in frames if f.end > f.start), key=_SPAN):
         if out and f.start < out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], f.end))
         else:
@@ -1129,27 +1143,45 @@ class HeadingSearch:
     """The tool's words before each result line (``L12: ``, ``  Line 12: ``, ``│``)."""
     words: re.Pattern[str]
     """A whole line that is the tool's own words (a header, a separator, a note)."""
+    line: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    """The three in one pattern, tried in that order on a line: the whole line as ``words`` (group
+    ``_words``), the whole line as ``file`` (group ``_file``), or ``prefix`` at its start (group ``_prefix``)."""
+
+    def __post_init__(self) -> None:
+        if len({self.file.flags, self.prefix.flags, self.words.flags}) != 1:
+            raise ValueError("a heading search's patterns must share their flags")
+        line = (
+            rf"(?:{self.words.pattern})\Z(?P<_words>)|(?:{self.file.pattern})\Z(?P<_file>)"
+            rf"|(?:{self.prefix.pattern})(?P<_prefix>)"
+        )
+        object.__setattr__(self, "line", re.compile(line, self.file.flags))
 
 
 def heading_search(
-    shown: str, rules: HeadingSearch, start: int = 0, end: int | None = None
+    shown: str, rules: HeadingSearch, start: int = 0, end: int | None = None, *, frames: bool = True
 ) -> tuple[list[str], list[Frame]]:
     """The files a heading-layout search result names, in order, and the tool's words as frames: headings,
     headers, separators and notes whole, the prefix of each result line. What is left is the files' lines as
-    the search printed them (a context line included)."""
+    the search printed them (a context line included). With ``frames=False`` the files alone (no frame
+    made: a reader's action needs the names, :func:`gemini_frames` and its kin the frames)."""
     stop = len(shown) if end is None else end
     files: list[str] = []
-    frames: list[Frame] = []
+    found: list[Frame] = []
+    match = rules.line.match
     for s, body, line_end in _line_spans(shown, start, stop):
-        line = shown[s:body]
-        if rules.words.fullmatch(line):
-            frames.append(Frame(s, line_end, "frame"))
-        elif m := rules.file.fullmatch(line):
+        m = match(shown[s:body])  # a line of its own: the patterns' ends and look-arounds are the line's
+        if m is None:
+            continue
+        kind = m.lastgroup
+        if kind == "_file":
             files.append(m.group("path"))
-            frames.append(Frame(s, line_end, "frame"))
-        elif m := rules.prefix.match(line):
-            frames.append(Frame(s, s + m.end(), "frame"))
-    return files, frames
+        if not frames:
+            continue
+        if kind == "_prefix":
+            found.append(Frame(s, s + m.end(), "frame"))
+        else:
+            found.append(Frame(s, line_end, "frame"))
+    return files, found
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1390,6 +1422,8 @@ _OC_READ_HEAD = re.compile(r"<path>(?P<path>[^\n]*)</path>\n<type>(?P<type>file|
 ``<entries>``); before 2026, ``<file>``."""
 _OC_READ_LINE = re.compile(r"\d+: |\d{5}\| ")
 """The line number before each line of a file read (``12: `` now, ``00012| `` before)."""
+_OC_READ_LINES = re.compile(r"\n(?:\d+: |\d{5}\| )")
+"""The same after a newline: found in a whole text by the newlines (a number holds no ``\\r`` or ``\\n``)."""
 _OC_READ_TAIL = re.compile(
     r"\n*\((?:End of file - total \d+ lines|Showing lines \d+-\d+ of \d+\. Use offset=\d+ to continue\."
     r"|Output capped at [^)\n]*|File has more lines\. Use 'offset' parameter to read beyond line \d+"
@@ -1400,6 +1434,8 @@ _OC_READ_TAIL = re.compile(
 _OC_LINE_CUT = re.compile(r"\.\.\. \(line truncated to \d+ chars\)")
 _OC_CUT = re.compile(r"\n*\.\.\.\d+ (?:lines|bytes) truncated\.\.\.\n*")
 """``Truncate.output``: where an output longer than its limits was cut."""
+_OC_CUT_WORDS = " truncated..."
+"""What every :data:`_OC_CUT` marker holds, on one line."""
 _OC_CUT_HINT = re.compile(r"The tool call succeeded but the output was truncated\.[^\n]*(?:\n[^\n]+)*\n*")
 _OC_BASH_META = re.compile(r"\n*<bash_metadata>\n.*?</bash_metadata>\s*\Z", re.S)
 _OC_WHOLE = re.compile(r"No files found|Error: .*|File not found: .*", re.S)
@@ -1424,6 +1460,23 @@ def opencode_read(shown: str) -> tuple[str, str | None, int | None]:
     return kind, head.group("path"), number
 
 
+def _opencode_cuts(shown: str, stop: int) -> list[tuple[int, int]]:
+    """The spans of :data:`_OC_CUT` in ``shown[:stop]``. The regex opens with newlines, so a search of the whole
+    text would try it at every position: it is run over the stretch from the newlines before the line of the
+    first `` truncated...`` (every marker holds it, on one line) to the newlines after the last one; no marker
+    starts or ends outside that stretch."""
+    first = shown.find(_OC_CUT_WORDS, 0, stop)
+    if first < 0:
+        return []
+    start = shown.rfind("\n", 0, first) + 1
+    while start and shown[start - 1] == "\n":
+        start -= 1
+    end = shown.rfind(_OC_CUT_WORDS, 0, stop) + len(_OC_CUT_WORDS)
+    while end < stop and shown[end] == "\n":
+        end += 1
+    return [m.span() for m in _OC_CUT.finditer(shown, start, end)]
+
+
 def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
     """OpenCode's words in a tool result: a result that is nothing but its words (no match, an error), the
     markers where ``Truncate.output`` cut an output and its hint, ``read``'s ``<path>``/``<type>``/``<content>``
@@ -1434,8 +1487,7 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
     if core and _OC_WHOLE.fullmatch(core):
         return whole(shown)
     found: list[Frame] = []
-    if shown.find(" truncated...", 0, status) >= 0:  # in every cut marker: the regex opens with newlines
-        found += [Frame(m.start(), m.end(), "clip") for m in _OC_CUT.finditer(shown, 0, status)]
+    found += [Frame(start, end, "clip") for start, end in _opencode_cuts(shown, status)]
     found += [Frame(m.start(), m.end(), "frame") for m in _OC_CUT_HINT.finditer(shown, 0, status)]
     if tool == "read" and (head := _OC_READ_HEAD.match(shown, 0, status)):
         found.append(Frame(0, head.end(), "frame"))
@@ -1447,9 +1499,11 @@ def opencode_frames(shown: str, *, tool: OpenCodeTool) -> tuple[Frame, ...]:
         stop = tail.start() if tail else status
         if tail:
             found.append(Frame(tail.start(), status, "frame"))
-        for s, body, _ in _line_spans(shown, head.end(), stop):
-            if m := _OC_READ_LINE.match(shown, s, body):
-                found.append(Frame(s, m.end(), "frame"))
+        if m := _OC_READ_LINE.match(shown, head.end(), stop):  # the first line's number, then the others'
+            found.append(Frame(head.end(), m.end(), "frame"))
+        found += [
+            Frame(m.start() + 1, m.end(), "frame") for m in _OC_READ_LINES.finditer(shown, head.end(), stop)
+        ]
         found += [Frame(m.start(), m.end(), "clip") for m in _OC_LINE_CUT.finditer(shown, head.end(), stop)]
     elif (
         tool == "shell"

@@ -24,6 +24,12 @@ _ESC = "\x1b"
 _PRINTABLE = re.compile("[^\x00-\x1f\x7f]+")
 """A run of printable characters: every one from a space up but DEL (an escape is below a space)."""
 _TAB = 8
+_CSI = re.compile("\x1b\\[([^@-~]*)([@-~])")
+"""A whole control sequence: ``ESC [``, its parameters (any characters below ``@`` or above ``~``), its final
+character. One cut short (no final yet) is left to :meth:`Screen._escape`."""
+_INERT = frozenset("mrstnqc")
+"""Final characters of control sequences that change nothing the screen model keeps (colours and other SGR
+attributes, scrolling regions, cursor saves, reports): not interpreted."""
 
 
 @dataclass
@@ -112,6 +118,11 @@ class Screen:
         while i < n:
             ch = data[i]
             if ch == _ESC:
+                if m := _CSI.match(data, i):  # the common case at once, an inert one skipped
+                    if m.group(2) not in _INERT:
+                        self._csi(m.group(1), m.group(2))
+                    i = m.end()
+                    continue
                 j = self._escape(data, i)
                 if j < 0:  # cut short: wait for the rest
                     self._pending = data[i:]
@@ -139,18 +150,28 @@ class Screen:
         """Printable characters from the cursor on, a row's worth at a time: each overwrites its cell (a row
         shorter than the cursor padded with blanks first), a character past the last column wraps first."""
         b = self.buf
+        width = self.width
         pos, n = 0, len(text)
+        col = b.col
+        if col + n <= width:  # the whole run on the cursor's row, as the first turn of the loop writes it
+            row = b.rows[b.row]
+            if col > len(row):
+                row.extend(" " * (col - len(row)))
+            row[col : col + n] = text
+            b.col = col + n
+            return
         while pos < n:
-            if b.col >= self.width:  # autowrap: the row continues on the next
+            col = b.col
+            if col >= width:  # autowrap: the row continues on the next
                 b.wrapped[b.row] = True
                 self._down(b)
-                b.col = 0
-            take = min(n - pos, self.width - b.col)
+                b.col = col = 0
+            take = min(n - pos, width - col)
             row = b.rows[b.row]
-            if b.col > len(row):
-                row.extend(" " * (b.col - len(row)))
-            row[b.col : b.col + take] = text[pos : pos + take]
-            b.col += take
+            if col > len(row):
+                row.extend(" " * (col - len(row)))
+            row[col : col + take] = text[pos : pos + take] if take < n else text
+            b.col = col + take
             pos += take
 
     def _ensure(self, b: _Buffer, row: int) -> None:

@@ -72,7 +72,10 @@ LOOKS_FOR = (
 )
 HARNESS = "aider"
 
-_HEADER = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})\s*$")
+_HEADER = re.compile(r"# aider chat started at (\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})[^\S\n]*$", re.M)
+"""A session header: a whole line (the blanks after it, a ``\\r`` included, are part of it), matched from a
+line's start (``match``). Not anchored by ``^``, so that a search of a whole text looks for its words (and
+keeps the matches at a line's start) instead of trying every position."""
 _MARK = "  "
 """What ends every line Aider writes itself (``append_chat_history(..., linebreak=True)``)."""
 _CONFIRM = re.compile(
@@ -141,12 +144,29 @@ def _without_reasoning(text: str, reasoning: Callable[[str], object]) -> list[st
     return pieces
 
 
+_USER_HEADS = ("####", "#### ")
+_QUOTE_HEADS = (">", "> ")
+
+
+def _confirm(text: str) -> re.Match[str] | None:
+    """:data:`_CONFIRM` at the start of ``text``, tried only when the text holds the question's options (else
+    its lazy question would be stretched over the whole text first)."""
+    return _CONFIRM.match(text) if "? (Y)es/(N)o" in text else None
+
+
 def _is_user(raw: str) -> bool:
-    return raw.startswith("####") and (len(raw) == 4 or raw[4] == " ")
+    """A line of the user's input: ``####`` alone or followed by a space."""
+    return raw[:5] in _USER_HEADS
 
 
 def _is_quote(raw: str) -> bool:
-    return raw.startswith(">") and (len(raw) == 1 or raw[1] == " ")
+    """A line of Aider's own output: ``>`` alone or followed by a space."""
+    return raw[:2] in _QUOTE_HEADS
+
+
+def _is_own(raw: str) -> bool:
+    """A line Aider wrote itself: :func:`_is_user` or :func:`_is_quote` (one test, for the scans of replies)."""
+    return raw[:1] in ("#", ">") and (raw[:5] in _USER_HEADS or raw[:2] in _QUOTE_HEADS)
 
 
 def sniff(path: Path) -> bool:
@@ -249,7 +269,7 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
         j = i
         while j + 1 < n:
             nxt = lines[j + 1]
-            if (_is_user(nxt) or _is_quote(nxt)) and (nxt.endswith(_MARK) or not marked):
+            if (not marked or nxt.endswith(_MARK)) and _is_own(nxt):  # the rarer test first
                 break
             j += 1
         out.append(_Record("assistant", "\n".join(lines[i : j + 1]).strip("\n"), base + i))
@@ -263,7 +283,7 @@ def _anchor(rec: _Record) -> bool:
         return True
     if rec.kind == "assistant":
         return False
-    return bool(_CONFIRM.match(rec.text)) or any(p.match(rec.text) for p in _ANCHORS)
+    return bool(_confirm(rec.text)) or any(p.match(rec.text) for p in _ANCHORS)
 
 
 def _merge_subjects(recs: list[_Record]) -> list[_Record]:
@@ -272,7 +292,7 @@ def _merge_subjects(recs: list[_Record]) -> list[_Record]:
     command(s)?`` are that subject, merged into one."""
     out: list[_Record] = []
     for rec in recs:
-        m = _CONFIRM.match(rec.text) if rec.kind == "tool" else None
+        m = _confirm(rec.text) if rec.kind == "tool" else None
         if m and m.group("q").startswith("Run shell command"):
             k = len(out)
             while k > 0 and not _anchor(out[k - 1]):
@@ -400,7 +420,7 @@ class _Session:
     def walk(self, recs: list[_Record]) -> None:
         prev: _Record | None = None
         for rec in recs:
-            if rec.kind == "user" and _CONFIRM.match(rec.text):
+            if rec.kind == "user" and _confirm(rec.text):
                 continue  # a group's answer echoed as input: the quoted answer follows, after the subject
             if rec.kind == "user":
                 self.user(rec)
@@ -471,7 +491,7 @@ class _Session:
             if self.since_request or self.pending:
                 self.request()  # a reply with no text (or only reasoning) still answered the request
             return True
-        if m := _CONFIRM.match(text) or _OLD_CONFIRM.match(text):
+        if m := _confirm(text) or (_OLD_CONFIRM.match(text) if "?" in text else None):
             self.confirm(m.group("q").split(" (y/n)")[0].rstrip(":"), m.group("a").lower(), rec, prev)
             return True
         if m := _RUNNING.match(text):
@@ -602,26 +622,30 @@ class _Session:
 def _sessions(path: Path, text: str, warnings: list[str]) -> list[tuple[str | None, int, list[str]]]:
     """``(start time, line of the header, lines)`` per session; text before the first header is a session of
     its own, without a start time."""
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")]
+    lines = text.split("\n")
+    if "\r" in text:
+        lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
     found: list[tuple[str | None, int, list[str]]] = []
     start: str | None = None
-    first = 0
-    current: list[str] = []
-    for i, raw in enumerate(lines):
-        m = _HEADER.match(raw)
-        if m:
-            if found or start is not None or any(ln.strip() for ln in current):
-                if start is None:
-                    warn(
-                        warnings,
-                        path,
-                        1,
-                        "text before the first session header; read as a session of its own",
-                    )
-                found.append((start, first, current))
-            start, first, current = m.group(1), i + 1, []
-        else:
-            current.append(raw)
+    first = 0  # the header's line (1-based), which is also the index of the session's first line
+    row, pos = 0, 0
+    for m in _HEADER.finditer(text):  # the header lines, in order, without matching every line
+        if m.start() and text[m.start() - 1] != "\n":
+            continue  # the words inside a line
+        row += text.count("\n", pos, m.start())
+        pos = m.start()
+        current = lines[first:row]
+        if found or start is not None or any(ln.strip() for ln in current):
+            if start is None:
+                warn(
+                    warnings,
+                    path,
+                    1,
+                    "text before the first session header; read as a session of its own",
+                )
+            found.append((start, first, current))
+        start, first = m.group(1), row + 1
+    current = lines[first:]
     if start is not None or any(ln.strip() for ln in current):
         found.append((start, first, current))
     return found
@@ -636,8 +660,16 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     sessions = _sessions(path, text, warnings)
     if not any(start is not None for start, _, _ in sessions):
         raise ReaderError(path, 'no Aider session header ("# aider chat started at ...") in the file', line=1)
-    quoted = [ln for _, _, lines in sessions for ln in lines if _is_quote(ln) or _is_user(ln)]
-    marked = any(ln.endswith(_MARK) for ln in quoted)
+    quoted = marked = False  # a line of Aider's own; one of them ending in its two spaces
+    for _, _, lines in sessions:
+        for ln in lines:
+            if _is_own(ln):
+                quoted = True
+                if ln.endswith(_MARK):
+                    marked = True
+                    break
+        if marked:
+            break
     if quoted and not marked:
         warn(
             warnings,

@@ -286,7 +286,7 @@ def _events(
     """``(line, time since start, code, data)`` for every event line understood; the others warned about."""
     found: list[tuple[int, float, str, str]] = []
     clock = 0.0
-    last = max((i + 1 for i, raw in enumerate(lines) if raw.strip()), default=0)
+    last = next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 0)  # from the end
     for i in range(first, len(lines)):
         raw = lines[i]
         lineno = i + 1

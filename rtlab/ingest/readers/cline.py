@@ -223,7 +223,7 @@ def type_step(step: Step) -> None:
         if isinstance(args.get("cwd"), str):
             step.cwd = args["cwd"]
     elif tool in READ_TOOLS and shown.startswith("<files>"):
-        files = heading_search(shown, ROO_FILES)[0]
+        files = heading_search(shown, ROO_FILES, frames=False)[0]
         step.action = Action.read(files[0]) if len(files) == 1 else Action.other(tool)
         kind = "read"
     elif tool in READ_TOOLS and path is not None:
@@ -235,7 +235,7 @@ def type_step(step: Step) -> None:
     elif tool in LIST_TOOLS and path is not None:
         step.action, kind = Action("list", base=path), "list"
     elif tool in SEARCH_TOOLS and isinstance(args.get("regex"), str):
-        step.action = search_action(tool, args["regex"], heading_search(shown, CLINE_SEARCH)[0])
+        step.action = search_action(tool, args["regex"], heading_search(shown, CLINE_SEARCH, frames=False)[0])
         kind = "search"
     else:
         step.action = Action.other(tool)

@@ -103,10 +103,14 @@ _EXEC_NAME = re.compile(r"exec_r?(\d+)?.*\.jsonl$")
 _RUN_FOLDER = re.compile(r"^(?P<prefix>.+?)__(?P<task>[^_]+)(?:_(?P<run>s\d+))?$")
 _SOURCES = re.compile(r"(?<![\w.-])(/?(?:[\w.-]+/)+sources)(?![\w.-])")
 """A path ending in a ``sources`` folder; it starts where a word does (a start inside a run of word
-characters would rescan the run: quadratic on a megabyte of them)."""
+characters would rescan the run: quadratic on a megabyte of them). Run by :func:`_sources_paths` over the
+runs of path characters that hold the word only."""
+_PATH_CHARS = re.compile(r"[\w./-]*")
+"""A run of the characters a :data:`_SOURCES` match is made of (possibly empty)."""
 _SKILL_DIR = re.compile(r'<activated_skill name="([^"]*)">\s*<skill_dir>([^<]*)</skill_dir>')
-_SEGMENT = re.compile(r"(?:stdout:\n[\s\S]*\n)?(?:stderr:\n[\s\S]*\n)?exit_code: (-?\d+)")
-"""One command's part of a shell result after its ``Command:`` line (``pipeline/executor.py``)."""
+_EXIT_CODE = "exit_code: "
+_EXIT_NUMBER = re.compile(r"-?\d+")
+"""The end of one command's part of a shell result: ``exit_code: N`` (:func:`_segment_exit`)."""
 _WROTE = re.compile(r"^Successfully wrote \d+ characters to (.+)$")
 
 
@@ -178,22 +182,46 @@ def _segments(commands: list[str], output: str, i: int, pos: int) -> list[tuple[
         next_header = f"Command: {commands[i + 1]}\n"
         for m in re.finditer(r"exit_code: (-?\d+)\n\n" + re.escape(next_header), output[body:]):
             code_end = body + m.start() + len(m.group(0)) - len(next_header) - 2
-            if not _SEGMENT.fullmatch(output, body, code_end):
+            if _segment_exit(output, body, code_end) is None:
                 continue
             rest = _segments(commands, output, i + 1, code_end + 2)
             if rest is not None:
                 return [("exit", int(m.group(1))), *rest]
-    last = _last_segment(output[body:])
+    last = _last_segment(output, body)
     return [last] if last[0] != "unparsed" else None
 
 
-def _last_segment(segment: str) -> tuple[str, int | None]:
-    m = _SEGMENT.fullmatch(segment)
-    if m:
-        return "exit", int(m.group(1))
-    if segment.startswith("Error: timed out after"):
+def _segment_exit(output: str, start: int, end: int | None = None) -> int | None:
+    """The exit code of one command's part of a shell result after its ``Command:`` line, ``output[start:end]``,
+    when the part is ``[stdout:\\n...\\n][stderr:\\n...\\n]exit_code: N`` (``pipeline/executor.py``); else
+    ``None``. What a command printed may hold anything (a ``stderr:`` line too), so only the part's ends
+    decide, without a scan of the output between: it ends in ``exit_code: N`` (the last ``exit_code: ``, a
+    number after it to the end), and what precedes that is nothing, or opens with a ``stdout:`` or ``stderr:``
+    line and ends in a newline of its own."""
+    end = len(output) if end is None else end
+    at = output.rfind(_EXIT_CODE, start, end)
+    if at < 0:
+        return None
+    number = _EXIT_NUMBER.fullmatch(output, at + len(_EXIT_CODE), end)
+    if number is None:
+        return None
+    if at > start and not (
+        at - start > len("stdout:\n")
+        and output.startswith(("stdout:\n", "stderr:\n"), start)
+        and output[at - 1] == "\n"
+    ):
+        return None
+    return int(number.group())
+
+
+def _last_segment(output: str, start: int) -> tuple[str, int | None]:
+    """``(status, exit_code)`` of the last command's part of a shell result, from ``output[start]`` on."""
+    code = _segment_exit(output, start)
+    if code is not None:
+        return "exit", code
+    if output.startswith("Error: timed out after", start):
         return "timeout", None
-    if segment.startswith("Error: "):
+    if output.startswith("Error: ", start):
         return "error", None
     return "unparsed", None
 
@@ -378,8 +406,25 @@ def sources_dir(steps: list[Step]) -> str | None:
     found: Counter[str] = Counter()
     for s in steps:
         if "sources" in s.command:
-            found.update(_SOURCES.findall(s.command))
+            found.update(_sources_paths(s.command))
     return found.most_common(1)[0][0] if found else None
+
+
+def _sources_paths(text: str) -> list[str]:
+    """``_SOURCES.findall(text)``, run only over the runs of path characters (``[\\w./-]``) that hold
+    ``sources``: a match is made of such characters and its look-arounds end at a character that is not one,
+    so the matches in a run are those of the whole text, and a long command is not scanned by the regex
+    position by position."""
+    found: list[str] = []
+    at = text.find("sources")
+    backwards = text[::-1] if at >= 0 else ""  # the run's start: its end in the reversed text
+    n = len(text)
+    while at >= 0:
+        start = n - _PATH_CHARS.match(backwards, n - at).end()  # type: ignore[union-attr]  # empty runs too
+        end = _PATH_CHARS.match(text, at).end()  # type: ignore[union-attr]
+        found += _SOURCES.findall(text, start, end)
+        at = text.find("sources", end)
+    return found
 
 
 def project_root(

@@ -217,7 +217,7 @@ def type_step(step: Step) -> None:
             where = _first_str(args, _DIR_KEYS)  # the files are named relative to the folder searched
             files = [
                 f if where is None or posixpath.isabs(f) else posixpath.join(where, f)
-                for f in heading_search(shown, GEMINI_GREP)[0]
+                for f in heading_search(shown, GEMINI_GREP, frames=False)[0]
             ]
             step.action = search_action(tool, pattern, files)
     elif tool in GLOB_TOOLS and pattern is not None:

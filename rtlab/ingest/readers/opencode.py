@@ -138,7 +138,9 @@ def type_step(step: Step) -> None:
         else:
             step.action = Action.other(tool)
     elif tool in GREP_TOOLS and isinstance(args.get("pattern"), str):
-        step.action = search_action(tool, args["pattern"], heading_search(shown, OPENCODE_GREP)[0])
+        step.action = search_action(
+            tool, args["pattern"], heading_search(shown, OPENCODE_GREP, frames=False)[0]
+        )
         kind = "grep"
     elif tool in GLOB_TOOLS and isinstance(args.get("pattern"), str):
         step.action, kind = Action("list", pattern=args["pattern"]), "glob"
