@@ -537,6 +537,49 @@ def test_attachment_references_are_resolved_everywhere(tmp_path: Path) -> None:
     assert any("1 attachment reference(s) name no attachment" in w for w in warnings_of(t))
 
 
+def test_references_in_what_is_not_read_are_counted_as_the_walk_counts_them() -> None:
+    """The references of the parts of a sample the reader does not read are only counted (from orjson's text of
+    them), and exactly as resolving them would: keys with escapes, keys of objects (never resolved), references
+    quoted inside another string (not references), both prefixes, and values orjson cannot write (an integer
+    past 64 bits, a lone surrogate: walked instead)."""
+    attachments = {"a1": "x", "t1": "y", 'q"1': "z"}
+    values: list[Any] = [
+        "attachment://a1",
+        "attachment://gone1",
+        {
+            "k": "tc://t1",
+            "attachment://key-only": 1,
+            "l": ["tc://gone2", 'attachment://q"1', "attachment://é\n"],
+        },
+        'a text quoting "attachment://gone3" and "tc://gone4"',
+        '"attachment://gone5',
+        "\\",
+        "attachment://gone6\\",
+        {"input": [{"content": "attachment://gone1"}], "n": 1.5, "b": True, "none": None},
+    ]
+    for extra in ([], [2**70], ["\udc80"]):
+        walked: set[str] = set()
+        inspect._resolve([*values, *extra], attachments, walked)
+        counted: set[str] = set()
+        inspect._count_unread([*values, *extra], attachments, counted)
+        assert counted == walked == {"gone1", "gone2", "é\n", "gone6\\"}
+
+
+def test_only_the_parts_read_are_resolved_and_every_reference_is_counted(tmp_path: Path) -> None:
+    sample = _sample(
+        [{"role": "user", "content": "go"}, _assistant("", _call("p1", "bash", command="ls")), _result("p1", "bash", "ok")],
+        attachments={"out": "ok"},
+        events=[
+            {**_tool_event("p1", "bash", "attachment://out", 1, 2), "call": "attachment://gone-in-call"},
+            {"event": "model", "input": ["attachment://gone-in-input", "attachment://out"], "output": {}},
+        ],
+        message_pool=["attachment://gone-in-pool"],
+    )  # fmt: skip
+    t = _read_one(_json_log(tmp_path, [sample]))
+    assert t.steps[0].output == "ok"
+    assert any("3 attachment reference(s) name no attachment" in w for w in warnings_of(t))
+
+
 def test_version_1_records(tmp_path: Path) -> None:
     sample = _sample(
         [

@@ -39,9 +39,12 @@ captures live with :func:`live_step`, this reader's own rule, so a replay of the
 
 Attachments: ``condense_sample`` (log/_condense.py) replaces data URIs in messages, and strings over 100
 characters in events, by ``attachment://<hash>`` (``tc://`` in the oldest logs) kept in
-``sample.attachments``; every such reference is resolved here before anything is read, as
-``resolve_sample_attachments`` does. The pools (``message_pool`` / ``events_data``, event/_pool.py) hold only
-``ModelEvent`` inputs and calls, which this reader does not need: ``sample.messages`` is never pooled.
+``sample.attachments``; every such reference in what this reader reads (:data:`SAMPLE_KEYS_READ`,
+:data:`EVENT_KEYS_READ`) is resolved before it is read, as ``resolve_sample_attachments`` does, and the references
+in the rest (a model event's ``input`` and ``call``, which repeat the conversation so far, the pools, ...) are
+only looked up, to say how many name no attachment. The pools (``message_pool`` / ``events_data``,
+event/_pool.py) hold only ``ModelEvent`` inputs and calls, which this reader does not need: ``sample.messages``
+is never pooled.
 
 Tools typed (tool/_tools/): ``bash`` (``cmd``, later ``command``) is a shell command line, ``python`` a
 script, ``bash_session`` ``type_submit`` a shell line (its echo, prompt and tail notice framed),
@@ -69,6 +72,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from rtlab.errors import ReaderError, TooLargeError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
@@ -385,6 +390,27 @@ def _sort_id(sample_id: Any) -> str:
 # Attachments
 
 
+SAMPLE_KEYS_READ = frozenset(
+    {
+        "id", "epoch", "input", "target", "messages", "output", "scores", "metadata", "store", "events",
+        "model_usage", "total_time", "working_time", "turn_count", "uuid", "error", "error_retries", "limit",
+        "started_at", "completed_at",
+    }
+)  # fmt: skip
+"""The keys of a sample that :class:`_Sample` reads: their attachments are resolved (:func:`_resolved_sample`);
+the sample's other keys (the pools, ``choices``, ``sandbox``, ``files``, ``setup``, ...) are left out of the
+resolved sample, their references only counted. A key read from the sample must be here."""
+EVENT_KEYS_READ = frozenset(
+    {
+        "event", "action", "timestamp", "completed", "id", "message_id", "model", "output", "error", "file",
+        "truncated", "function", "arguments", "result", "events",
+    }
+)  # fmt: skip
+"""The keys of an event (at any depth of ``events``) that :class:`_Sample` reads; the others (a model event's
+``input``, ``call``, ``tools`` and ``config``, a state event's ``changes``, ...) are left out of the resolved
+sample, their references only counted. A key read from an event must be here."""
+
+
 def _resolve(value: Any, attachments: dict[str, Any], missing: set[str]) -> Any:
     """``value`` with every ``attachment://<hash>`` (or ``tc://<hash>``) string replaced by its attachment; a list
     or object in which nothing is replaced is given back as it is (not copied), one in which something is, as a
@@ -427,8 +453,72 @@ def _attachment(value: str, attachments: dict[str, Any], missing: set[str]) -> A
     return value
 
 
+def _resolved_events(events: Any, attachments: dict[str, Any], missing: set[str], unread: list[Any]) -> Any:
+    """``events`` (a sample's, or an event's nested ``events``) with each event's keys read resolved
+    (:data:`EVENT_KEYS_READ`) and its other keys left out, put in ``unread``; a list item that is no event (nor
+    a reference, which may name one) is left out too (the reader reads only objects)."""
+    if type(events) is not list:
+        return _resolve(events, attachments, missing)
+    out: list[Any] = []
+    for ev in events:
+        kind = type(ev)
+        if kind is dict:
+            kept: dict[str, Any] = {}
+            for key, value in ev.items():
+                if key == "events":
+                    kept[key] = _resolved_events(value, attachments, missing, unread)
+                elif key in EVENT_KEYS_READ:
+                    kept[key] = _resolve(value, attachments, missing)
+                else:
+                    unread.append(value)
+            out.append(kept)
+        elif kind is str:
+            out.append(_resolve(ev, attachments, missing))
+        else:
+            unread.append(ev)
+    return out
+
+
+_REFERENCE_STARTS = tuple(b'"' + prefix.encode() for prefix in ATTACHMENT_PREFIXES)
+_JSON_STRING = re.compile(rb'"((?:[^"\\]|\\.)*)"')
+
+
+def _count_unread(values: list[Any], attachments: dict[str, Any], missing: set[str]) -> None:
+    """Put in ``missing`` the key of every reference in ``values`` that names no attachment, as :func:`_resolve`
+    does, without resolving anything (nothing reads them). ``values`` is serialised by orjson, which escapes
+    nothing in the prefixes: a string beginning ``attachment://`` or ``tc://`` is that text after a quote that
+    no backslash escapes, and an object's key is followed by a colon. What orjson refuses (an integer past 64
+    bits, a lone surrogate, deep nesting) is walked by :func:`_resolve` instead."""
+    if not values:
+        return
+    try:
+        text = orjson.dumps(values)
+    except orjson.JSONEncodeError:
+        _resolve(values, attachments, missing)
+        return
+    for start, prefix in zip(_REFERENCE_STARTS, ATTACHMENT_PREFIXES, strict=True):
+        at = text.find(start)
+        while at >= 0:
+            begin = at + len(start)
+            end = text.find(b'"', begin)
+            raw = text[begin:end]
+            if b"\\" in raw:  # an escape in the key (or a quoted reference inside a string): read it as JSON
+                string = _JSON_STRING.match(text, at)
+                assert string is not None  # orjson's output: every quote that opens a string closes it
+                end = string.end() - 1
+                raw = string.group(1)[len(prefix) :]
+            # a string that is a value (no colon after it: not an object's key) and not inside another string
+            if text[at - 1] != 0x5C and text[end + 1 : end + 2] != b":":
+                key = orjson.loads(b'"' + raw + b'"') if b"\\" in raw else raw.decode()
+                if key not in attachments:
+                    missing.add(key)
+            at = text.find(start, end + 1)
+
+
 def _resolved_sample(sample: dict[str, Any], warnings: list[str], where: str) -> dict[str, Any]:
-    """The sample with its attachments resolved; a version-1 ``transcript`` and ``score`` in today's places."""
+    """The sample's keys read (:data:`SAMPLE_KEYS_READ`, :data:`EVENT_KEYS_READ`) with their attachments resolved;
+    a version-1 ``transcript`` and ``score`` in today's places. The warning of references that name no
+    attachment counts them in the whole sample."""
     sample = dict(sample)
     if "transcript" in sample and "events" not in sample and isinstance(sample["transcript"], dict):
         transcript = sample.pop("transcript")
@@ -441,7 +531,16 @@ def _resolved_sample(sample: dict[str, Any], warnings: list[str], where: str) ->
         warnings.append(f"{where}: attachments is {type(attachments).__name__}, not an object; ignored")
         attachments = {}
     missing: set[str] = set()
-    resolved: dict[str, Any] = _resolve(sample, attachments, missing)
+    unread: list[Any] = []
+    resolved: dict[str, Any] = {}
+    for key, value in sample.items():
+        if key == "events":
+            resolved[key] = _resolved_events(value, attachments, missing, unread)
+        elif key in SAMPLE_KEYS_READ:
+            resolved[key] = _resolve(value, attachments, missing)
+        else:
+            unread.append(value)
+    _count_unread(unread, attachments, missing)
     if missing:
         warnings.append(
             f"{where}: {len(missing)} attachment reference(s) name no attachment; left as they are"
