@@ -465,12 +465,19 @@ def _resolved_events(events: Any, attachments: dict[str, Any], missing: set[str]
         if kind is dict:
             kept: dict[str, Any] = {}
             for key, value in ev.items():
-                if key == "events":
-                    kept[key] = _resolved_events(value, attachments, missing, unread)
-                elif key in EVENT_KEYS_READ:
-                    kept[key] = _resolve(value, attachments, missing)
-                else:
+                if key not in EVENT_KEYS_READ:
                     unread.append(value)
+                    continue
+                kind = type(value)  # most are short strings: _resolve inlined for them
+                if kind is str:
+                    if value.startswith(ATTACHMENT_PREFIXES):
+                        value = _attachment(value, attachments, missing)
+                elif kind is dict or kind is list:
+                    if key == "events":
+                        value = _resolved_events(value, attachments, missing, unread)
+                    else:
+                        value = _resolve(value, attachments, missing)
+                kept[key] = value
             out.append(kept)
         elif kind is str:
             out.append(_resolve(ev, attachments, missing))
