@@ -182,18 +182,60 @@ def sniff(path: Path) -> bool:
 # The log: header and samples, from either container
 
 
+_Built = tuple[tuple[tuple[int, str], str], Trajectory | Exception]
+"""A sample's place among the log's trajectories (:func:`_sample_order`) and its trajectory, or what building
+it raised."""
+
+
 @dataclass
 class _Log:
+    """A log being read: its header, and each sample built into its trajectory as soon as it is loaded
+    (:meth:`take`), so that no more than one sample's records are held at a time."""
+
     path: Path
     container: str
     header: dict[str, Any]
-    samples: list[tuple[str, dict[str, Any]]]
+    policy: ClipPolicy
     summarized: list[tuple[Any, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     faults: list[ReaderError] = field(default_factory=list)
     """Why samples were skipped (the first is raised when none could be read)."""
     refused: list[tuple[str, TooLargeError]] = field(default_factory=list)
     """Sample members not read, each with why (past the decompression limits)."""
+    built: list[_Built] = field(default_factory=list)
+    """Each sample kept, in the order loaded (what building it raised is raised by :func:`_read` when no sample
+    before it in the log's order raised first)."""
+    stored: set[tuple[str, Any]] = field(default_factory=set)
+    """``(str(id), epoch)`` of each sample kept."""
+    unkept: list[str] = field(default_factory=list)
+    """What is said of each sample without an id or an epoch (not understood, skipped)."""
+
+    def __post_init__(self) -> None:
+        try:
+            self.header_warnings = _header_warnings(self.path, self.header)
+            self.header_fault: ReaderError | None = None
+        except ReaderError as exc:  # raised once the log is loaded, as every fault of loading comes first
+            self.header_warnings, self.header_fault = [], exc
+
+    def take(self, where: str, sample: dict[str, Any]) -> None:
+        """Keep one sample (with an id and an epoch) and build its trajectory, the log's warnings left to
+        :func:`_read`."""
+        if "id" not in sample or "epoch" not in sample:
+            missing_key = "id" if "id" not in sample else "epoch"
+            self.unkept.append(
+                f"{self.path} [{where}: {missing_key}]: missing field; sample not understood, skipped"
+            )
+            return
+        self.stored.add((str(sample["id"]), sample["epoch"]))
+        if self.header_fault is not None:  # nothing is built from a header that is not an Inspect log's
+            return
+        order = _sample_order(sample["id"], sample["epoch"])
+        result: Trajectory | Exception
+        try:
+            result = _Sample(self, where, sample, self.policy).build()
+        except Exception as exc:  # noqa: BLE001 (raised by _read if no sample before it in order raised first)
+            result = exc
+        self.built.append((order, result))
 
 
 def _parse_member(z: ZipArchive, name: str) -> Any:
@@ -208,11 +250,11 @@ def _parse_member(z: ZipArchive, name: str) -> Any:
         ) from None
 
 
-def _load_eval(path: Path, limits: Limits) -> _Log:
-    """The log's header and samples; a sample (or summary) member past the limit of one member is skipped with
-    the reason in the warnings (:mod:`rtlab.ingest.readers._zip`); the header past it, or the members past the
-    archive's limit in all, fail the log (a log too large to read whole within the limit is never read in
-    part)."""
+def _load_eval(path: Path, limits: Limits, policy: ClipPolicy) -> _Log:
+    """The log's header and samples, each sample built as it is loaded; a sample (or summary) member past the
+    limit of one member is skipped with the reason in the warnings (:mod:`rtlab.ingest.readers._zip`); the
+    header past it, or the members past the archive's limit in all, fail the log (a log too large to read whole
+    within the limit is never read in part)."""
     with ZipArchive(path, limits=limits) as z:
         names = z.names
         if HEADER in names:
@@ -226,7 +268,7 @@ def _load_eval(path: Path, limits: Limits) -> _Log:
         header = _parse_member(z, header_name)
         if not isinstance(header, dict):
             raise ReaderError(path, f"expected an object, got {type(header).__name__}", field=header_name)
-        log = _Log(path, "eval", header, [])
+        log = _Log(path, "eval", header, policy)
         if header_name == START:
             log.warnings.append(f"no {HEADER}: the eval was running or did not finish; read from {START}")
         for name in names:
@@ -246,7 +288,8 @@ def _load_eval(path: Path, limits: Limits) -> _Log:
                     log.faults.append(exc)
                     log.warnings.append(skipped_because(exc, path, None, "sample"))
                     continue
-                log.samples.append((name, sample))
+                log.take(name, sample)
+                del sample  # the next sample is parsed without this one held
         summary_names = [SUMMARIES] if SUMMARIES in names else _journal_summaries(names)
         for name in summary_names:
             try:
@@ -279,7 +322,7 @@ def _journal_summaries(names: list[str]) -> list[str]:
     return sorted((n for n in names if n.startswith(JOURNAL_SUMMARIES) and n.endswith(".json")), key=order)
 
 
-def _load_json(path: Path) -> _Log:
+def _load_json(path: Path, policy: ClipPolicy) -> _Log:
     loaded: list[str] = []
     data = load_json(path, loaded)
     if not isinstance(data, dict):
@@ -296,31 +339,26 @@ def _load_json(path: Path) -> _Log:
             continue
         found.append((f"samples[{i}]", sample))
     header = {k: v for k, v in data.items() if k != "samples"}
-    log = _Log(path, "json", header, found)
+    log = _Log(path, "json", header, policy)
     log.warnings.extend(loaded)
+    for where, sample in found:
+        log.take(where, sample)
     return log
 
 
-def _load(path: Path, options: ReadOptions) -> _Log:
+def _read(path: Path, options: ReadOptions, policy: ClipPolicy) -> list[Trajectory]:
+    """The log's trajectories, in Inspect's order of samples, each with the log's warnings before its own."""
     if head_bytes(path, 4).startswith(ZIP_MAGIC):
-        log = _load_eval(path, options.limits())
+        log = _load_eval(path, options.limits(), policy)
     else:
-        log = _load_json(path)
-    log.warnings += _header_warnings(path, log.header)
-    stored = set()
-    kept = []
-    for where, sample in log.samples:
-        if "id" not in sample or "epoch" not in sample:
-            missing_key = "id" if "id" not in sample else "epoch"
-            log.warnings.append(
-                f"{path} [{where}: {missing_key}]: missing field; sample not understood, skipped"
-            )
-            continue
-        kept.append((where, sample))
-        stored.add((str(sample["id"]), sample["epoch"]))
+        log = _load_json(path, policy)
+    if log.header_fault is not None:
+        raise log.header_fault
+    log.warnings += log.header_warnings
+    log.warnings += log.unkept
     skipped = [w for w in log.warnings if "not understood" in w]
-    log.samples = kept
     refused = {_sample_key(name) for name, _ in log.refused}
+    stored = log.stored
     missing = [(i, e) for i, e in log.summarized if (str(i), e) not in stored and (str(i), e) not in refused]
     if missing:
         log.warnings.append(
@@ -328,23 +366,32 @@ def _load(path: Path, options: ReadOptions) -> _Log:
             + ", ".join(f"{i} epoch {e}" for i, e in missing[:10])
             + (" ..." if len(missing) > 10 else "")
         )
-    if not log.samples and log.refused:
+    if not log.built and log.refused:
         raise TooLargeError(
             path,
             f"no sample read: {len(log.refused)} refused, the first: {log.refused[0][1].message}",
         )
-    if not log.samples and log.faults:  # samples there, none readable: the first one's fault
+    if not log.built and log.faults:  # samples there, none readable: the first one's fault
         raise log.faults[0]
-    if not log.samples and skipped:
+    if not log.built and skipped:
         raise ReaderError(path, f"no sample could be read ({skipped[0]})")
-    if not log.samples:
+    if not log.built:
         raise ReaderError(
             path,
             "the log holds no samples (run with log_samples=False, or none finished)"
             + (f"; {len(log.summarized)} summarized" if log.summarized else ""),
         )
-    log.samples.sort(key=lambda ws: _sample_order(ws[1]["id"], ws[1]["epoch"]))
-    return log
+    found = []
+    for _, result in sorted(log.built, key=lambda built: built[0]):
+        if isinstance(result, Exception):
+            raise result
+        warnings = [*log.warnings, *result.meta["warnings"]]  # the sample's own, put there by build()
+        if warnings:
+            result.meta["warnings"] = warnings
+        else:
+            del result.meta["warnings"]
+        found.append(result)
+    return found
 
 
 def _header_warnings(path: Path, header: dict[str, Any]) -> list[str]:
@@ -1364,6 +1411,8 @@ class _Sample:
             self.add(Event("system", text=text, data={"from": "sample.limit", **limit}))
 
     def build(self) -> Trajectory:
+        """The sample's trajectory; ``meta["warnings"]`` holds the sample's own warnings, the log's are put
+        before them once the whole log is loaded (:func:`_read`)."""
         self.messages()
         self.extras()
         sample, spec, header = self.sample, self.spec, self.log.header
@@ -1420,9 +1469,9 @@ class _Sample:
             if value:
                 meta[key] = value
         judgement = _judgement(sample.get("scores"), str(self.path), meta)
-        warnings = [*self.log.warnings, *self.warnings]
-        if warnings:
-            meta["warnings"] = warnings
+        meta["warnings"] = (
+            self.warnings
+        )  # the log's go before them, and the key goes if both are empty (_read)
         model = spec.get("model")
         store = sample.get("store")
         settings = store.get(SETTINGS_KEY) if isinstance(store, dict) else None
@@ -1582,6 +1631,4 @@ def summarize(path: Path, options: ReadOptions) -> list[Trajectory]:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per sample and epoch of an Inspect log; the log holds what the model saw (``none``)."""
     path = Path(path)
-    log = _load(path, options)
-    policy = get_policy(options.clip or DEFAULT_CLIP)
-    return [_Sample(log, where, sample, policy).build() for where, sample in log.samples]
+    return _read(path, options, get_policy(options.clip or DEFAULT_CLIP))
