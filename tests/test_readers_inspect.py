@@ -11,6 +11,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import zstandard
 from conftest import warnings_of, wild_folder
@@ -543,26 +544,24 @@ def test_references_in_what_is_not_read_are_counted_as_the_walk_counts_them() ->
     quoted inside another string (not references), both prefixes, and values orjson cannot write (an integer
     past 64 bits, a lone surrogate: walked instead)."""
     attachments = {"a1": "x", "t1": "y", 'q"1': "z"}
-    values: list[Any] = [
+    plain: list[Any] = [  # no escape in a reference: read from orjson's text
         "attachment://a1",
         "attachment://gone1",
-        {
-            "k": "tc://t1",
-            "attachment://key-only": 1,
-            "l": ["tc://gone2", 'attachment://q"1', "attachment://é\n"],
-        },
+        {"k": "tc://t1", "attachment://key-only": 1, "l": ["tc://gone2"]},
         'a text quoting "attachment://gone3" and "tc://gone4"',
         '"attachment://gone5',
-        "\\",
-        "attachment://gone6\\",
         {"input": [{"content": "attachment://gone1"}], "n": 1.5, "b": True, "none": None},
     ]
-    for extra in ([], [2**70], ["\udc80"]):
-        walked: set[str] = set()
-        inspect._resolve([*values, *extra], attachments, walked)
-        counted: set[str] = set()
-        inspect._count_unread([*values, *extra], attachments, counted)
-        assert counted == walked == {"gone1", "gone2", "é\n", "gone6\\"}
+    values = [*plain, 'attachment://q"1', "attachment://é\n", "\\", "attachment://gone6\\"]  # escapes: walked
+    assert inspect._reference_keys(orjson.dumps(plain)) == {"a1", "gone1", "t1", "gone2"}
+    assert inspect._reference_keys(orjson.dumps(values)) is None
+    for tried, expected in ((plain, {"gone1", "gone2"}), (values, {"gone1", "gone2", "é\n", "gone6\\"})):
+        for extra in ([], [2**70], ["\udc80"]):
+            walked: set[str] = set()
+            inspect._resolve([*tried, *extra], attachments, walked)
+            counted: set[str] = set()
+            inspect._count_unread([*tried, *extra], attachments, counted)
+            assert counted == walked == expected
 
 
 def test_only_the_parts_read_are_resolved_and_every_reference_is_counted(tmp_path: Path) -> None:

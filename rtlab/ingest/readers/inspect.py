@@ -64,6 +64,7 @@ providers before, so each entry's ``total_tokens`` decides.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -534,39 +535,43 @@ def _resolved_events(events: Any, attachments: dict[str, Any], missing: set[str]
 
 
 _REFERENCE_STARTS = tuple(b'"' + prefix.encode() for prefix in ATTACHMENT_PREFIXES)
-_JSON_STRING = re.compile(rb'"((?:[^"\\]|\\.)*)"')
 
 
 def _count_unread(values: list[Any], attachments: dict[str, Any], missing: set[str]) -> None:
     """Put in ``missing`` the key of every reference in ``values`` that names no attachment, as :func:`_resolve`
-    does, without resolving anything (nothing reads them). ``values`` is serialised by orjson, which escapes
-    nothing in the prefixes: a string beginning ``attachment://`` or ``tc://`` is that text after a quote that
-    no backslash escapes, and an object's key is followed by a colon. What orjson refuses (an integer past 64
-    bits, a lone surrogate, deep nesting) is walked by :func:`_resolve` instead."""
+    does, without resolving anything (nothing reads them): found in orjson's text of ``values``
+    (:func:`_reference_keys`), or, where orjson cannot write them (an integer past 64 bits, a lone surrogate,
+    deep nesting) or a key holds an escape, by :func:`_resolve` itself."""
     if not values:
         return
     try:
-        text = orjson.dumps(values)
+        keys = _reference_keys(orjson.dumps(values))
     except orjson.JSONEncodeError:
+        keys = None
+    if keys is None:
         _resolve(values, attachments, missing)
         return
-    for start, prefix in zip(_REFERENCE_STARTS, ATTACHMENT_PREFIXES, strict=True):
-        at = text.find(start)
-        while at >= 0:
-            begin = at + len(start)
-            end = text.find(b'"', begin)
-            raw = text[begin:end]
-            if b"\\" in raw:  # an escape in the key (or a quoted reference inside a string): read it as JSON
-                string = _JSON_STRING.match(text, at)
-                assert string is not None  # orjson's output: every quote that opens a string closes it
-                end = string.end() - 1
-                raw = string.group(1)[len(prefix) :]
-            # a string that is a value (no colon after it: not an object's key) and not inside another string
-            if text[at - 1] != 0x5C and text[end + 1 : end + 2] != b":":
-                key = orjson.loads(b'"' + raw + b'"') if b"\\" in raw else raw.decode()
-                if key not in attachments:
-                    missing.add(key)
-            at = text.find(start, end + 1)
+    missing.update(key for key in keys if key not in attachments)
+
+
+def _reference_keys(text: bytes) -> set[str] | None:
+    """The keys of the strings that begin ``attachment://`` or ``tc://`` in ``text``, orjson's compact JSON of
+    some values, except the keys of objects; ``None`` when a key holds an escape (a backslash). orjson escapes
+    nothing in the prefixes, and a quote inside a string only with a backslash: such a string is its prefix
+    after a quote no backslash escapes, and an object's key is followed by a colon."""
+    keys: set[bytes] = set()
+    for start in _REFERENCE_STARTS:
+        pieces = text.split(start)
+        for before, piece in itertools.pairwise(pieces):
+            if before[-1:] == b"\\":  # an escaped quote: the prefix is inside another string
+                continue
+            end = piece.find(b'"')
+            key = piece[:end]
+            if end < 0 or 0x5C in key:
+                return None
+            if piece[end + 1 : end + 2] != b":":
+                keys.add(key)
+    return {key.decode() for key in keys}
 
 
 def _resolved_sample(sample: dict[str, Any], warnings: list[str], where: str) -> dict[str, Any]:
