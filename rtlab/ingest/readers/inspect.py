@@ -561,6 +561,8 @@ def _reference_keys(text: bytes) -> set[str] | None:
     after a quote no backslash escapes, and an object's key is followed by a colon."""
     keys: set[bytes] = set()
     for start in _REFERENCE_STARTS:
+        if start not in text:  # (the oldest logs' prefix, mostly): nothing to split
+            continue
         pieces = text.split(start)
         for before, piece in itertools.pairwise(pieces):
             if before[-1:] == b"\\":  # an escaped quote: the prefix is inside another string
