@@ -565,18 +565,22 @@ def test_references_in_what_is_not_read_are_counted_as_the_walk_counts_them() ->
 
 
 def test_only_the_parts_read_are_resolved_and_every_reference_is_counted(tmp_path: Path) -> None:
+    output = {"choices": [{"message": {"id": "attachment://mid", "content": "attachment://gone-in-output"}}]}
     sample = _sample(
-        [{"role": "user", "content": "go"}, _assistant("", _call("p1", "bash", command="ls")), _result("p1", "bash", "ok")],
-        attachments={"out": "ok"},
+        [{"role": "user", "content": "go"}, _assistant("hi", _call("p1", "bash", command="ls"), mid="m1"), _result("p1", "bash", "ok")],
+        attachments={"out": "ok", "mid": "m1"},
         events=[
-            {**_tool_event("p1", "bash", "attachment://out", 1, 2), "call": "attachment://gone-in-call"},
-            {"event": "model", "input": ["attachment://gone-in-input", "attachment://out"], "output": {}},
+            {"event": "model", "input": ["attachment://gone-in-input", "attachment://out"], "output": output, "completed": _ts(1)},
+            {**_tool_event("p1", "bash", "attachment://out", 2, 3), "call": "attachment://gone-in-call"},
         ],
         message_pool=["attachment://gone-in-pool"],
     )  # fmt: skip
     t = _read_one(_json_log(tmp_path, [sample]))
     assert t.steps[0].output == "ok"
-    assert any("3 attachment reference(s) name no attachment" in w for w in warnings_of(t))
+    assert [e.timestamp for e in t.events if e.role == "assistant"] == [
+        _ts(1)
+    ]  # the model event's, by its id
+    assert any("4 attachment reference(s) name no attachment" in w for w in warnings_of(t))
 
 
 def test_version_1_records(tmp_path: Path) -> None:

@@ -454,9 +454,10 @@ EVENT_KEYS_READ = frozenset(
         "truncated", "function", "arguments", "result", "events",
     }
 )  # fmt: skip
-"""The keys of an event (at any depth of ``events``) that :class:`_Sample` reads; the others (a model event's
-``input``, ``call``, ``tools`` and ``config``, a state event's ``changes``, ...) are left out of the resolved
-sample, their references only counted. A key read from an event must be here."""
+"""The keys of an event (at any depth of ``events``) that :class:`_Sample` reads (of an ``output`` that is an
+object, only :data:`_OUTPUT_READ`); the others (a model event's ``input``, ``call``, ``tools`` and ``config``, a
+state event's ``changes``, ...) are left out of the resolved sample, their references only counted. A key read
+from an event must be here."""
 
 
 def _resolve(value: Any, attachments: dict[str, Any], missing: set[str]) -> Any:
@@ -523,6 +524,9 @@ def _resolved_events(events: Any, attachments: dict[str, Any], missing: set[str]
                 elif kind is dict or kind is list:
                     if key == "events":
                         value = _resolved_events(value, attachments, missing, unread)
+                    elif key == "output" and kind is dict:  # a model event's: its first message's id is read
+                        unread.append(value)
+                        value = _resolved_path(value, _OUTPUT_READ, attachments, missing)
                     else:
                         value = _resolve(value, attachments, missing)
                 kept[key] = value
@@ -532,6 +536,29 @@ def _resolved_events(events: Any, attachments: dict[str, Any], missing: set[str]
         else:
             unread.append(ev)
     return out
+
+
+_OUTPUT_READ = ("choices", 0, "message", "id")
+"""What is read of an event's ``output`` that is an object (a ``ModelOutput``): the id of its first choice's
+message (:meth:`_Sample._index_events`)."""
+
+
+def _resolved_path(
+    value: Any, path: tuple[str | int, ...], attachments: dict[str, Any], missing: set[str]
+) -> Any:
+    """``value`` as :func:`_resolve` gives it as far as ``path`` (keys of objects, indices of lists) reads into it:
+    each object or list on the way holds only the item the path goes on to (or nothing, where it has none),
+    the item at the end is resolved whole, and a reference on the way is resolved to its attachment, which is
+    not looked into (as :func:`_resolve` does)."""
+    kind = type(value)
+    if not path or (kind is not dict and kind is not list):
+        return _resolve(value, attachments, missing)
+    step, rest = path[0], path[1:]
+    if kind is dict:
+        return {step: _resolved_path(value[step], rest, attachments, missing)} if step in value else {}
+    if type(step) is int and 0 <= step < len(value):
+        return [*([None] * step), _resolved_path(value[step], rest, attachments, missing)]
+    return []
 
 
 _REFERENCE_STARTS = tuple(b'"' + prefix.encode() for prefix in ATTACHMENT_PREFIXES)
