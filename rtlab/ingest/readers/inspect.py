@@ -191,7 +191,7 @@ it raised."""
 @dataclass
 class _Log:
     """A log being read: its header, and each sample built into its trajectory as soon as it is loaded
-    (:meth:`take`), so that no more than one sample's records are held at a time."""
+    (:meth:`take`): from a ``.eval`` log, no more than one sample's records are held at a time."""
 
     path: Path
     container: str
@@ -564,6 +564,16 @@ def _resolved_path(
 _REFERENCE_STARTS = tuple(b'"' + prefix.encode() for prefix in ATTACHMENT_PREFIXES)
 
 
+def _may_refer(values: list[Any]) -> bool:
+    """Whether ``values`` may hold a reference: ``False`` when orjson's text of them holds neither prefix
+    (orjson escapes nothing in them), ``True`` when it does, or when orjson cannot write them."""
+    try:
+        text = orjson.dumps(values)
+    except orjson.JSONEncodeError:
+        return True
+    return any(start in text for start in _REFERENCE_STARTS)
+
+
 def _count_unread(values: list[Any], attachments: dict[str, Any], missing: set[str]) -> None:
     """Put in ``missing`` the key of every reference in ``values`` that names no attachment, as :func:`_resolve`
     does, without resolving anything (nothing reads them): found in orjson's text of ``values``
@@ -622,12 +632,15 @@ def _resolved_sample(sample: dict[str, Any], warnings: list[str], where: str) ->
     unread: list[Any] = []
     resolved: dict[str, Any] = {}
     for key, value in sample.items():
-        if key == "events":
-            resolved[key] = _resolved_events(value, attachments, missing, unread)
-        elif key in SAMPLE_KEYS_READ:
-            resolved[key] = _resolve(value, attachments, missing)
+        if key in SAMPLE_KEYS_READ:
+            resolved[key] = value
         else:
             unread.append(value)
+    events = resolved.pop("events", None)
+    if _may_refer(list(resolved.values())):  # (the messages hold none but data URIs: mostly nothing to do)
+        resolved = {key: _resolve(value, attachments, missing) for key, value in resolved.items()}
+    if "events" in sample:
+        resolved["events"] = _resolved_events(events, attachments, missing, unread)
     _count_unread(unread, attachments, missing)
     if missing:
         warnings.append(
