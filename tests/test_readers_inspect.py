@@ -11,6 +11,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 import zstandard
 from conftest import warnings_of, wild_folder
@@ -535,6 +536,51 @@ def test_attachment_references_are_resolved_everywhere(tmp_path: Path) -> None:
     assert (step.command, step.output) == ("cat /etc/hostname", "box\n")
     assert t.events[0].text == "what is this?\n[image]"
     assert any("1 attachment reference(s) name no attachment" in w for w in warnings_of(t))
+
+
+def test_references_in_what_is_not_read_are_counted_as_the_walk_counts_them() -> None:
+    """The references of the parts of a sample the reader does not read are only counted (from orjson's text of
+    them), and exactly as resolving them would: keys with escapes, keys of objects (never resolved), references
+    quoted inside another string (not references), both prefixes, and values orjson cannot write (an integer
+    past 64 bits, a lone surrogate: walked instead)."""
+    attachments = {"a1": "x", "t1": "y", 'q"1': "z"}
+    plain: list[Any] = [  # no escape in a reference: read from orjson's text
+        "attachment://a1",
+        "attachment://gone1",
+        {"k": "tc://t1", "attachment://key-only": 1, "l": ["tc://gone2"]},
+        'a text quoting "attachment://gone3" and "tc://gone4"',
+        '"attachment://gone5',
+        {"input": [{"content": "attachment://gone1"}], "n": 1.5, "b": True, "none": None},
+    ]
+    values = [*plain, 'attachment://q"1', "attachment://é\n", "\\", "attachment://gone6\\"]  # escapes: walked
+    assert inspect._reference_keys(orjson.dumps(plain)) == {"a1", "gone1", "t1", "gone2"}
+    assert inspect._reference_keys(orjson.dumps(values)) is None
+    for tried, expected in ((plain, {"gone1", "gone2"}), (values, {"gone1", "gone2", "é\n", "gone6\\"})):
+        for extra in ([], [2**70], ["\udc80"]):
+            walked: set[str] = set()
+            inspect._resolve([*tried, *extra], attachments, walked)
+            counted: set[str] = set()
+            inspect._count_unread([*tried, *extra], attachments, counted)
+            assert counted == walked == expected
+
+
+def test_only_the_parts_read_are_resolved_and_every_reference_is_counted(tmp_path: Path) -> None:
+    output = {"choices": [{"message": {"id": "attachment://mid", "content": "attachment://gone-in-output"}}]}
+    sample = _sample(
+        [{"role": "user", "content": "go"}, _assistant("hi", _call("p1", "bash", command="ls"), mid="m1"), _result("p1", "bash", "ok")],
+        attachments={"out": "ok", "mid": "m1"},
+        events=[
+            {"event": "model", "input": ["attachment://gone-in-input", "attachment://out"], "output": output, "completed": _ts(1)},
+            {**_tool_event("p1", "bash", "attachment://out", 2, 3), "call": "attachment://gone-in-call"},
+        ],
+        message_pool=["attachment://gone-in-pool"],
+    )  # fmt: skip
+    t = _read_one(_json_log(tmp_path, [sample]))
+    assert t.steps[0].output == "ok"
+    assert [e.timestamp for e in t.events if e.role == "assistant"] == [
+        _ts(1)
+    ]  # the model event's, by its id
+    assert any("4 attachment reference(s) name no attachment" in w for w in warnings_of(t))
 
 
 def test_version_1_records(tmp_path: Path) -> None:

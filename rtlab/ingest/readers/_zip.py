@@ -9,8 +9,8 @@ member whose data lies outside the archive or a size or CRC-32 that does not mat
 :class:`~rtlab.errors.ReaderError` naming the archive and the member. Nothing is extracted to disk: member
 names are only keys. A name that occurs twice resolves to its last entry, as :mod:`zipfile` and Inspect do.
 
-Limits (a zip bomb: a small archive whose members inflate to gigabytes). A member is decompressed in chunks,
-read from the file in chunks, to at most :attr:`Limits.member` bytes (:data:`MAX_MEMBER_BYTES`, 256 MiB), and
+Limits (a zip bomb: a small archive whose members inflate to gigabytes). A member is read from the file in
+chunks and decompressed to at most :attr:`Limits.member` bytes (:data:`MAX_MEMBER_BYTES`, 256 MiB), and
 the members read from one archive to at most :attr:`Limits.archive` bytes in all (:data:`MAX_ARCHIVE_BYTES`,
 1 GiB); a member whose directory entry declares more is refused before any of it is decompressed, and one
 whose data inflates past what its entry declares is refused as soon as it does (the declared size bounds the
@@ -26,7 +26,7 @@ import io
 import itertools
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -117,6 +117,8 @@ class ZipArchive:
         self.limits = limits or resolve_limits()
         self.decompressed = 0
         """Bytes decompressed from this archive so far (counted against :attr:`Limits.archive`)."""
+        self._zstd: Any = None
+        """The zstd decompressor of the archive's members, made when the first is read."""
         self._fh: BinaryIO = open(self.path, "rb")  # noqa: SIM115 (closed by close() / __exit__)
         try:
             self._size = self._fh.seek(0, io.SEEK_END)
@@ -319,15 +321,13 @@ class ZipArchive:
             yield chunk
 
     def _inflate(self, m: _Member, start: int) -> bytes:
-        """A deflated member, inflated chunk by chunk to at most one byte more than its entry declares."""
+        """A deflated member, read chunk by chunk and inflated to at most one byte more than its entry declares."""
         d = zlib.decompressobj(-15)
-        out = bytearray()
+        out = _Output(m, self._longer)
         try:
             for chunk in self._chunks(start, m.compressed_size):
                 while chunk and not d.eof:
-                    out += d.decompress(chunk, min(_CHUNK, m.size + 1 - len(out)))
-                    if len(out) > m.size:
-                        self._longer(m)
+                    out.add(d.decompress(chunk, out.room))
                     chunk = d.unconsumed_tail
                 if d.eof:
                     break
@@ -335,28 +335,25 @@ class ZipArchive:
             self._fail(f"member {m.name!r}: deflate data is damaged ({exc})")
         if not d.eof:
             self._fail(f"member {m.name!r}: deflate data ends early or is longer than the directory says")
-        return bytes(out)
+        return out.data()
 
     def _unzstd(self, m: _Member, start: int) -> bytes:
-        """A zstd member (one frame or several), decompressed chunk by chunk to at most one byte more than its
-        entry declares."""
+        """A zstd member (one frame or several), read chunk by chunk and decompressed to at most one byte more
+        than its entry declares."""
         import zstandard
 
-        out = bytearray()
+        out = _Output(m, self._longer)
         try:
-            reader = zstandard.ZstdDecompressor().stream_reader(
+            if self._zstd is None:  # one for the archive: its buffers are made once
+                self._zstd = zstandard.ZstdDecompressor()
+            reader = self._zstd.stream_reader(
                 io.BufferedReader(_Slice(self._chunks(start, m.compressed_size))), read_across_frames=True
             )
-            while True:
-                chunk = reader.read(min(_CHUNK, m.size + 1 - len(out)))
-                if not chunk:
-                    break
-                out += chunk
-                if len(out) > m.size:
-                    self._longer(m)
+            while chunk := reader.read(out.room):
+                out.add(chunk)
         except zstandard.ZstdError as exc:
             self._fail(f"member {m.name!r}: zstd data is damaged ({exc})")
-        return bytes(out)
+        return out.data()
 
     def _longer(self, m: _Member) -> None:
         """Stop a member whose data inflates past the size its entry declares (damaged, or a bomb's lie)."""
@@ -365,6 +362,31 @@ class ZipArchive:
             f"member {m.name!r} decompresses to more than the {m.size} bytes its directory entry declares "
             "(a zip bomb, or a damaged archive); stopped there",
         )
+
+
+class _Output:
+    """A member's decompressed bytes as they come, in as few pieces as the decompressor gives (each asked for
+    all that is left, not copied again when it is one piece), never more than one byte past the size its
+    entry declares (:meth:`ZipArchive._longer` as soon as they are)."""
+
+    def __init__(self, member: _Member, longer: Callable[[_Member], None]) -> None:
+        self._member, self._longer = member, longer
+        self._pieces: list[bytes] = []
+        self._size = 0
+
+    @property
+    def room(self) -> int:
+        """Bytes to ask the decompressor for: what the entry declares, and one more (which makes it too long)."""
+        return self._member.size + 1 - self._size
+
+    def add(self, piece: bytes) -> None:
+        self._pieces.append(piece)
+        self._size += len(piece)
+        if self._size > self._member.size:
+            self._longer(self._member)
+
+    def data(self) -> bytes:
+        return self._pieces[0] if len(self._pieces) == 1 else b"".join(self._pieces)
 
 
 class _Slice(io.RawIOBase):

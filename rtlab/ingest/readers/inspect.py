@@ -39,9 +39,12 @@ captures live with :func:`live_step`, this reader's own rule, so a replay of the
 
 Attachments: ``condense_sample`` (log/_condense.py) replaces data URIs in messages, and strings over 100
 characters in events, by ``attachment://<hash>`` (``tc://`` in the oldest logs) kept in
-``sample.attachments``; every such reference is resolved here before anything is read, as
-``resolve_sample_attachments`` does. The pools (``message_pool`` / ``events_data``, event/_pool.py) hold only
-``ModelEvent`` inputs and calls, which this reader does not need: ``sample.messages`` is never pooled.
+``sample.attachments``; every such reference in what this reader reads (:data:`SAMPLE_KEYS_READ`,
+:data:`EVENT_KEYS_READ`) is resolved before it is read, as ``resolve_sample_attachments`` does, and the references
+in the rest (a model event's ``input`` and ``call``, which repeat the conversation so far, the pools, ...) are
+only looked up, to say how many name no attachment. The pools (``message_pool`` / ``events_data``,
+event/_pool.py) hold only ``ModelEvent`` inputs and calls, which this reader does not need: ``sample.messages``
+is never pooled.
 
 Tools typed (tool/_tools/): ``bash`` (``cmd``, later ``command``) is a shell command line, ``python`` a
 script, ``bash_session`` ``type_submit`` a shell line (its echo, prompt and tail notice framed),
@@ -61,6 +64,7 @@ providers before, so each entry's ``total_tokens`` decides.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -69,6 +73,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from rtlab.errors import ReaderError, TooLargeError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
@@ -177,18 +183,60 @@ def sniff(path: Path) -> bool:
 # The log: header and samples, from either container
 
 
+_Built = tuple[tuple[tuple[int, str], str], Trajectory | Exception]
+"""A sample's place among the log's trajectories (:func:`_sample_order`) and its trajectory, or what building
+it raised."""
+
+
 @dataclass
 class _Log:
+    """A log being read: its header, and each sample built into its trajectory as soon as it is loaded
+    (:meth:`take`): from a ``.eval`` log, no more than one sample's records are held at a time."""
+
     path: Path
     container: str
     header: dict[str, Any]
-    samples: list[tuple[str, dict[str, Any]]]
+    policy: ClipPolicy
     summarized: list[tuple[Any, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     faults: list[ReaderError] = field(default_factory=list)
     """Why samples were skipped (the first is raised when none could be read)."""
     refused: list[tuple[str, TooLargeError]] = field(default_factory=list)
     """Sample members not read, each with why (past the decompression limits)."""
+    built: list[_Built] = field(default_factory=list)
+    """Each sample kept, in the order loaded (what building it raised is raised by :func:`_read` when no sample
+    before it in the log's order raised first)."""
+    stored: set[tuple[str, Any]] = field(default_factory=set)
+    """``(str(id), epoch)`` of each sample kept."""
+    unkept: list[str] = field(default_factory=list)
+    """What is said of each sample without an id or an epoch (not understood, skipped)."""
+
+    def __post_init__(self) -> None:
+        try:
+            self.header_warnings = _header_warnings(self.path, self.header)
+            self.header_fault: ReaderError | None = None
+        except ReaderError as exc:  # raised once the log is loaded, as every fault of loading comes first
+            self.header_warnings, self.header_fault = [], exc
+
+    def take(self, where: str, sample: dict[str, Any]) -> None:
+        """Keep one sample (with an id and an epoch) and build its trajectory, the log's warnings left to
+        :func:`_read`."""
+        if "id" not in sample or "epoch" not in sample:
+            missing_key = "id" if "id" not in sample else "epoch"
+            self.unkept.append(
+                f"{self.path} [{where}: {missing_key}]: missing field; sample not understood, skipped"
+            )
+            return
+        self.stored.add((str(sample["id"]), sample["epoch"]))
+        if self.header_fault is not None:  # nothing is built from a header that is not an Inspect log's
+            return
+        order = _sample_order(sample["id"], sample["epoch"])
+        result: Trajectory | Exception
+        try:
+            result = _Sample(self, where, sample, self.policy).build()
+        except Exception as exc:  # noqa: BLE001 (raised by _read if no sample before it in order raised first)
+            result = exc
+        self.built.append((order, result))
 
 
 def _parse_member(z: ZipArchive, name: str) -> Any:
@@ -203,11 +251,11 @@ def _parse_member(z: ZipArchive, name: str) -> Any:
         ) from None
 
 
-def _load_eval(path: Path, limits: Limits) -> _Log:
-    """The log's header and samples; a sample (or summary) member past the limit of one member is skipped with
-    the reason in the warnings (:mod:`rtlab.ingest.readers._zip`); the header past it, or the members past the
-    archive's limit in all, fail the log (a log too large to read whole within the limit is never read in
-    part)."""
+def _load_eval(path: Path, limits: Limits, policy: ClipPolicy) -> _Log:
+    """The log's header and samples, each sample built as it is loaded; a sample (or summary) member past the
+    limit of one member is skipped with the reason in the warnings (:mod:`rtlab.ingest.readers._zip`); the
+    header past it, or the members past the archive's limit in all, fail the log (a log too large to read whole
+    within the limit is never read in part)."""
     with ZipArchive(path, limits=limits) as z:
         names = z.names
         if HEADER in names:
@@ -221,7 +269,7 @@ def _load_eval(path: Path, limits: Limits) -> _Log:
         header = _parse_member(z, header_name)
         if not isinstance(header, dict):
             raise ReaderError(path, f"expected an object, got {type(header).__name__}", field=header_name)
-        log = _Log(path, "eval", header, [])
+        log = _Log(path, "eval", header, policy)
         if header_name == START:
             log.warnings.append(f"no {HEADER}: the eval was running or did not finish; read from {START}")
         for name in names:
@@ -241,7 +289,8 @@ def _load_eval(path: Path, limits: Limits) -> _Log:
                     log.faults.append(exc)
                     log.warnings.append(skipped_because(exc, path, None, "sample"))
                     continue
-                log.samples.append((name, sample))
+                log.take(name, sample)
+                del sample  # the next sample is parsed without this one held
         summary_names = [SUMMARIES] if SUMMARIES in names else _journal_summaries(names)
         for name in summary_names:
             try:
@@ -274,7 +323,7 @@ def _journal_summaries(names: list[str]) -> list[str]:
     return sorted((n for n in names if n.startswith(JOURNAL_SUMMARIES) and n.endswith(".json")), key=order)
 
 
-def _load_json(path: Path) -> _Log:
+def _load_json(path: Path, policy: ClipPolicy) -> _Log:
     loaded: list[str] = []
     data = load_json(path, loaded)
     if not isinstance(data, dict):
@@ -291,31 +340,26 @@ def _load_json(path: Path) -> _Log:
             continue
         found.append((f"samples[{i}]", sample))
     header = {k: v for k, v in data.items() if k != "samples"}
-    log = _Log(path, "json", header, found)
+    log = _Log(path, "json", header, policy)
     log.warnings.extend(loaded)
+    for where, sample in found:
+        log.take(where, sample)
     return log
 
 
-def _load(path: Path, options: ReadOptions) -> _Log:
+def _read(path: Path, options: ReadOptions, policy: ClipPolicy) -> list[Trajectory]:
+    """The log's trajectories, in Inspect's order of samples, each with the log's warnings before its own."""
     if head_bytes(path, 4).startswith(ZIP_MAGIC):
-        log = _load_eval(path, options.limits())
+        log = _load_eval(path, options.limits(), policy)
     else:
-        log = _load_json(path)
-    log.warnings += _header_warnings(path, log.header)
-    stored = set()
-    kept = []
-    for where, sample in log.samples:
-        if "id" not in sample or "epoch" not in sample:
-            missing_key = "id" if "id" not in sample else "epoch"
-            log.warnings.append(
-                f"{path} [{where}: {missing_key}]: missing field; sample not understood, skipped"
-            )
-            continue
-        kept.append((where, sample))
-        stored.add((str(sample["id"]), sample["epoch"]))
+        log = _load_json(path, policy)
+    if log.header_fault is not None:
+        raise log.header_fault
+    log.warnings += log.header_warnings
+    log.warnings += log.unkept
     skipped = [w for w in log.warnings if "not understood" in w]
-    log.samples = kept
     refused = {_sample_key(name) for name, _ in log.refused}
+    stored = log.stored
     missing = [(i, e) for i, e in log.summarized if (str(i), e) not in stored and (str(i), e) not in refused]
     if missing:
         log.warnings.append(
@@ -323,23 +367,32 @@ def _load(path: Path, options: ReadOptions) -> _Log:
             + ", ".join(f"{i} epoch {e}" for i, e in missing[:10])
             + (" ..." if len(missing) > 10 else "")
         )
-    if not log.samples and log.refused:
+    if not log.built and log.refused:
         raise TooLargeError(
             path,
             f"no sample read: {len(log.refused)} refused, the first: {log.refused[0][1].message}",
         )
-    if not log.samples and log.faults:  # samples there, none readable: the first one's fault
+    if not log.built and log.faults:  # samples there, none readable: the first one's fault
         raise log.faults[0]
-    if not log.samples and skipped:
+    if not log.built and skipped:
         raise ReaderError(path, f"no sample could be read ({skipped[0]})")
-    if not log.samples:
+    if not log.built:
         raise ReaderError(
             path,
             "the log holds no samples (run with log_samples=False, or none finished)"
             + (f"; {len(log.summarized)} summarized" if log.summarized else ""),
         )
-    log.samples.sort(key=lambda ws: _sample_order(ws[1]["id"], ws[1]["epoch"]))
-    return log
+    found = []
+    for _, result in sorted(log.built, key=lambda built: built[0]):
+        if isinstance(result, Exception):
+            raise result
+        warnings = [*log.warnings, *result.meta["warnings"]]  # the sample's own, put there by build()
+        if warnings:
+            result.meta["warnings"] = warnings
+        else:
+            del result.meta["warnings"]
+        found.append(result)
+    return found
 
 
 def _header_warnings(path: Path, header: dict[str, Any]) -> list[str]:
@@ -385,6 +438,28 @@ def _sort_id(sample_id: Any) -> str:
 # Attachments
 
 
+SAMPLE_KEYS_READ = frozenset(
+    {
+        "id", "epoch", "input", "target", "messages", "output", "scores", "metadata", "store", "events",
+        "model_usage", "total_time", "working_time", "turn_count", "uuid", "error", "error_retries", "limit",
+        "started_at", "completed_at",
+    }
+)  # fmt: skip
+"""The keys of a sample that :class:`_Sample` reads: their attachments are resolved (:func:`_resolved_sample`);
+the sample's other keys (the pools, ``choices``, ``sandbox``, ``files``, ``setup``, ...) are left out of the
+resolved sample, their references only counted. A key read from the sample must be here."""
+EVENT_KEYS_READ = frozenset(
+    {
+        "event", "action", "timestamp", "completed", "id", "message_id", "model", "output", "error", "file",
+        "truncated", "function", "arguments", "result", "events",
+    }
+)  # fmt: skip
+"""The keys of an event (at any depth of ``events``) that :class:`_Sample` reads (of an ``output`` that is an
+object, only :data:`_OUTPUT_READ`); the others (a model event's ``input``, ``call``, ``tools`` and ``config``, a
+state event's ``changes``, ...) are left out of the resolved sample, their references only counted. A key read
+from an event must be here."""
+
+
 def _resolve(value: Any, attachments: dict[str, Any], missing: set[str]) -> Any:
     """``value`` with every ``attachment://<hash>`` (or ``tc://<hash>``) string replaced by its attachment; a list
     or object in which nothing is replaced is given back as it is (not copied), one in which something is, as a
@@ -427,8 +502,121 @@ def _attachment(value: str, attachments: dict[str, Any], missing: set[str]) -> A
     return value
 
 
+def _resolved_events(events: Any, attachments: dict[str, Any], missing: set[str], unread: list[Any]) -> Any:
+    """``events`` (a sample's, or an event's nested ``events``) with each event's keys read resolved
+    (:data:`EVENT_KEYS_READ`) and its other keys left out, put in ``unread``; a list item that is no event (nor
+    a reference, which may name one) is left out too (the reader reads only objects)."""
+    if type(events) is not list:
+        return _resolve(events, attachments, missing)
+    out: list[Any] = []
+    for ev in events:
+        kind = type(ev)
+        if kind is dict:
+            kept: dict[str, Any] = {}
+            for key, value in ev.items():
+                if key not in EVENT_KEYS_READ:
+                    unread.append(value)
+                    continue
+                kind = type(value)  # most are short strings: _resolve inlined for them
+                if kind is str:
+                    if value.startswith(ATTACHMENT_PREFIXES):
+                        value = _attachment(value, attachments, missing)
+                elif kind is dict or kind is list:
+                    if key == "events":
+                        value = _resolved_events(value, attachments, missing, unread)
+                    elif key == "output" and kind is dict:  # a model event's: its first message's id is read
+                        unread.append(value)
+                        value = _resolved_path(value, _OUTPUT_READ, attachments, missing)
+                    else:
+                        value = _resolve(value, attachments, missing)
+                kept[key] = value
+            out.append(kept)
+        elif kind is str:
+            out.append(_resolve(ev, attachments, missing))
+        else:
+            unread.append(ev)
+    return out
+
+
+_OUTPUT_READ = ("choices", 0, "message", "id")
+"""What is read of an event's ``output`` that is an object (a ``ModelOutput``): the id of its first choice's
+message (:meth:`_Sample._index_events`)."""
+
+
+def _resolved_path(
+    value: Any, path: tuple[str | int, ...], attachments: dict[str, Any], missing: set[str]
+) -> Any:
+    """``value`` as :func:`_resolve` gives it as far as ``path`` (keys of objects, indices of lists) reads into it:
+    each object or list on the way holds only the item the path goes on to (or nothing, where it has none),
+    the item at the end is resolved whole, and a reference on the way is resolved to its attachment, which is
+    not looked into (as :func:`_resolve` does)."""
+    kind = type(value)
+    if not path or (kind is not dict and kind is not list):
+        return _resolve(value, attachments, missing)
+    step, rest = path[0], path[1:]
+    if kind is dict:
+        return {step: _resolved_path(value[step], rest, attachments, missing)} if step in value else {}
+    if type(step) is int and 0 <= step < len(value):
+        return [*([None] * step), _resolved_path(value[step], rest, attachments, missing)]
+    return []
+
+
+_REFERENCE_STARTS = tuple(b'"' + prefix.encode() for prefix in ATTACHMENT_PREFIXES)
+
+
+def _may_refer(values: list[Any]) -> bool:
+    """Whether ``values`` may hold a reference: ``False`` when orjson's text of them holds neither prefix
+    (orjson escapes nothing in them), ``True`` when it does, or when orjson cannot write them."""
+    try:
+        text = orjson.dumps(values)
+    except orjson.JSONEncodeError:
+        return True
+    return any(start in text for start in _REFERENCE_STARTS)
+
+
+def _count_unread(values: list[Any], attachments: dict[str, Any], missing: set[str]) -> None:
+    """Put in ``missing`` the key of every reference in ``values`` that names no attachment, as :func:`_resolve`
+    does, without resolving anything (nothing reads them): found in orjson's text of ``values``
+    (:func:`_reference_keys`), or, where orjson cannot write them (an integer past 64 bits, a lone surrogate,
+    deep nesting) or a key holds an escape, by :func:`_resolve` itself."""
+    if not values:
+        return
+    try:
+        keys = _reference_keys(orjson.dumps(values))
+    except orjson.JSONEncodeError:
+        keys = None
+    if keys is None:
+        _resolve(values, attachments, missing)
+        return
+    missing.update(key for key in keys if key not in attachments)
+
+
+def _reference_keys(text: bytes) -> set[str] | None:
+    """The keys of the strings that begin ``attachment://`` or ``tc://`` in ``text``, orjson's compact JSON of
+    some values, except the keys of objects; ``None`` when a key holds an escape (a backslash). orjson escapes
+    nothing in the prefixes, and a quote inside a string only with a backslash: such a string is its prefix
+    after a quote no backslash escapes, and an object's key is followed by a colon."""
+    keys: set[bytes] = set()
+    for start in _REFERENCE_STARTS:
+        if start not in text:  # (the oldest logs' prefix, mostly): nothing to split
+            continue
+        pieces = text.split(start)
+        for before, piece in itertools.pairwise(pieces):
+            if before[-1:] == b"\\":  # an escaped quote: the prefix is inside another string
+                continue
+            end = piece.find(b'"')
+            key = piece[:end]
+            if end < 0 or 0x5C in key:
+                return None
+            if piece[end + 1 : end + 2] != b":":
+                keys.add(key)
+    return {key.decode() for key in keys}
+
+
 def _resolved_sample(sample: dict[str, Any], warnings: list[str], where: str) -> dict[str, Any]:
-    """The sample with its attachments resolved; a version-1 ``transcript`` and ``score`` in today's places."""
+    """The sample's keys read (:data:`SAMPLE_KEYS_READ`, :data:`EVENT_KEYS_READ`) with their attachments resolved;
+    a version-1 ``transcript`` and ``score`` in today's places. The warning of references that name no
+    attachment counts them in the whole sample."""
     sample = dict(sample)
     if "transcript" in sample and "events" not in sample and isinstance(sample["transcript"], dict):
         transcript = sample.pop("transcript")
@@ -441,7 +629,19 @@ def _resolved_sample(sample: dict[str, Any], warnings: list[str], where: str) ->
         warnings.append(f"{where}: attachments is {type(attachments).__name__}, not an object; ignored")
         attachments = {}
     missing: set[str] = set()
-    resolved: dict[str, Any] = _resolve(sample, attachments, missing)
+    unread: list[Any] = []
+    resolved: dict[str, Any] = {}
+    for key, value in sample.items():
+        if key in SAMPLE_KEYS_READ:
+            resolved[key] = value
+        else:
+            unread.append(value)
+    events = resolved.pop("events", None)
+    if _may_refer(list(resolved.values())):  # (the messages hold none but data URIs: mostly nothing to do)
+        resolved = {key: _resolve(value, attachments, missing) for key, value in resolved.items()}
+    if "events" in sample:
+        resolved["events"] = _resolved_events(events, attachments, missing, unread)
+    _count_unread(unread, attachments, missing)
     if missing:
         warnings.append(
             f"{where}: {len(missing)} attachment reference(s) name no attachment; left as they are"
@@ -1258,6 +1458,8 @@ class _Sample:
             self.add(Event("system", text=text, data={"from": "sample.limit", **limit}))
 
     def build(self) -> Trajectory:
+        """The sample's trajectory; ``meta["warnings"]`` holds the sample's own warnings, the log's are put
+        before them once the whole log is loaded (:func:`_read`)."""
         self.messages()
         self.extras()
         sample, spec, header = self.sample, self.spec, self.log.header
@@ -1314,9 +1516,9 @@ class _Sample:
             if value:
                 meta[key] = value
         judgement = _judgement(sample.get("scores"), str(self.path), meta)
-        warnings = [*self.log.warnings, *self.warnings]
-        if warnings:
-            meta["warnings"] = warnings
+        meta["warnings"] = (
+            self.warnings
+        )  # the log's go before them, and the key goes if both are empty (_read)
         model = spec.get("model")
         store = sample.get("store")
         settings = store.get(SETTINGS_KEY) if isinstance(store, dict) else None
@@ -1476,6 +1678,4 @@ def summarize(path: Path, options: ReadOptions) -> list[Trajectory]:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per sample and epoch of an Inspect log; the log holds what the model saw (``none``)."""
     path = Path(path)
-    log = _load(path, options)
-    policy = get_policy(options.clip or DEFAULT_CLIP)
-    return [_Sample(log, where, sample, policy).build() for where, sample in log.samples]
+    return _read(path, options, get_policy(options.clip or DEFAULT_CLIP))
