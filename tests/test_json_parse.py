@@ -334,3 +334,42 @@ def test_json_lines_from_bytes_on_the_real_logs() -> None:
         pytest.skip("no JSON-lines files (../shared/real absent)")
     for path in files:
         assert _lines_outcome(path, by_text=False) == _lines_outcome(path, by_text=True), path
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    data=st.lists(
+        st.sampled_from(
+            [
+                b"",
+                b" ",
+                b"\n",
+                b"\t\r",
+                b"\xef\xbb\xbf",
+                b"\x1c",
+                b"\xe3\x80\x80",
+                b"\xc2\x85",
+                b"\xff",
+                b"\x00",
+                b"{}",
+                b"x",
+                b"\xc3\xa9",
+                b"\x0b\x0c",
+            ]
+        ),
+        max_size=6,
+    ).map(b"".join)
+)
+def test_blank_text_is_what_the_text_says(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    """``blank_text`` of a file's bytes is ``not t or t.isspace()`` of its text as ``read_text`` gives it (the
+    readers' "file is empty"): a BOM, Unicode whitespace, separators, bytes that are not UTF-8."""
+    from rtlab.io import blank_text, read_text
+
+    path = tmp_path_factory.mktemp("blank") / "f"
+    path.write_bytes(data)
+    try:
+        text = read_text(path, [])
+    except ReaderError:  # binary: never blank
+        assert not blank_text(data)
+        return
+    assert blank_text(data) == (not text or text.isspace())

@@ -10,6 +10,7 @@ from rtlab._lazy import attach
 
 if TYPE_CHECKING:
     from rtlab.io._files import atomic_open as atomic_open
+    from rtlab.io._files import blank_text as blank_text
     from rtlab.io._files import cached_by_file as cached_by_file
     from rtlab.io._files import decode_text as decode_text
     from rtlab.io._files import dump_json_lines as dump_json_lines
@@ -44,6 +45,7 @@ __getattr__, __dir__, __all__ = attach(
             "dump_json_lines",
             "cached_by_file",
             "read_text",
+            "blank_text",
             "decode_text",
             "head_bytes",
             "head_json_lines",

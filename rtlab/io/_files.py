@@ -433,6 +433,19 @@ def _json_lines_of(path: Path, warnings: list[str] | None, data: bytes | None) -
     return _text(path, warnings, raw).split("\n")
 
 
+def blank_text(data: bytes) -> bool:
+    """Whether a file of these bytes holds no text but whitespace: what ``not t or t.isspace()`` says of its
+    text ``t`` as :func:`read_text` gives it (a leading BOM dropped, bytes that are not UTF-8 as U+FFFD), told
+    from its first byte that is not ASCII whitespace where that is ASCII (decoding nothing)."""
+    rest = data.removeprefix(_BOM).lstrip()
+    if not rest:
+        return True
+    if rest[0] < 0x80 and not chr(rest[0]).isspace():
+        return False
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    return not text or text.isspace()
+
+
 def _is_utf8(data: bytes) -> bool:
     """Whether ``data`` is UTF-8 (ASCII told without decoding)."""
     if data.isascii():

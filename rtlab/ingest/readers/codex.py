@@ -37,7 +37,7 @@ from rtlab.ingest.readers._base import (
 from rtlab.ingest.readers._frames import output_frames
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import decode_text, head_json_lines, iter_json_lines, load_json, read_text
+from rtlab.io import blank_text, decode_text, head_json_lines, iter_json_lines, load_json
 from rtlab.io import field as get_field
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, Step, TokenUsage, Trajectory
 from rtlab.text import split_shell_words
@@ -439,10 +439,10 @@ def _files(folder: Path | None, root: Path, warnings: list[str]) -> list[Deliver
 
 
 def _events(stream: Path, warnings: list[str]) -> Iterator[tuple[int, Any]]:
-    text = read_text(stream, warnings)
-    if not text or text.isspace():
+    data = stream.read_bytes()
+    if blank_text(data):
         raise ReaderError(stream, "file is empty")
-    yield from iter_json_lines(stream, warnings, text=text)
+    yield from iter_json_lines(stream, warnings, data=data)
 
 
 def type_step(step: Step) -> None:
