@@ -373,3 +373,58 @@ def test_blank_text_is_what_the_text_says(tmp_path_factory: pytest.TempPathFacto
         assert not blank_text(data)
         return
     assert blank_text(data) == (not text or text.isspace())
+
+
+def _values_outcome(path: Path, *, by_text: bool, strict: bool = False) -> tuple[object, ...]:
+    """Every value with its line, the warnings and the error of ``iter_json_values``, from the file's bytes or,
+    as before, from its text (``text=``, as the reading without it made it)."""
+    from rtlab.io._files import _text
+
+    warnings: list[str] | None = None if strict else []
+    got: list[tuple[int, str]] = []
+    try:
+        text = _text(path, warnings) if by_text else None
+        for line, value in iter_json_values(path, warnings, text=text):
+            got.append((line, repr(value)))
+    except ReaderError as exc:
+        return (got, warnings, str(exc))
+    return (got, warnings, None)
+
+
+_VALUE_PIECES = [
+    *_PIECES,
+    '{\n  "pretty": [1,\n 2]\n}',  # a value over several lines
+    '  {"indented": 1}',
+    '\u3000{"after": "ideographic space"}',
+    '{"a": 1} {"b": 2}',  # two values on a line
+    "[1,\n2",  # cut off over two lines
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pieces=st.lists(st.sampled_from(_VALUE_PIECES), min_size=0, max_size=10),
+    bom=st.booleans(),
+    junk=st.sampled_from([b"", b"\xff", b"\xe2\x82"]),
+    at=st.integers(min_value=0, max_value=10),
+    strict=st.booleans(),
+)
+def test_json_values_from_bytes_read_as_from_text(
+    tmp_path_factory: pytest.TempPathFactory,
+    pieces: list[str],
+    bom: bool,
+    junk: bytes,
+    at: int,
+    strict: bool,
+) -> None:
+    """Values read from a UTF-8 file's bytes while each line is one, then from its text, give what the text
+    gave from the start: the same values, lines, warnings and errors, tolerant or strict."""
+    lines = [p.encode("utf-8") for p in pieces]
+    if junk:
+        lines.insert(min(at, len(lines)), b'{"j": "' + junk + b'"}')
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines)
+    path = tmp_path_factory.mktemp("values") / "log.jsonl"
+    path.write_bytes(data)
+    assert _values_outcome(path, by_text=False, strict=strict) == _values_outcome(
+        path, by_text=True, strict=strict
+    )

@@ -576,7 +576,11 @@ _VALUE_START = re.compile(r"\n[ \t]*[{\[]")
 
 
 def iter_json_values(
-    path: Path, warnings: list[str] | None = None, *, text: str | None = None
+    path: Path,
+    warnings: list[str] | None = None,
+    *,
+    text: str | None = None,
+    data: bytes | None = None,
 ) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_number, value)`` for each JSON value of a file holding values one after another: JSON
     lines, or documents that span several lines each (pretty-printed records), separated by whitespace.
@@ -587,15 +591,49 @@ def iter_json_values(
     cut off by the end of the file: "not complete"), a value whose fault is an invalid backslash escape is
     repaired and read, and bytes that are not UTF-8 become U+FFFD; a file with no value at all still raises.
     ``text``: the file's text as :func:`read_text` with the same ``warnings`` gave it (its decoding said there
-    already), for a reader that needs the text too and reads the file once.
+    already), for a reader that needs the text too and reads the file once; ``data``: the file's bytes, for a
+    reader that read them first.
+
+    A UTF-8 file is read from its bytes while each of its lines is one value (JSON lines: orjson reads a line
+    from its bytes, with no text of the whole file made), and from its text from the first line that is not
+    (a value over several lines, a fault, a line opening with whitespace that is not ASCII): the same values,
+    lines and warnings either way.
     """
-    if text is None:
-        text = _text(path, warnings)
-    decoder = json.JSONDecoder()
-    line, counted = 1, 0  # the line number of offset ``counted``
+    if text is not None:
+        yield from _json_values_of_text(path, warnings, text, 0, 1)
+        return
+    raw = path.read_bytes() if data is None else data
+    if not ((warnings is None or not _binary(raw)) and _is_utf8(raw)):
+        yield from _json_values_of_text(path, warnings, _text(path, warnings, raw), 0, 1)
+        return
+    body = raw.removeprefix(_BOM)
+    offset = 0  # of the line's first byte
     found = False
+    for lineno, line in enumerate(body.split(b"\n"), 1):
+        rest = line.lstrip()  # ASCII whitespace, which the text's whitespace holds
+        if rest:
+            first = rest[0]
+            value = _by_orjson(rest) if first < 0x80 and not 0x1C <= first <= 0x1F else _UNSURE
+            if value is _UNSURE:  # from here on, the text (the prefix before is whole UTF-8 lines)
+                text = body.decode("utf-8")
+                yield from _json_values_of_text(
+                    path, warnings, text, len(body[:offset].decode("utf-8")), lineno, found=found
+                )
+                return
+            found = True
+            yield lineno, value
+        offset += len(line) + 1
+
+
+def _json_values_of_text(
+    path: Path, warnings: list[str] | None, text: str, offset: int, line: int, *, found: bool = False
+) -> Iterator[tuple[int, Any]]:
+    """:func:`iter_json_values` over ``text`` from ``offset`` (the start of line ``line``); ``found``: a
+    value was read before ``offset``."""
+    decoder = json.JSONDecoder()
+    counted = offset  # ``line`` is the line number of offset ``counted``
     first_fault: ReaderError | None = None
-    match = _NOT_SPACE.search(text)
+    match = _NOT_SPACE.search(text, offset)
     while match is not None:
         start = match.start()
         line += text.count("\n", counted, start)
