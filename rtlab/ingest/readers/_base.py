@@ -46,6 +46,11 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     return {"_raw": raw}, f"arguments are {type(raw).__name__}, not an object"
 
 
+def unparsed(args: dict[str, Any]) -> bool:
+    """Whether ``args`` are arguments :func:`parse_arguments` kept raw (``{"_raw": text}``)."""
+    return len(args) == 1 and "_raw" in args
+
+
 # ---------------------------------------------------------------------------------------------------------
 # The one definition of Step.command for non-shell tools, and of a delivered file's facts
 
@@ -78,7 +83,7 @@ def file_tool_command(
     it): a shell tool's ``command`` as it is, ``read PATH [OFFSET [LIMIT]]`` for a read tool (``window``: its
     offset and limit), ``write PATH``, ``edit PATH``, else ``tool {json args}`` (``tool RAW`` for arguments that
     were not JSON)."""
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         return call_command(tool, args)
     if tool in shell and isinstance(args.get("command"), str):
         return str(args["command"])
@@ -124,14 +129,19 @@ def tab_action(tool: str) -> Action | None:
     return Action("tab", op=op) if op is not None else None
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)``, made once (``dumps`` makes an
+encoder a call); an encoder keeps no state between calls."""
+
+
 def compact_json(value: Any) -> str:
     """JSON on one line, non-ASCII kept, for commands and texts rebuilt from structured values."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _COMPACT.encode(value)
 
 
 def call_command(tool: str, args: dict[str, Any]) -> str:
     """``tool {compact json args}`` for a call with no shell or file equivalent; ``tool RAW`` for unparsed args."""
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         return f"{tool} {args['_raw']}"
     if not args:
         return tool

@@ -39,6 +39,7 @@ from rtlab.ingest.readers._base import (
     file_tool_command,
     parse_arguments,
     tab_action,
+    unparsed,
 )
 from rtlab.ingest.readers._frames import (
     ClaudeCodeTool,
@@ -81,9 +82,16 @@ def clip_policy(options: ReadOptions) -> ClipPolicy:
 
 
 def _optional(obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | None, where: str) -> Any:
-    if obj.get(key) is None:
-        return None
-    return get_field(obj, key, kind, path, line, where)
+    value = obj.get(key)
+    if value is None or isinstance(value, kind):
+        return value
+    return get_field(obj, key, kind, path, line, where)  # raises: the field's type is wrong
+
+
+def _checked(obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | None, where: str) -> Any:
+    """``get_field(obj, key, kind, ...)`` of an object: the value when it has the kind, else the field's error."""
+    value = obj.get(key)
+    return value if isinstance(value, kind) else get_field(obj, key, kind, path, line, where)
 
 
 def _int(value: Any) -> int | None:
@@ -133,8 +141,9 @@ class Usage:
         for key, value in usage.items():
             if "REDACTED" in key:
                 self.redacted = True
-            elif isinstance(value, int) and not isinstance(value, bool):
-                seen[key] = max(seen.get(key, 0), value)
+            elif type(value) is int:  # a count (JSON gives no other int than bool, which is not one)
+                old = seen.get(key, 0)
+                seen[key] = value if value > old else old
 
     def total(self, *, outputs: bool = True) -> TokenUsage | None:
         """The sum; ``outputs=False`` leaves output tokens out (stream-json logs only their first count).
@@ -257,7 +266,7 @@ class Timeline:
     ) -> None:
         """One assistant line: its text, thinking and tool calls; its response's model and usage."""
         path = self.path
-        content = get_field(message, "content", (list, str), path, line, where)
+        content = _checked(message, "content", (list, str), path, line, where)
         model = _optional(message, "model", str, path, line, where)
         response = _optional(message, "id", str, path, line, where) or f"line-{line}"
         synthetic = model == SYNTHETIC_MODEL
@@ -287,9 +296,9 @@ class Timeline:
             raise ReaderError(
                 path, f"content block is {type(block).__name__}, not an object", line=line, field=at
             )
-        kind = get_field(block, "type", str, path, line, at)
+        kind = _checked(block, "type", str, path, line, at)
         if kind == "text":
-            text = get_field(block, "text", str, path, line, at)
+            text = _checked(block, "text", str, path, line, at)
             data = {"model": model} if synthetic else {}
             self.event(
                 "error" if synthetic else "message",
@@ -302,7 +311,7 @@ class Timeline:
             if not synthetic and text.strip() and text.strip() != NO_CONTENT:
                 self.final_text = text
         elif kind == "thinking":
-            text = get_field(block, "thinking", str, path, line, at)
+            text = _checked(block, "thinking", str, path, line, at)
             self.event("reasoning", text, line=line, timestamp=timestamp, role="assistant")
         elif kind == "redacted_thinking":
             self.event(
@@ -317,8 +326,8 @@ class Timeline:
         self, block: dict[str, Any], *, line: int, timestamp: str | None, cwd: str | None, where: str
     ) -> Step:
         path = self.path
-        call_id = get_field(block, "id", str, path, line, where)
-        name = get_field(block, "name", str, path, line, where)
+        call_id = _checked(block, "id", str, path, line, where)
+        name = _checked(block, "name", str, path, line, where)
         args, args_error = parse_arguments(block.get("input"))
         step = Step(
             index=len(self.steps),
@@ -363,7 +372,7 @@ class Timeline:
         """One user line: tool results answer their calls; text becomes a user event (``kind`` overrides
         its kind: a compaction summary, Claude Code's meta text)."""
         path = self.path
-        content = get_field(message, "content", (list, str), path, line, where)
+        content = _checked(message, "content", (list, str), path, line, where)
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
@@ -385,11 +394,11 @@ class Timeline:
             raise ReaderError(
                 path, f"content block is {type(block).__name__}, not an object", line=line, field=at
             )
-        btype = get_field(block, "type", str, path, line, at)
+        btype = _checked(block, "type", str, path, line, at)
         if btype == "tool_result":
             self.answer(block, line=line, timestamp=timestamp, where=at, tool_use_result=tool_use_result)
         elif btype == "text":
-            text = get_field(block, "text", str, path, line, at)
+            text = _checked(block, "text", str, path, line, at)
             own = harness_user_text(text)
             ev_kind: EventKind = kind or ("system" if own else "message")
             self.event(ev_kind, text, line=line, timestamp=timestamp, role="user", data=data)
@@ -408,7 +417,7 @@ class Timeline:
         tool_use_result: Any = None,
     ) -> Step | None:
         path = self.path
-        call_id = get_field(block, "tool_use_id", str, path, line, where)
+        call_id = _checked(block, "tool_use_id", str, path, line, where)
         waiting = self._open.get(call_id)
         output = content_text(block.get("content"), path, line, f"{where}.content")
         if not waiting:
@@ -548,7 +557,7 @@ def type_step(step: Step) -> None:
     tools, ...) is ``other``. Frames: Claude Code's own words (:func:`claude_code_frames`)."""
     tool, args, shown = step.tool, step.args, step.shown or ""
     path = tool_path(args)
-    raw = set(args) == {"_raw"}
+    raw = unparsed(args)
     pattern = args.get("pattern") if isinstance(args.get("pattern"), str) else None
     if tool in SHELL_TOOLS and isinstance(args.get("command"), str):
         step.action = Action.shell(args["command"])

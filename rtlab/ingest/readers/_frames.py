@@ -119,6 +119,15 @@ TRUNCATION_NOTICES: tuple[Notice, ...] = (
         "core/tools/grep.ts: match lines over GREP_MAX_LINE_LENGTH (500 chars) cut",
     ),
 )
+_NOTICE_TEXTS = ("more lines", "truncated", "[Showing ", "[Line ", " limit reached")
+"""Every wording of :data:`TRUNCATION_NOTICES` holds one of these: text without them needs no regex scan."""
+
+
+def truncation_notices(text: str) -> list[Notice]:
+    """The :data:`TRUNCATION_NOTICES` found in ``text``, in their order."""
+    if not any(t in text for t in _NOTICE_TEXTS):
+        return []
+    return [n for n in TRUNCATION_NOTICES if n.pattern.search(text)]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -156,7 +165,7 @@ def _notice_start(shown: str, start: int, end: int) -> int:
     text = shown[max(line_start, start) : stop]
     if not text.startswith(("[", "... (")) or len(text) > 2000:
         return end
-    if any(n.pattern.search(text) for n in TRUNCATION_NOTICES):
+    if truncation_notices(text):
         return max(line_start, start)  # the blank line before it goes with trimming
     return end
 
@@ -367,6 +376,8 @@ _CC_FOUND_FILES = re.compile(r"Found \d+ files?(?: [^\n]*)?\n")
 _CC_COUNT_TRAILER = re.compile(r"\n\nFound \d+ total occurrences? across \d+ files?\.[^\n]*$")
 _CC_COUNT_VALUE = re.compile(r":\d+$", re.M)
 _CC_PAGINATION = re.compile(r"\n\n\[Showing results with pagination = [^\]\n]*\]$")
+_CC_PAGINATION_TEXT = "\n\n[Showing results with pagination = "
+"""What every pagination line holds: a result without it needs no regex scan."""
 _CC_GLOB_NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
 _CC_GLOB_CLIPPED = re.compile(r"\n?" + re.escape(_CC_GLOB_NOTICE) + "$")
 """Glob's truncation notice ending a result; searched only where :data:`_CC_GLOB_NOTICE` is found (a pattern
@@ -381,7 +392,7 @@ def claude_code_clipped(shown: str) -> bool:
         or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
         or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
         or (_CC_GLOB_NOTICE in shown and _CC_GLOB_CLIPPED.search(shown))
-        or _CC_PAGINATION.search(shown)
+        or (_CC_PAGINATION_TEXT in shown and _CC_PAGINATION.search(shown))
     )
 
 
@@ -448,7 +459,9 @@ def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tu
             found += [Frame(m.start(), m.end(), "frame") for m in _CC_COUNT_VALUE.finditer(shown, 0, stop)]
             if trailer:
                 found.append(Frame(trailer.start(), status, "frame"))
-        elif tool == "content" and (m := _CC_PAGINATION.search(shown, 0, status)):
+        elif tool == "content" and (
+            m := _CC_PAGINATION.search(shown, 0, status) if _CC_PAGINATION_TEXT in shown else None
+        ):
             found.append(Frame(m.start(), status, "frame"))
         elif tool == "glob" and (
             m := _CC_GLOB_CLIPPED.search(shown, 0, status) if _CC_GLOB_NOTICE in shown else None
@@ -619,6 +632,8 @@ def merged(frames: list[Frame] | tuple[Frame, ...]) -> tuple[Frame, ...]:
     none overlapping; spans of one kind that overlap joined; where a clip marker and a frame overlap,
     the marker keeps its span and the frame the rest (never text the frames covered left uncovered); empty spans
     dropped. The one rule for combining frames that several rules found."""
+    if len(frames) < 2:  # nothing to sort or join: the frame itself, unless it is empty
+        return tuple(f for f in frames if f.end > f.start)
     clips = _union(f for f in frames if f.kind == "clip")
     out = [Frame(s, e, "clip") for s, e in clips]
     k = 0

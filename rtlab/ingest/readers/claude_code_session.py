@@ -216,7 +216,7 @@ def sniff(path: Path) -> bool:
 # The record tree
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     line: int
     rec: dict[str, Any]
@@ -276,11 +276,14 @@ class _Tree:
         first record of each loop (in file order) is taken as a root, said in the warnings."""
         reached: set[str] = set()
         stack = [n for n in self.order if n.parent is None]
+        children = self.children
         while True:
-            while stack:
+            while stack:  # each node has one parent, so a walk down from roots meets none twice
                 node = stack.pop()
                 reached.add(node.uuid)
-                stack.extend(c for c in self.children.get(node.uuid, ()) if c.uuid not in reached)
+                stack.extend(children.get(node.uuid, ()))
+            if len(reached) == len(self.order):
+                return
             loose = next((n for n in self.order if n.uuid not in reached), None)
             if loose is None:
                 return
@@ -312,9 +315,10 @@ class _Tree:
         return self._parallel
 
     def leaves(self, nodes: list[_Node]) -> list[_Node]:
-        """Nodes of ``nodes`` with no child among them, in file order."""
-        members = {n.uuid for n in nodes}
-        return [n for n in nodes if not any(c.uuid in members for c in self.children.get(n.uuid, ()))]
+        """Nodes of ``nodes`` with no child among them, in file order (a node's children are exactly the nodes
+        whose ``parent`` names it: :attr:`children` is kept so)."""
+        parents = {n.parent for n in nodes}
+        return [n for n in nodes if n.uuid not in parents]
 
     def chain(self, leaf: _Node) -> list[_Node]:
         """Root-to-leaf records ending at ``leaf``."""
@@ -406,6 +410,7 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
         if mid is not None:
             anchors[mid] = n
     position: dict[str, int] | None = None
+    following: list[int | None] = []  # at each index of the path, the line of the next message from there on
     inserts: dict[str, list[_Node]] = {}
     recovered = 0
     for mid, anchor in anchors.items():
@@ -419,8 +424,8 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
             continue
         if position is None:
             position = {n.uuid: i for i, n in enumerate(path)}
-        after = position[anchor.uuid] + 1
-        limit = next((n.line for n in path[after:] if n.rec.get("type") in ("user", "assistant")), None)
+            following = _message_lines_from(path)
+        limit = following[position[anchor.uuid] + 1]
         extra: list[_Node] = []
         for r in found:
             if r.rec.get("type") != "user":
@@ -446,6 +451,18 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
         out.append(n)
         out.extend(inserts.get(n.uuid, ()))
     return out, recovered
+
+
+def _message_lines_from(path: list[_Node]) -> list[int | None]:
+    """For each index of ``path`` (and its end), the line of the first ``user`` or ``assistant`` record at that
+    index or after it, ``None`` when there is none."""
+    out: list[int | None] = [None] * (len(path) + 1)
+    line: int | None = None
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].rec.get("type") in ("user", "assistant"):
+            line = path[i].line
+        out[i] = line
+    return out
 
 
 def _count_calls(nodes: list[_Node]) -> int:
@@ -663,14 +680,20 @@ class _Session:
         cwd = branch = None
         for node in nodes:
             rec = node.rec
-            ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
-            if ts:
+            ts = rec.get("timestamp")
+            if not isinstance(ts, str):
+                ts = None
+            elif ts:
                 stamps.append(ts)
-            if isinstance(rec.get("version"), str):
-                versions[rec["version"]] += 1
-            here = rec.get("cwd") if isinstance(rec.get("cwd"), str) else None
+            version = rec.get("version")
+            if isinstance(version, str):
+                versions[version] += 1
+            here = rec.get("cwd")
+            if not isinstance(here, str):
+                here = None
             cwd = cwd or here
-            branch = branch or (rec.get("gitBranch") if isinstance(rec.get("gitBranch"), str) else None)
+            if not branch:
+                branch = rec.get("gitBranch") if isinstance(rec.get("gitBranch"), str) else None
             with record(self.warnings, path, node.line):
                 _feed(tl, node, ts, here)
         tl.close()

@@ -43,10 +43,10 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import (
-    TRUNCATION_NOTICES,
     NoticeKind,
     output_frames,
     read_tool_reply,
+    truncation_notices,
     whole,
 )
 from rtlab.ingest.readers._registry import FileShape
@@ -96,7 +96,7 @@ def notice_kind(
     kinds: set[str] = set()
     if text:
         tail = text[-_NOTICE_TAIL:]
-        kinds.update(_resolve(n.kind, args) for n in TRUNCATION_NOTICES if n.pattern.search(tail))
+        kinds.update(_resolve(n.kind, args) for n in truncation_notices(tail))
     if isinstance(details, dict):
         truncation = details.get("truncation")
         if (isinstance(truncation, dict) and truncation.get("truncated") is True) or details.get(
