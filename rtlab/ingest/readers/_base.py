@@ -20,6 +20,10 @@ from rtlab.records import Action, DeliverableFile, Event, Step, Trajectory
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""The escape of a UTF-16 surrogate: text that is ASCII and holds none gives no lone surrogate when parsed."""
+
+
 def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
     """Tool-call arguments as a dict, whether logged as an object or a JSON string; invalid JSON is kept raw.
 
@@ -38,7 +42,7 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
             return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
         except RecursionError:
             return {"_raw": raw}, "arguments are nested too deeply to parse"
-        if "\\u" in raw:
+        if "\\u" in raw and (not raw.isascii() or _SURROGATE_ESCAPE.search(raw)):
             value = without_surrogates(value)[0]  # a lone "\udc80" no output file can hold
         if isinstance(value, dict):
             return value, None

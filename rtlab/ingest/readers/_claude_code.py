@@ -88,8 +88,11 @@ def _optional(obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | 
     return get_field(obj, key, kind, path, line, where)  # raises: the field's type is wrong
 
 
-def _checked(obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | None, where: str) -> Any:
-    """``get_field(obj, key, kind, ...)`` of an object: the value when it has the kind, else the field's error."""
+def checked_field(
+    obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | None, where: str = ""
+) -> Any:
+    """``rtlab.io.field(obj, key, kind, ...)`` of an object (a dict) at the cost of one lookup when the field is
+    there with its kind; else that function's error."""
     value = obj.get(key)
     return value if isinstance(value, kind) else get_field(obj, key, kind, path, line, where)
 
@@ -148,10 +151,11 @@ class Usage:
     def total(self, *, outputs: bool = True) -> TokenUsage | None:
         """The sum; ``outputs=False`` leaves output tokens out (stream-json logs only their first count).
         ``None`` when no response logged a count it keeps."""
-        summed: Counter[str] = Counter()
+        summed: dict[str, int] = {}
         for counts in self.responses.values():
-            summed.update(counts)
-        usage = token_usage(dict(summed), redacted=self.redacted, outputs=outputs)
+            for key, value in counts.items():
+                summed[key] = summed.get(key, 0) + value
+        usage = token_usage(summed, redacted=self.redacted, outputs=outputs)
         return None if usage == TokenUsage() else usage
 
 
@@ -266,7 +270,7 @@ class Timeline:
     ) -> None:
         """One assistant line: its text, thinking and tool calls; its response's model and usage."""
         path = self.path
-        content = _checked(message, "content", (list, str), path, line, where)
+        content = checked_field(message, "content", (list, str), path, line, where)
         model = _optional(message, "model", str, path, line, where)
         response = _optional(message, "id", str, path, line, where) or f"line-{line}"
         synthetic = model == SYNTHETIC_MODEL
@@ -296,9 +300,9 @@ class Timeline:
             raise ReaderError(
                 path, f"content block is {type(block).__name__}, not an object", line=line, field=at
             )
-        kind = _checked(block, "type", str, path, line, at)
+        kind = checked_field(block, "type", str, path, line, at)
         if kind == "text":
-            text = _checked(block, "text", str, path, line, at)
+            text = checked_field(block, "text", str, path, line, at)
             data = {"model": model} if synthetic else {}
             self.event(
                 "error" if synthetic else "message",
@@ -311,7 +315,7 @@ class Timeline:
             if not synthetic and text.strip() and text.strip() != NO_CONTENT:
                 self.final_text = text
         elif kind == "thinking":
-            text = _checked(block, "thinking", str, path, line, at)
+            text = checked_field(block, "thinking", str, path, line, at)
             self.event("reasoning", text, line=line, timestamp=timestamp, role="assistant")
         elif kind == "redacted_thinking":
             self.event(
@@ -326,8 +330,8 @@ class Timeline:
         self, block: dict[str, Any], *, line: int, timestamp: str | None, cwd: str | None, where: str
     ) -> Step:
         path = self.path
-        call_id = _checked(block, "id", str, path, line, where)
-        name = _checked(block, "name", str, path, line, where)
+        call_id = checked_field(block, "id", str, path, line, where)
+        name = checked_field(block, "name", str, path, line, where)
         args, args_error = parse_arguments(block.get("input"))
         step = Step(
             index=len(self.steps),
@@ -372,7 +376,7 @@ class Timeline:
         """One user line: tool results answer their calls; text becomes a user event (``kind`` overrides
         its kind: a compaction summary, Claude Code's meta text)."""
         path = self.path
-        content = _checked(message, "content", (list, str), path, line, where)
+        content = checked_field(message, "content", (list, str), path, line, where)
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
@@ -394,11 +398,11 @@ class Timeline:
             raise ReaderError(
                 path, f"content block is {type(block).__name__}, not an object", line=line, field=at
             )
-        btype = _checked(block, "type", str, path, line, at)
+        btype = checked_field(block, "type", str, path, line, at)
         if btype == "tool_result":
             self.answer(block, line=line, timestamp=timestamp, where=at, tool_use_result=tool_use_result)
         elif btype == "text":
-            text = _checked(block, "text", str, path, line, at)
+            text = checked_field(block, "text", str, path, line, at)
             own = harness_user_text(text)
             ev_kind: EventKind = kind or ("system" if own else "message")
             self.event(ev_kind, text, line=line, timestamp=timestamp, role="user", data=data)
@@ -417,7 +421,7 @@ class Timeline:
         tool_use_result: Any = None,
     ) -> Step | None:
         path = self.path
-        call_id = _checked(block, "tool_use_id", str, path, line, where)
+        call_id = checked_field(block, "tool_use_id", str, path, line, where)
         waiting = self._open.get(call_id)
         output = content_text(block.get("content"), path, line, f"{where}.content")
         if not waiting:

@@ -366,6 +366,10 @@ _CC_WHOLE = re.compile(
 )
 """Results that are Claude Code's words through and through: empty searches, 2.1's empty-output marker, the
 Read stub for an unchanged file, a refused call, an interruption, a rejected call."""
+_CC_WHOLE_FIRST = frozenset("N(F<[T")
+"""The first characters of :data:`_CC_WHOLE`'s wordings: a result opening otherwise is not one of them."""
+_LEADING_SPACE = re.compile(r"\s*")
+r"""White space as ``str.strip`` takes it off (``\s`` of a text pattern is ``str.isspace``)."""
 
 ClaudeCodeTool = Literal["shell", "read", "files", "content", "count", "glob", "other"]
 """Which Claude Code tool's result :func:`claude_code_frames` frames: ``Bash`` (``shell``), ``Read``, ``Grep``
@@ -419,9 +423,9 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
     """Claude Code's own words in ``shown[start:end]``: a result that is nothing but its words, else the
     ``Exit code N`` header (``shell``), the persisted-output wrapper, reminders, the clip marker (when
     ``clipped``) and BashTool's trailing lines (``shell``)."""
-    text = shown[start:end]
-    core = text.strip()
-    if core and _CC_WHOLE.fullmatch(core):
+    lead = _LEADING_SPACE.match(shown, start, end)  # the result stripped is copied only if it may match
+    first = lead.end() if lead else start
+    if first < end and shown[first] in _CC_WHOLE_FIRST and _CC_WHOLE.fullmatch(shown[start:end].strip()):
         return [Frame(start, end, "frame")]
     found: list[Frame] = []
     pos = start

@@ -46,12 +46,13 @@ from rtlab.ingest.readers._claude_code import (
     HARNESS,
     SUBAGENT_TOOLS,
     Timeline,
+    checked_field,
     clip_policy,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
+from rtlab.io import head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
@@ -559,7 +560,7 @@ class _Session:
             with record(self.warnings, path, line):
                 if not isinstance(rec, dict):
                     raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)
-                kind = field(rec, "type", str, path, line)
+                kind = checked_field(rec, "type", str, path, line)
                 self.counts[kind] += 1
                 if kind in CHAIN_TYPES:
                     chain.append((line, rec))
@@ -742,7 +743,7 @@ def _feed(tl: Timeline, node: _Node, timestamp: str | None, cwd: str | None) -> 
     rec, line, path = node.rec, node.line, tl.path
     kind = rec["type"]
     if kind == "assistant":
-        tl.assistant(field(rec, "message", dict, path, line), line=line, timestamp=timestamp, cwd=cwd)
+        tl.assistant(checked_field(rec, "message", dict, path, line), line=line, timestamp=timestamp, cwd=cwd)
     elif kind == "user":
         flags = {k: True for k in ("isMeta", "isCompactSummary") if rec.get(k) is True}
         ev_kind: EventKind | None = None
@@ -751,7 +752,7 @@ def _feed(tl: Timeline, node: _Node, timestamp: str | None, cwd: str | None) -> 
         elif flags.get("isMeta"):
             ev_kind = "system"
         tl.user(
-            field(rec, "message", dict, path, line),
+            checked_field(rec, "message", dict, path, line),
             line=line,
             timestamp=timestamp,
             tool_use_result=rec.get("toolUseResult"),
