@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rtlab.ingest.readers._registry import ReadOptions  # noqa: E402  (re-exported)
-from rtlab.io import parse_json, without_surrogates
+from rtlab.io import field, parse_json, without_surrogates
 from rtlab.records import Action, DeliverableFile, Event, Step, Trajectory
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
@@ -48,6 +48,16 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
             return value, None
         return {"_raw": raw}, f"arguments are JSON {type(value).__name__}, not an object"
     return {"_raw": raw}, f"arguments are {type(raw).__name__}, not an object"
+
+
+def checked_field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: str = "") -> Any:
+    """:func:`rtlab.io.field` (``obj[key]`` checked for type, else its error naming the field), at the cost of one
+    lookup where ``obj`` is an object holding the field with its kind: for the fields read from every record."""
+    if isinstance(obj, dict):
+        value = obj.get(key)
+        if isinstance(value, kind):
+            return value
+    return field(obj, key, kind, path, line, where)
 
 
 def unparsed(args: dict[str, Any]) -> bool:

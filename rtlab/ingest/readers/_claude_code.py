@@ -35,6 +35,7 @@ from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import (
     ReadOptions,
+    checked_field,
     deliverable_file,
     file_tool_command,
     parse_arguments,
@@ -86,15 +87,6 @@ def _optional(obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | 
     if value is None or isinstance(value, kind):
         return value
     return get_field(obj, key, kind, path, line, where)  # raises: the field's type is wrong
-
-
-def checked_field(
-    obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | None, where: str = ""
-) -> Any:
-    """``rtlab.io.field(obj, key, kind, ...)`` of an object (a dict) at the cost of one lookup when the field is
-    there with its kind; else that function's error."""
-    value = obj.get(key)
-    return value if isinstance(value, kind) else get_field(obj, key, kind, path, line, where)
 
 
 def _int(value: Any) -> int | None:
@@ -538,12 +530,24 @@ def _grep_mode(step: Step) -> ClaudeCodeTool:
     return "files"  # GrepTool's default output_mode: files_with_matches
 
 
+def _first_lines(text: str, n: int) -> list[str]:
+    """``text.splitlines()[:n]``, split from a head of ``text`` long enough to hold more than ``n`` lines (a
+    line is cut from the head only when a line after it starts there too, so the first ``n`` are whole)."""
+    size = 16384
+    while size < len(text):
+        lines = text[:size].splitlines()
+        if len(lines) > n:
+            return lines[:n]
+        size *= 4
+    return text.splitlines()[:n]
+
+
 def _numbered_matches(shown: str, sample: int = 200) -> bool:
     """Whether a content-mode Grep result's lines carry line numbers: numbered match lines (``path:N:``) are
     there and outnumber plain ones (``path:text``; a path's own ``-123-`` makes context lines ambiguous, so
     they are not counted)."""
     numbered = plain = 0
-    for ln in shown.splitlines()[:sample]:
+    for ln in _first_lines(shown, sample):
         if _GREP_NUMBERED.match(ln):
             numbered += 1
         elif _GREP_PLAIN.match(ln) and not _GREP_CONTEXT.match(ln):

@@ -41,12 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import ReadOptions, typed
+from rtlab.ingest.readers._base import ReadOptions, checked_field, typed
 from rtlab.ingest.readers._claude_code import (
     HARNESS,
     SUBAGENT_TOOLS,
     Timeline,
-    checked_field,
     clip_policy,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step

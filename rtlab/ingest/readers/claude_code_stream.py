@@ -27,12 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import ReadOptions, typed
+from rtlab.ingest.readers._base import ReadOptions, checked_field, typed
 from rtlab.ingest.readers._claude_code import (
     HARNESS,
     SUBAGENT_TOOLS,
     Timeline,
-    checked_field,
     clip_policy,
     token_usage,
 )
