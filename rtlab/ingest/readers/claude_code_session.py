@@ -225,6 +225,10 @@ class _Node:
     sidechain: bool
 
 
+_Parallel = tuple[dict[str, list[_Node]], dict[str, list[_Node]], dict[str, str]]
+"""What :meth:`_Tree.parallel` gives: siblings by response id, results by parent uuid, response id by uuid."""
+
+
 class _Tree:
     """The chain records of one file, linked by ``parentUuid``."""
 
@@ -233,7 +237,7 @@ class _Tree:
         self.warnings = warnings
         self.nodes: dict[str, _Node] = {}
         self.order: list[_Node] = []
-        self._parallel: tuple[dict[str, list[_Node]], dict[str, list[_Node]]] | None = None
+        self._parallel: _Parallel | None = None
         before: str | None = None  # the chain record before this one in the file
         for line, rec in records:
             uuid = rec.get("uuid")
@@ -297,21 +301,23 @@ class _Tree:
             loose.parent = None
             stack = [loose]
 
-    def parallel(self) -> tuple[dict[str, list[_Node]], dict[str, list[_Node]]]:
-        """Assistant records by response (``message.id``), and records holding tool results by their parent:
-        what :func:`_recover_orphans` looks up (built once per file)."""
+    def parallel(self) -> _Parallel:
+        """Assistant records by response (``message.id``), records holding tool results by their parent, and each
+        assistant record's response (by uuid): what :func:`_recover_orphans` looks up (built once per file)."""
         if self._parallel is None:
             siblings: dict[str, list[_Node]] = {}
             results: dict[str, list[_Node]] = {}
+            responses: dict[str, str] = {}
             for n in self.order:
                 kind = n.rec.get("type")
                 if kind == "assistant":
                     mid = _message_id(n)
                     if mid is not None:
                         siblings.setdefault(mid, []).append(n)
+                        responses[n.uuid] = mid
                 elif kind == "user" and n.parent is not None and _has_tool_result(n):
                     results.setdefault(n.parent, []).append(n)
-            self._parallel = (siblings, results)
+            self._parallel = (siblings, results, responses)
         return self._parallel
 
     def leaves(self, nodes: list[_Node]) -> list[_Node]:
@@ -402,11 +408,11 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
     if not path:
         return path, 0
     side = path[0].sidechain
-    siblings, results = tree.parallel()
+    siblings, results, responses = tree.parallel()
     on_path = {n.uuid for n in path}
     anchors: dict[str, _Node] = {}
     for n in path:
-        mid = _message_id(n)
+        mid = responses.get(n.uuid)
         if mid is not None:
             anchors[mid] = n
     position: dict[str, int] | None = None
