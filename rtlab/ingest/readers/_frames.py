@@ -350,6 +350,8 @@ _CC_TRAILERS = re.compile(
     re.M,
 )
 """BashTool's own lines after the output: the abort notice, the cwd reset, background-task notices."""
+_CC_TRAILER_TEXTS = ("Command ", "Shell cwd")
+"""Every line :data:`_CC_TRAILERS` finds holds one of these: text without them needs no regex scan."""
 _CC_PERSISTED_HEAD = re.compile(
     r"<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: [^\n]*\n\nPreview \(first [^)\n]*\):\n"
 )
@@ -442,7 +444,7 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
     found += [Frame(s, e, "frame") for s, e in _reminders(shown, pos, end)]
     if clipped and shown.find("lines truncated] ...", pos, end) >= 0:
         found += [Frame(m.start(), m.end(), "clip") for m in _CC_LINES_CLIPPED.finditer(shown, pos, end)]
-    if shell and any(shown.find(w, pos, end) >= 0 for w in ("<error>Command", "Shell cwd", "Command ")):
+    if shell and any(shown.find(w, pos, end) >= 0 for w in _CC_TRAILER_TEXTS):
         found += [Frame(m.start(), m.end(), "frame") for m in _CC_TRAILERS.finditer(shown, pos, end)]
     return found
 
