@@ -14,10 +14,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rtlab.ingest.readers._registry import ReadOptions  # noqa: E402  (re-exported)
-from rtlab.io import parse_json, without_surrogates
+from rtlab.io import field, parse_json, without_surrogates
 from rtlab.records import Action, DeliverableFile, Event, Step, Trajectory
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""The escape of a UTF-16 surrogate: text that is ASCII and holds none gives no lone surrogate when parsed."""
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
@@ -38,12 +42,27 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
             return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
         except RecursionError:
             return {"_raw": raw}, "arguments are nested too deeply to parse"
-        if "\\u" in raw:
+        if "\\u" in raw and (not raw.isascii() or _SURROGATE_ESCAPE.search(raw)):
             value = without_surrogates(value)[0]  # a lone "\udc80" no output file can hold
         if isinstance(value, dict):
             return value, None
         return {"_raw": raw}, f"arguments are JSON {type(value).__name__}, not an object"
     return {"_raw": raw}, f"arguments are {type(raw).__name__}, not an object"
+
+
+def checked_field(obj: Any, key: str, kind: Any, path: Path, line: int | None, where: str = "") -> Any:
+    """:func:`rtlab.io.field` (``obj[key]`` checked for type, else its error naming the field), at the cost of one
+    lookup where ``obj`` is an object holding the field with its kind: for the fields read from every record."""
+    if isinstance(obj, dict):
+        value = obj.get(key)
+        if isinstance(value, kind):
+            return value
+    return field(obj, key, kind, path, line, where)
+
+
+def unparsed(args: dict[str, Any]) -> bool:
+    """Whether ``args`` are arguments :func:`parse_arguments` kept raw (``{"_raw": text}``)."""
+    return len(args) == 1 and "_raw" in args
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -78,7 +97,7 @@ def file_tool_command(
     it): a shell tool's ``command`` as it is, ``read PATH [OFFSET [LIMIT]]`` for a read tool (``window``: its
     offset and limit), ``write PATH``, ``edit PATH``, else ``tool {json args}`` (``tool RAW`` for arguments that
     were not JSON)."""
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         return call_command(tool, args)
     if tool in shell and isinstance(args.get("command"), str):
         return str(args["command"])
@@ -124,14 +143,19 @@ def tab_action(tool: str) -> Action | None:
     return Action("tab", op=op) if op is not None else None
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""``json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)``, made once (``dumps`` makes an
+encoder a call); an encoder keeps no state between calls."""
+
+
 def compact_json(value: Any) -> str:
     """JSON on one line, non-ASCII kept, for commands and texts rebuilt from structured values."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _COMPACT.encode(value)
 
 
 def call_command(tool: str, args: dict[str, Any]) -> str:
     """``tool {compact json args}`` for a call with no shell or file equivalent; ``tool RAW`` for unparsed args."""
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         return f"{tool} {args['_raw']}"
     if not args:
         return tool

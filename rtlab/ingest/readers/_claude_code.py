@@ -35,10 +35,12 @@ from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import (
     ReadOptions,
+    checked_field,
     deliverable_file,
     file_tool_command,
     parse_arguments,
     tab_action,
+    unparsed,
 )
 from rtlab.ingest.readers._frames import (
     ClaudeCodeTool,
@@ -81,9 +83,10 @@ def clip_policy(options: ReadOptions) -> ClipPolicy:
 
 
 def _optional(obj: dict[str, Any], key: str, kind: Any, path: Path, line: int | None, where: str) -> Any:
-    if obj.get(key) is None:
-        return None
-    return get_field(obj, key, kind, path, line, where)
+    value = obj.get(key)
+    if value is None or isinstance(value, kind):
+        return value
+    return get_field(obj, key, kind, path, line, where)  # raises: the field's type is wrong
 
 
 def _int(value: Any) -> int | None:
@@ -133,16 +136,18 @@ class Usage:
         for key, value in usage.items():
             if "REDACTED" in key:
                 self.redacted = True
-            elif isinstance(value, int) and not isinstance(value, bool):
-                seen[key] = max(seen.get(key, 0), value)
+            elif type(value) is int:  # a count (JSON gives no other int than bool, which is not one)
+                old = seen.get(key, 0)
+                seen[key] = value if value > old else old
 
     def total(self, *, outputs: bool = True) -> TokenUsage | None:
         """The sum; ``outputs=False`` leaves output tokens out (stream-json logs only their first count).
         ``None`` when no response logged a count it keeps."""
-        summed: Counter[str] = Counter()
+        summed: dict[str, int] = {}
         for counts in self.responses.values():
-            summed.update(counts)
-        usage = token_usage(dict(summed), redacted=self.redacted, outputs=outputs)
+            for key, value in counts.items():
+                summed[key] = summed.get(key, 0) + value
+        usage = token_usage(summed, redacted=self.redacted, outputs=outputs)
         return None if usage == TokenUsage() else usage
 
 
@@ -257,7 +262,7 @@ class Timeline:
     ) -> None:
         """One assistant line: its text, thinking and tool calls; its response's model and usage."""
         path = self.path
-        content = get_field(message, "content", (list, str), path, line, where)
+        content = checked_field(message, "content", (list, str), path, line, where)
         model = _optional(message, "model", str, path, line, where)
         response = _optional(message, "id", str, path, line, where) or f"line-{line}"
         synthetic = model == SYNTHETIC_MODEL
@@ -287,9 +292,9 @@ class Timeline:
             raise ReaderError(
                 path, f"content block is {type(block).__name__}, not an object", line=line, field=at
             )
-        kind = get_field(block, "type", str, path, line, at)
+        kind = checked_field(block, "type", str, path, line, at)
         if kind == "text":
-            text = get_field(block, "text", str, path, line, at)
+            text = checked_field(block, "text", str, path, line, at)
             data = {"model": model} if synthetic else {}
             self.event(
                 "error" if synthetic else "message",
@@ -302,7 +307,7 @@ class Timeline:
             if not synthetic and text.strip() and text.strip() != NO_CONTENT:
                 self.final_text = text
         elif kind == "thinking":
-            text = get_field(block, "thinking", str, path, line, at)
+            text = checked_field(block, "thinking", str, path, line, at)
             self.event("reasoning", text, line=line, timestamp=timestamp, role="assistant")
         elif kind == "redacted_thinking":
             self.event(
@@ -317,8 +322,8 @@ class Timeline:
         self, block: dict[str, Any], *, line: int, timestamp: str | None, cwd: str | None, where: str
     ) -> Step:
         path = self.path
-        call_id = get_field(block, "id", str, path, line, where)
-        name = get_field(block, "name", str, path, line, where)
+        call_id = checked_field(block, "id", str, path, line, where)
+        name = checked_field(block, "name", str, path, line, where)
         args, args_error = parse_arguments(block.get("input"))
         step = Step(
             index=len(self.steps),
@@ -363,7 +368,7 @@ class Timeline:
         """One user line: tool results answer their calls; text becomes a user event (``kind`` overrides
         its kind: a compaction summary, Claude Code's meta text)."""
         path = self.path
-        content = get_field(message, "content", (list, str), path, line, where)
+        content = checked_field(message, "content", (list, str), path, line, where)
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
@@ -385,11 +390,11 @@ class Timeline:
             raise ReaderError(
                 path, f"content block is {type(block).__name__}, not an object", line=line, field=at
             )
-        btype = get_field(block, "type", str, path, line, at)
+        btype = checked_field(block, "type", str, path, line, at)
         if btype == "tool_result":
             self.answer(block, line=line, timestamp=timestamp, where=at, tool_use_result=tool_use_result)
         elif btype == "text":
-            text = get_field(block, "text", str, path, line, at)
+            text = checked_field(block, "text", str, path, line, at)
             own = harness_user_text(text)
             ev_kind: EventKind = kind or ("system" if own else "message")
             self.event(ev_kind, text, line=line, timestamp=timestamp, role="user", data=data)
@@ -408,7 +413,7 @@ class Timeline:
         tool_use_result: Any = None,
     ) -> Step | None:
         path = self.path
-        call_id = get_field(block, "tool_use_id", str, path, line, where)
+        call_id = checked_field(block, "tool_use_id", str, path, line, where)
         waiting = self._open.get(call_id)
         output = content_text(block.get("content"), path, line, f"{where}.content")
         if not waiting:
@@ -525,12 +530,24 @@ def _grep_mode(step: Step) -> ClaudeCodeTool:
     return "files"  # GrepTool's default output_mode: files_with_matches
 
 
+def _first_lines(text: str, n: int) -> list[str]:
+    """``text.splitlines()[:n]``, split from a head of ``text`` long enough to hold more than ``n`` lines (a
+    line is cut from the head only when a line after it starts there too, so the first ``n`` are whole)."""
+    size = 16384
+    while size < len(text):
+        lines = text[:size].splitlines()
+        if len(lines) > n:
+            return lines[:n]
+        size *= 4
+    return text.splitlines()[:n]
+
+
 def _numbered_matches(shown: str, sample: int = 200) -> bool:
     """Whether a content-mode Grep result's lines carry line numbers: numbered match lines (``path:N:``) are
     there and outnumber plain ones (``path:text``; a path's own ``-123-`` makes context lines ambiguous, so
     they are not counted)."""
     numbered = plain = 0
-    for ln in shown.splitlines()[:sample]:
+    for ln in _first_lines(shown, sample):
         if _GREP_NUMBERED.match(ln):
             numbered += 1
         elif _GREP_PLAIN.match(ln) and not _GREP_CONTEXT.match(ln):
@@ -548,7 +565,7 @@ def type_step(step: Step) -> None:
     tools, ...) is ``other``. Frames: Claude Code's own words (:func:`claude_code_frames`)."""
     tool, args, shown = step.tool, step.args, step.shown or ""
     path = tool_path(args)
-    raw = set(args) == {"_raw"}
+    raw = unparsed(args)
     pattern = args.get("pattern") if isinstance(args.get("pattern"), str) else None
     if tool in SHELL_TOOLS and isinstance(args.get("command"), str):
         step.action = Action.shell(args["command"])

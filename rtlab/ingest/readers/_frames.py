@@ -120,6 +120,15 @@ TRUNCATION_NOTICES: tuple[Notice, ...] = (
         "core/tools/grep.ts: match lines over GREP_MAX_LINE_LENGTH (500 chars) cut",
     ),
 )
+_NOTICE_TEXTS = ("more lines", "truncated", "[Showing ", "[Line ", " limit reached")
+"""Every wording of :data:`TRUNCATION_NOTICES` holds one of these: text without them needs no regex scan."""
+
+
+def truncation_notices(text: str) -> list[Notice]:
+    """The :data:`TRUNCATION_NOTICES` found in ``text``, in their order."""
+    if not any(t in text for t in _NOTICE_TEXTS):
+        return []
+    return [n for n in TRUNCATION_NOTICES if n.pattern.search(text)]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -157,7 +166,7 @@ def _notice_start(shown: str, start: int, end: int) -> int:
     text = shown[max(line_start, start) : stop]
     if not text.startswith(("[", "... (")) or len(text) > 2000:
         return end
-    if any(n.pattern.search(text) for n in TRUNCATION_NOTICES):
+    if truncation_notices(text):
         return max(line_start, start)  # the blank line before it goes with trimming
     return end
 
@@ -342,6 +351,8 @@ _CC_TRAILERS = re.compile(
     re.M,
 )
 """BashTool's own lines after the output: the abort notice, the cwd reset, background-task notices."""
+_CC_TRAILER_TEXTS = ("Command ", "Shell cwd")
+"""Every line :data:`_CC_TRAILERS` finds holds one of these: text without them needs no regex scan."""
 _CC_PERSISTED_HEAD = re.compile(
     r"<persisted-output>\nOutput too large \([^)\n]*\)\. Full output saved to: [^\n]*\n\nPreview \(first [^)\n]*\):\n"
 )
@@ -358,6 +369,10 @@ _CC_WHOLE = re.compile(
 )
 """Results that are Claude Code's words through and through: empty searches, 2.1's empty-output marker, the
 Read stub for an unchanged file, a refused call, an interruption, a rejected call."""
+_CC_WHOLE_FIRST = frozenset("N(F<[T")
+"""The first characters of :data:`_CC_WHOLE`'s wordings: a result opening otherwise is not one of them."""
+_LEADING_SPACE = re.compile(r"\s*")
+r"""White space as ``str.strip`` takes it off (``\s`` of a text pattern is ``str.isspace``)."""
 
 ClaudeCodeTool = Literal["shell", "read", "files", "content", "count", "glob", "other"]
 """Which Claude Code tool's result :func:`claude_code_frames` frames: ``Bash`` (``shell``), ``Read``, ``Grep``
@@ -368,6 +383,8 @@ _CC_FOUND_FILES = re.compile(r"Found \d+ files?(?: [^\n]*)?\n")
 _CC_COUNT_TRAILER = re.compile(r"\n\nFound \d+ total occurrences? across \d+ files?\.[^\n]*$")
 _CC_COUNT_VALUE = re.compile(r":\d+$", re.M)
 _CC_PAGINATION = re.compile(r"\n\n\[Showing results with pagination = [^\]\n]*\]$")
+_CC_PAGINATION_TEXT = "\n\n[Showing results with pagination = "
+"""What every pagination line holds: a result without it needs no regex scan."""
 _CC_GLOB_NOTICE = "(Results are truncated. Consider using a more specific path or pattern.)"
 _CC_GLOB_CLIPPED = re.compile(r"\n?" + re.escape(_CC_GLOB_NOTICE) + "$")
 """Glob's truncation notice ending a result; searched only where :data:`_CC_GLOB_NOTICE` is found (a pattern
@@ -382,7 +399,7 @@ def claude_code_clipped(shown: str) -> bool:
         or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
         or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
         or (_CC_GLOB_NOTICE in shown and _CC_GLOB_CLIPPED.search(shown))
-        or _CC_PAGINATION.search(shown)
+        or (_CC_PAGINATION_TEXT in shown and _CC_PAGINATION.search(shown))
     )
 
 
@@ -409,9 +426,9 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
     """Claude Code's own words in ``shown[start:end]``: a result that is nothing but its words, else the
     ``Exit code N`` header (``shell``), the persisted-output wrapper, reminders, the clip marker (when
     ``clipped``) and BashTool's trailing lines (``shell``)."""
-    text = shown[start:end]
-    core = text.strip()
-    if core and _CC_WHOLE.fullmatch(core):
+    lead = _LEADING_SPACE.match(shown, start, end)  # the result stripped is copied only if it may match
+    first = lead.end() if lead else start
+    if first < end and shown[first] in _CC_WHOLE_FIRST and _CC_WHOLE.fullmatch(shown[start:end].strip()):
         return [Frame(start, end, "frame")]
     found: list[Frame] = []
     pos = start
@@ -428,7 +445,7 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
     found += [Frame(s, e, "frame") for s, e in _reminders(shown, pos, end)]
     if clipped and shown.find("lines truncated] ...", pos, end) >= 0:
         found += [Frame(m.start(), m.end(), "clip") for m in _CC_LINES_CLIPPED.finditer(shown, pos, end)]
-    if shell and any(shown.find(w, pos, end) >= 0 for w in ("<error>Command", "Shell cwd", "Command ")):
+    if shell and any(shown.find(w, pos, end) >= 0 for w in _CC_TRAILER_TEXTS):
         found += [Frame(m.start(), m.end(), "frame") for m in _CC_TRAILERS.finditer(shown, pos, end)]
     return found
 
@@ -449,7 +466,9 @@ def claude_code_frames(shown: str, *, tool: ClaudeCodeTool, clipped: bool) -> tu
             found += [Frame(m.start(), m.end(), "frame") for m in _CC_COUNT_VALUE.finditer(shown, 0, stop)]
             if trailer:
                 found.append(Frame(trailer.start(), status, "frame"))
-        elif tool == "content" and (m := _CC_PAGINATION.search(shown, 0, status)):
+        elif tool == "content" and (
+            m := _CC_PAGINATION.search(shown, 0, status) if _CC_PAGINATION_TEXT in shown else None
+        ):
             found.append(Frame(m.start(), status, "frame"))
         elif tool == "glob" and (
             m := _CC_GLOB_CLIPPED.search(shown, 0, status) if _CC_GLOB_NOTICE in shown else None
@@ -624,6 +643,8 @@ def merged(frames: list[Frame] | tuple[Frame, ...]) -> tuple[Frame, ...]:
     none overlapping; spans of one kind that overlap joined; where a clip marker and a frame overlap,
     the marker keeps its span and the frame the rest (never text the frames covered left uncovered); empty spans
     dropped. The one rule for combining frames that several rules found."""
+    if len(frames) < 2:  # nothing to sort or join: the frame itself, unless it is empty
+        return tuple(f for f in frames if f.end > f.start)
     clips = _union(f for f in frames if f.kind == "clip")
     if not clips:  # frames alone: when none overlap, they are the answer as they are, sorted
         spans = sorted((f for f in frames if f.end > f.start), key=_SPAN)

@@ -25,6 +25,7 @@ from rtlab.ingest.readers._base import (
     read_command,
     submission_event,
     tab_action,
+    unparsed,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply
 from rtlab.io import head_bytes, parse_json
@@ -120,7 +121,7 @@ def type_step(step: Step) -> None:
     and ``apply_patch`` write one; ``tab_*`` calls operate the tab. The log's harness is unknown, so every
     harness frame rtlab knows is looked for."""
     tool, args, shown, command = step.tool, step.args, step.shown or "", step.command or ""
-    raw = set(args) == {"_raw"}
+    raw = unparsed(args)
     target = None if raw else read_target(tool, args)
     written = None if raw else write_target(tool, args)
     if tool in ANY_SHELL_TOOLS:
@@ -155,7 +156,7 @@ def step_command(tool: str, args: dict[str, Any]) -> str:
 
     Arguments that were not valid JSON give ``tool RAW`` with the raw text.
     """
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         return call_command(tool, args)
     target = read_target(tool, args)
     if target is not None:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import ReadOptions, typed
+from rtlab.ingest.readers._base import ReadOptions, checked_field, typed
 from rtlab.ingest.readers._claude_code import (
     HARNESS,
     SUBAGENT_TOOLS,
@@ -51,7 +51,7 @@ from rtlab.ingest.readers._claude_code import (
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
+from rtlab.io import head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
@@ -216,13 +216,17 @@ def sniff(path: Path) -> bool:
 # The record tree
 
 
-@dataclass
+@dataclass(slots=True)
 class _Node:
     line: int
     rec: dict[str, Any]
     uuid: str
     parent: str | None
     sidechain: bool
+
+
+_Parallel = tuple[dict[str, list[_Node]], dict[str, list[_Node]], dict[str, str]]
+"""What :meth:`_Tree.parallel` gives: siblings by response id, results by parent uuid, response id by uuid."""
 
 
 class _Tree:
@@ -233,7 +237,7 @@ class _Tree:
         self.warnings = warnings
         self.nodes: dict[str, _Node] = {}
         self.order: list[_Node] = []
-        self._parallel: tuple[dict[str, list[_Node]], dict[str, list[_Node]]] | None = None
+        self._parallel: _Parallel | None = None
         before: str | None = None  # the chain record before this one in the file
         for line, rec in records:
             uuid = rec.get("uuid")
@@ -276,11 +280,14 @@ class _Tree:
         first record of each loop (in file order) is taken as a root, said in the warnings."""
         reached: set[str] = set()
         stack = [n for n in self.order if n.parent is None]
+        children = self.children
         while True:
-            while stack:
+            while stack:  # each node has one parent, so a walk down from roots meets none twice
                 node = stack.pop()
                 reached.add(node.uuid)
-                stack.extend(c for c in self.children.get(node.uuid, ()) if c.uuid not in reached)
+                stack.extend(children.get(node.uuid, ()))
+            if len(reached) == len(self.order):
+                return
             loose = next((n for n in self.order if n.uuid not in reached), None)
             if loose is None:
                 return
@@ -294,27 +301,30 @@ class _Tree:
             loose.parent = None
             stack = [loose]
 
-    def parallel(self) -> tuple[dict[str, list[_Node]], dict[str, list[_Node]]]:
-        """Assistant records by response (``message.id``), and records holding tool results by their parent:
-        what :func:`_recover_orphans` looks up (built once per file)."""
+    def parallel(self) -> _Parallel:
+        """Assistant records by response (``message.id``), records holding tool results by their parent, and each
+        assistant record's response (by uuid): what :func:`_recover_orphans` looks up (built once per file)."""
         if self._parallel is None:
             siblings: dict[str, list[_Node]] = {}
             results: dict[str, list[_Node]] = {}
+            responses: dict[str, str] = {}
             for n in self.order:
                 kind = n.rec.get("type")
                 if kind == "assistant":
                     mid = _message_id(n)
                     if mid is not None:
                         siblings.setdefault(mid, []).append(n)
+                        responses[n.uuid] = mid
                 elif kind == "user" and n.parent is not None and _has_tool_result(n):
                     results.setdefault(n.parent, []).append(n)
-            self._parallel = (siblings, results)
+            self._parallel = (siblings, results, responses)
         return self._parallel
 
     def leaves(self, nodes: list[_Node]) -> list[_Node]:
-        """Nodes of ``nodes`` with no child among them, in file order."""
-        members = {n.uuid for n in nodes}
-        return [n for n in nodes if not any(c.uuid in members for c in self.children.get(n.uuid, ()))]
+        """Nodes of ``nodes`` with no child among them, in file order (a node's children are exactly the nodes
+        whose ``parent`` names it: :attr:`children` is kept so)."""
+        parents = {n.parent for n in nodes}
+        return [n for n in nodes if n.uuid not in parents]
 
     def chain(self, leaf: _Node) -> list[_Node]:
         """Root-to-leaf records ending at ``leaf``."""
@@ -398,14 +408,15 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
     if not path:
         return path, 0
     side = path[0].sidechain
-    siblings, results = tree.parallel()
+    siblings, results, responses = tree.parallel()
     on_path = {n.uuid for n in path}
     anchors: dict[str, _Node] = {}
     for n in path:
-        mid = _message_id(n)
+        mid = responses.get(n.uuid)
         if mid is not None:
             anchors[mid] = n
     position: dict[str, int] | None = None
+    following: list[int | None] = []  # at each index of the path, the line of the next message from there on
     inserts: dict[str, list[_Node]] = {}
     recovered = 0
     for mid, anchor in anchors.items():
@@ -419,8 +430,8 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
             continue
         if position is None:
             position = {n.uuid: i for i, n in enumerate(path)}
-        after = position[anchor.uuid] + 1
-        limit = next((n.line for n in path[after:] if n.rec.get("type") in ("user", "assistant")), None)
+            following = _message_lines_from(path)
+        limit = following[position[anchor.uuid] + 1]
         extra: list[_Node] = []
         for r in found:
             if r.rec.get("type") != "user":
@@ -446,6 +457,18 @@ def _recover_orphans(tree: _Tree, path: list[_Node]) -> tuple[list[_Node], int]:
         out.append(n)
         out.extend(inserts.get(n.uuid, ()))
     return out, recovered
+
+
+def _message_lines_from(path: list[_Node]) -> list[int | None]:
+    """For each index of ``path`` (and its end), the line of the first ``user`` or ``assistant`` record at that
+    index or after it, ``None`` when there is none."""
+    out: list[int | None] = [None] * (len(path) + 1)
+    line: int | None = None
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].rec.get("type") in ("user", "assistant"):
+            line = path[i].line
+        out[i] = line
+    return out
 
 
 def _count_calls(nodes: list[_Node]) -> int:
@@ -542,7 +565,7 @@ class _Session:
             with record(self.warnings, path, line):
                 if not isinstance(rec, dict):
                     raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)
-                kind = field(rec, "type", str, path, line)
+                kind = checked_field(rec, "type", str, path, line)
                 self.counts[kind] += 1
                 if kind in CHAIN_TYPES:
                     chain.append((line, rec))
@@ -663,14 +686,20 @@ class _Session:
         cwd = branch = None
         for node in nodes:
             rec = node.rec
-            ts = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
-            if ts:
+            ts = rec.get("timestamp")
+            if not isinstance(ts, str):
+                ts = None
+            elif ts:
                 stamps.append(ts)
-            if isinstance(rec.get("version"), str):
-                versions[rec["version"]] += 1
-            here = rec.get("cwd") if isinstance(rec.get("cwd"), str) else None
+            version = rec.get("version")
+            if isinstance(version, str):
+                versions[version] += 1
+            here = rec.get("cwd")
+            if not isinstance(here, str):
+                here = None
             cwd = cwd or here
-            branch = branch or (rec.get("gitBranch") if isinstance(rec.get("gitBranch"), str) else None)
+            if not branch:
+                branch = rec.get("gitBranch") if isinstance(rec.get("gitBranch"), str) else None
             with record(self.warnings, path, node.line):
                 _feed(tl, node, ts, here)
         tl.close()
@@ -719,7 +748,7 @@ def _feed(tl: Timeline, node: _Node, timestamp: str | None, cwd: str | None) -> 
     rec, line, path = node.rec, node.line, tl.path
     kind = rec["type"]
     if kind == "assistant":
-        tl.assistant(field(rec, "message", dict, path, line), line=line, timestamp=timestamp, cwd=cwd)
+        tl.assistant(checked_field(rec, "message", dict, path, line), line=line, timestamp=timestamp, cwd=cwd)
     elif kind == "user":
         flags = {k: True for k in ("isMeta", "isCompactSummary") if rec.get(k) is True}
         ev_kind: EventKind | None = None
@@ -728,7 +757,7 @@ def _feed(tl: Timeline, node: _Node, timestamp: str | None, cwd: str | None) -> 
         elif flags.get("isMeta"):
             ev_kind = "system"
         tl.user(
-            field(rec, "message", dict, path, line),
+            checked_field(rec, "message", dict, path, line),
             line=line,
             timestamp=timestamp,
             tool_use_result=rec.get("toolUseResult"),

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import ReadOptions, typed
+from rtlab.ingest.readers._base import ReadOptions, checked_field, typed
 from rtlab.ingest.readers._claude_code import (
     HARNESS,
     SUBAGENT_TOOLS,
@@ -38,7 +38,7 @@ from rtlab.ingest.readers._claude_code import (
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import field, head_bytes, iter_json_lines, parse_json, read_text
+from rtlab.io import head_bytes, iter_json_lines, parse_json, read_text
 from rtlab.records import Deliverable, Trajectory
 
 NAME = "claude-code-stream"
@@ -149,7 +149,7 @@ class _Stream:
         rec = unwrapped(rec)
         if not isinstance(rec, dict):
             raise ReaderError(path, f"expected a message object, got {type(rec).__name__}", line=line)
-        kind = field(rec, "type", str, path, line)
+        kind = checked_field(rec, "type", str, path, line)
         stamp = rec.get("timestamp") if isinstance(rec.get("timestamp"), str) else None
         self.counts[kind] += 1
         if kind in ("assistant", "user"):
@@ -161,7 +161,7 @@ class _Stream:
                     line=line,
                     field="parent_tool_use_id",
                 )
-            message = field(rec, "message", dict, path, line)
+            message = checked_field(rec, "message", dict, path, line)
             timeline = self.timeline(parent)
             if kind == "assistant":
                 timeline.assistant(message, line=line, timestamp=stamp)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import ReadOptions, parse_arguments, typed
+from rtlab.ingest.readers._base import ReadOptions, checked_field, parse_arguments, typed
 from rtlab.ingest.readers._openai_common import (
     Timeline,
     all_match,
@@ -197,11 +197,11 @@ def _block_calls(msg: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
 def _tool_call(tl: Timeline, tc: Any, line: int | None, where: str) -> None:
     """One entry of an assistant's ``tool_calls``: a function or custom tool call, open until answered."""
     path = tl.path
-    call_id = field(tc, "id", str, path, line, where)
+    call_id = checked_field(tc, "id", str, path, line, where)
     kind = tc.get("type", "function")
     if kind == "function":
-        fn = field(tc, "function", dict, path, line, where)
-        name = field(fn, "name", str, path, line, join_field(where, "function"))
+        fn = checked_field(tc, "function", dict, path, line, where)
+        name = checked_field(fn, "name", str, path, line, join_field(where, "function"))
         args, error = parse_arguments(fn.get("arguments"))
     elif kind == "custom":
         custom = field(tc, "custom", dict, path, line, where)
@@ -312,7 +312,7 @@ class _Agent:
 def _role(msg: dict[str, Any], path: Path, line: int | None, where: str) -> tuple[str, str | None]:
     """A message's role and the sub-agent it belongs to (``None``: the main agent); a sub-agent's message
     takes its role from its ``_metadata.original_role``, else from its shape."""
-    role = field(msg, "role", str, path, line, where)
+    role = checked_field(msg, "role", str, path, line, where)
     m = SUBAGENT_ROLE.match(role)
     if m is None:
         return role, None
@@ -337,7 +337,7 @@ def _message(agent: _Agent, role: str, msg: dict[str, Any], line: int | None, wh
     elif role == "assistant":
         agent.final = _assistant(tl, msg, line, where, agent.legacy) or agent.final
     elif role == "tool":
-        call_id = field(msg, "tool_call_id", str, path, line, where)
+        call_id = checked_field(msg, "tool_call_id", str, path, line, where)
         text = _text(msg, path, line, where)
         if tl.unknown(call_id):  # its call has not come (yet): the result waits for it
             tl.hold(

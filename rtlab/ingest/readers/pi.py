@@ -37,21 +37,22 @@ from rtlab.ingest._clipping import ClipPolicy, get_policy
 from rtlab.ingest.readers._base import (
     ReadOptions,
     call_command,
+    checked_field,
     deliverable_file,
     parse_arguments,
     read_command,
     typed,
 )
 from rtlab.ingest.readers._frames import (
-    TRUNCATION_NOTICES,
     NoticeKind,
     output_frames,
     read_tool_reply,
+    truncation_notices,
     whole,
 )
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record, skipped_because
-from rtlab.io import field, head_json_lines, iter_json_lines
+from rtlab.io import head_json_lines, iter_json_lines
 from rtlab.records import (
     Action,
     Deliverable,
@@ -96,7 +97,7 @@ def notice_kind(
     kinds: set[str] = set()
     if text:
         tail = text[-_NOTICE_TAIL:]
-        kinds.update(_resolve(n.kind, args) for n in TRUNCATION_NOTICES if n.pattern.search(tail))
+        kinds.update(_resolve(n.kind, args) for n in truncation_notices(tail))
     if isinstance(details, dict):
         truncation = details.get("truncation")
         if (isinstance(truncation, dict) and truncation.get("truncated") is True) or details.get(
@@ -175,7 +176,7 @@ def content_text(content: Any, path: Path, line: int | None, where: str) -> str:
                 path, f"expected an object, got {type(block).__name__}", line=line, field=f"{where}[{i}]"
             )
         if block.get("type") == "text":
-            texts.append(field(block, "text", str, path, line, f"{where}[{i}]"))
+            texts.append(checked_field(block, "text", str, path, line, f"{where}[{i}]"))
     return "\n".join(texts)
 
 
@@ -360,7 +361,7 @@ class PiTimeline:
 
     def message(self, message: Any, *, line: int | None, timestamp: str | None, where: str) -> list[int]:
         """Add one AgentMessage; returns the indices of the steps (tool calls) it opened."""
-        role = field(message, "role", str, self.path, line, where)
+        role = checked_field(message, "role", str, self.path, line, where)
         if role == "assistant":
             return self._assistant(message, line, timestamp, where)
         if role == "toolResult":
@@ -407,7 +408,7 @@ class PiTimeline:
     def _assistant(
         self, message: dict[str, Any], line: int | None, timestamp: str | None, where: str
     ) -> list[int]:
-        content = field(message, "content", list, self.path, line, where)
+        content = checked_field(message, "content", list, self.path, line, where)
         provider, model = message.get("provider"), message.get("model")
         if isinstance(model, str):
             self._model = (provider if isinstance(provider, str) else None, model)
@@ -426,7 +427,7 @@ class PiTimeline:
                 continue
             kind = block["type"]
             if kind == "text":
-                text = field(block, "text", str, self.path, line, at)
+                text = checked_field(block, "text", str, self.path, line, at)
                 if text.strip():
                     texts.append(text)
                     self.event("message", text, role="assistant", timestamp=timestamp, line=line)
@@ -448,8 +449,8 @@ class PiTimeline:
         return opened
 
     def _tool_call(self, block: dict[str, Any], line: int | None, timestamp: str | None, where: str) -> int:
-        call_id = field(block, "id", str, self.path, line, where)
-        tool = field(block, "name", str, self.path, line, where)
+        call_id = checked_field(block, "id", str, self.path, line, where)
+        tool = checked_field(block, "name", str, self.path, line, where)
         args, args_error = parse_arguments(block.get("arguments"))
         step = Step(
             index=len(self.steps),
@@ -484,7 +485,7 @@ class PiTimeline:
     def _tool_result(
         self, message: dict[str, Any], line: int | None, timestamp: str | None, where: str
     ) -> None:
-        call_id = field(message, "toolCallId", str, self.path, line, where)
+        call_id = checked_field(message, "toolCallId", str, self.path, line, where)
         text = content_text(message.get("content"), self.path, line, f"{where}.content")
         step = self._pending.pop(call_id, None)
         if step is None:
@@ -660,11 +661,11 @@ def _entries(path: Path, lines: list[tuple[int, Any]], version: int, warnings: l
     seen: set[str] = set()
     for lineno, data in lines:
         try:
-            field(data, "type", str, path, lineno)
+            checked_field(data, "type", str, path, lineno)
             if version < 2:
                 entry = _Entry(lineno, data, f"line-{lineno}", entries[-1].id if entries else None)
             else:
-                entry_id = field(data, "id", str, path, lineno)
+                entry_id = checked_field(data, "id", str, path, lineno)
                 parent = data.get("parentId")
                 if "parentId" not in data:
                     warnings.append(
@@ -747,7 +748,7 @@ def _session_entry(timeline: PiTimeline, entry: _Entry, unknown: set[str]) -> li
     kind = data["type"]
     ts = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
     if kind == "message":
-        message = field(data, "message", dict, timeline.path, line)
+        message = checked_field(data, "message", dict, timeline.path, line)
         return timeline.message(message, line=line, timestamp=ts, where="message")
     if kind == "model_change":
         text = f"model: {data.get('provider')}/{data.get('modelId')}"
