@@ -51,7 +51,7 @@ from rtlab.ingest.readers._claude_code import (
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import head_bytes, iter_json_lines, parse_json, read_text
+from rtlab.io import blank_text, head_bytes, iter_json_lines, parse_json
 from rtlab.records import Deliverable, EventKind, Trajectory
 
 NAME = "claude-code-session"
@@ -557,11 +557,11 @@ class _Session:
 
     def read(self) -> list[Trajectory]:
         path = self.path
-        text = read_text(path, self.warnings)
-        if not text or text.isspace():
+        data = path.read_bytes()
+        if blank_text(data):
             raise ReaderError(path, "file is empty")
         chain: list[tuple[int, dict[str, Any]]] = []
-        for line, rec in iter_json_lines(path, self.warnings, text=text):
+        for line, rec in iter_json_lines(path, self.warnings, data=data):
             with record(self.warnings, path, line):
                 if not isinstance(rec, dict):
                     raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)

@@ -38,7 +38,7 @@ from rtlab.ingest.readers._claude_code import (
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileShape
 from rtlab.ingest.readers._tolerant import record
-from rtlab.io import head_bytes, iter_json_lines, parse_json, read_text
+from rtlab.io import blank_text, head_bytes, iter_json_lines, parse_json
 from rtlab.records import Deliverable, Trajectory
 
 NAME = "claude-code-stream"
@@ -337,13 +337,11 @@ class _Stream:
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """The main agent's trajectory, then one per sub-agent, in the order their first message came."""
     path = Path(path)
-    decoded: list[str] = []
-    text = read_text(path, decoded)
-    if not text or text.isspace():
+    data = path.read_bytes()
+    if blank_text(data):
         raise ReaderError(path, "file is empty")
     stream = _Stream(path, options)
-    stream.warnings += decoded
-    for line, rec in iter_json_lines(path, stream.warnings, text=text):
+    for line, rec in iter_json_lines(path, stream.warnings, data=data):  # bytes not UTF-8 said first
         with record(stream.warnings, path, line):
             stream.feed(line, rec)
     if not stream.init and not stream.counts.keys() & {"assistant", "user"}:

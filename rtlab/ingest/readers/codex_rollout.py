@@ -100,8 +100,8 @@ from rtlab.ingest.readers._openai_common import type_step as generic_type_step
 from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, dispatch, need
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_because
 from rtlab.ingest.readers.codex import unwrap_shell
+from rtlab.io import blank_text, first_json_value, head_bytes, iter_json_values, parse_json
 from rtlab.io import field as get_field
-from rtlab.io import first_json_value, head_bytes, iter_json_values, parse_json, read_text
 from rtlab.records import Action, Deliverable, DeliverableFile, Frame, Step, TokenUsage, Trajectory
 
 NAME = "codex-rollout"
@@ -209,13 +209,13 @@ class _Record(NamedTuple):
 def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     """Every record as ``_Record``, the file's layout (``json-lines`` / ``json-documents``) and the record
     layout (``envelope``, ``record-type``, ``bare``)."""
-    text = read_text(path, warnings)
-    if not text or text.isspace():
+    data = path.read_bytes()
+    if blank_text(data):
         raise ReaderError(path, "file is empty")
-    values = list(iter_json_values(path, warnings, text=text))
+    values = list(iter_json_values(path, warnings, data=data))
     if not values:
         raise ReaderError(path, "no JSON records")
-    layout = "json-lines" if _whole_line(text, values[0][0]) else "json-documents"
+    layout = "json-lines" if _whole_line(data, values[0][0]) else "json-documents"
     records: list[_Record] = []
     kinds: set[str] = set()
     for i, (line, value) in enumerate(values):
@@ -234,14 +234,16 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     return records, layout, record_layout
 
 
-def _whole_line(text: str, line: int) -> bool:
-    """Whether line ``line`` of ``text`` is a JSON value by itself (the file is JSON lines)."""
+def _whole_line(data: bytes, line: int) -> bool:
+    """Whether line ``line`` of the file of bytes ``data`` is a JSON value by itself (the file is JSON lines), as
+    its text reads (a leading BOM dropped, bytes that are not UTF-8 as U+FFFD)."""
+    body = data.removeprefix(b"\xef\xbb\xbf")
     start = 0
     for _ in range(line - 1):
-        start = text.index("\n", start) + 1
-    end = text.find("\n", start)
+        start = body.index(b"\n", start) + 1
+    end = body.find(b"\n", start)
     try:
-        parse_json(text[start:] if end < 0 else text[start:end])  # the line alone, the text not copied
+        parse_json((body[start:] if end < 0 else body[start:end]).decode("utf-8", "replace"))
     except (ValueError, RecursionError):
         return False
     return True
