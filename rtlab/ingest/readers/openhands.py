@@ -37,9 +37,11 @@ from rtlab.ingest.readers._openhands_eval import (
     eval_generation,
     is_eval_output,
     iter_eval_lines,
+    may_hold_histories,
     metrics_usage,
     v0_version,
 )
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, head_text, load_json
 from rtlab.records import (
@@ -297,6 +299,21 @@ def type_step(step: Step) -> None:
         step.action = Action("write" if command.startswith("write ") else "edit", path=path)
     else:
         step.action = Action.other(tool)
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: an
+    evaluation output's trajectories are its lines' histories (:func:`may_hold_histories`: a history, not
+    empty, on a line :func:`rtlab.io.iter_json_lines` gives; its refusal :func:`read` lets out); any other file is one document (read as :func:`read` reads it), a list of events or an object holding one
+    under a :data:`WRAPPER_KEYS` key (:func:`_event_list` refuses anything else)."""
+    if is_eval_output(facts.path):
+        return may_hold_histories(facts.lines)
+    doc = facts.document
+    return (
+        isinstance(doc, list)
+        or isinstance(doc, dict)
+        and any(isinstance(doc.get(k), list) for k in WRAPPER_KEYS)
+    )
 
 
 @typed(type_step)  # every step typed (after type_step: the decorator needs it)
