@@ -393,9 +393,16 @@ def _model_response(ev: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _usage(events: list[dict[str, Any]]) -> TokenUsage | None:
-    """Token counts summed once per model response (one response can carry several tool calls)."""
+    """Token counts summed once per model response (one response can carry several tool calls), each count
+    over the responses that give it (``None`` when none does), as ``TokenUsage``'s ``+`` sums them."""
     seen: set[str] = set()
-    total: TokenUsage | None = None
+    counts: dict[str, list[int]] = {
+        "input_tokens": [],
+        "output_tokens": [],
+        "cached_input_tokens": [],
+        "reasoning_tokens": [],
+        "total_tokens": [],
+    }
     for ev in events:
         resp = _model_response(ev)
         if resp is None or not isinstance(resp.get("usage"), dict):
@@ -414,14 +421,17 @@ def _usage(events: list[dict[str, Any]]) -> TokenUsage | None:
         cached = prompt_details.get("cached_tokens")
         if cached is None:
             cached = u.get("cache_read_input_tokens")
-        one = TokenUsage(
-            input_tokens=_int(u.get("prompt_tokens")),
-            output_tokens=_int(u.get("completion_tokens")),
-            cached_input_tokens=_int(cached),
-            reasoning_tokens=_int(compl_details.get("reasoning_tokens")),
-            total_tokens=_int(u.get("total_tokens")),
-        )
-        total = one if total is None else total + one
+        one = {
+            "input_tokens": _int(u.get("prompt_tokens")),
+            "output_tokens": _int(u.get("completion_tokens")),
+            "cached_input_tokens": _int(cached),
+            "reasoning_tokens": _int(compl_details.get("reasoning_tokens")),
+            "total_tokens": _int(u.get("total_tokens")),
+        }
+        for name, count in one.items():
+            if count is not None:
+                counts[name].append(count)
+    total = TokenUsage(**{k: sum(v) if v else None for k, v in counts.items()}) if seen else None
     costs = [
         ev["llm_metrics"]["accumulated_cost"]
         for ev in events
