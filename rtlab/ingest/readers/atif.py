@@ -240,7 +240,11 @@ def type_step(step: Step) -> None:
     if step.tool == "execute_ipython_cell" and isinstance(step.args.get("code"), str):
         step.action = Action("script", command=step.args["code"], language="python")
         return
-    probe = replace(step, tool=_generic_name(step.tool))
+    name = _generic_name(step.tool)
+    if name == step.tool:  # the generic rules set the action and frames only: the step itself is typed
+        generic_type_step(step)
+        return
+    probe = replace(step, tool=name)
     generic_type_step(probe)
     step.action, step.frames = probe.action, probe.frames
 
@@ -253,9 +257,11 @@ def _command(tool: str, args: dict[str, Any]) -> str:
         return "\n".join(lines) if lines else call_command(tool, args)
     if set(args) == {"_raw"}:
         return call_command(tool, args)
-    command = step_command(_generic_name(tool), args)
-    generic = call_command(_generic_name(tool), args)
-    return call_command(tool, args) if command == generic else command
+    name = _generic_name(tool)
+    command = step_command(name, args)
+    generic = call_command(name, args)
+    # call_command is the tool's name, then what its arguments give: the same after either name
+    return tool + generic[len(name) :] if command == generic else command
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1005,7 +1011,10 @@ class _Builder:
             final = next(
                 (e.text for e in reversed(self.events) if e.role == "assistant" and e.kind == "message"), None
             )
-        generic = [replace(s, tool=_generic_name(s.tool)) for s in self.steps]
+        generic = [
+            s if s.tool == _generic_name(s.tool) else replace(s, tool=_generic_name(s.tool))
+            for s in self.steps
+        ]
         return Deliverable(final_message=final, files=written_files(generic))
 
     def _restore_trajectory(self, t: Trajectory) -> None:
