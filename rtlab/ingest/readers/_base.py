@@ -187,8 +187,17 @@ def inside(path: Path, root: Path) -> bool:
     resolved): a reader reads a run's own files only, never through a link out of the run folder
     (``output/passwd.md -> /etc/passwd``), never a FIFO, never a link loop."""
     try:
+        real_root = root.resolve(strict=True)
+    except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), a NUL in it
+        return False
+    return _inside_real(path, real_root)
+
+
+def _inside_real(path: Path, real_root: Path) -> bool:
+    """:func:`inside` a root already resolved (``real_root``): for the files of one folder, resolved once."""
+    try:
         real = path.resolve(strict=True)
-        real.relative_to(root.resolve(strict=True))
+        real.relative_to(real_root)
         return stat.S_ISREG(real.stat().st_mode)
     except (OSError, ValueError, RuntimeError):  # missing, a loop (RuntimeError before 3.13), outside
         return False
@@ -213,6 +222,10 @@ def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> li
     """Every regular file under ``folder``, sorted, that is :func:`inside` ``root``: links leading out of the
     run folder (or in a loop) are left out and said in ``warnings``; linked folders are not descended into."""
     found: list[Path] = []
+    try:
+        real_root: Path | None = root.resolve(strict=True)
+    except (OSError, ValueError, RuntimeError):  # missing, a loop, a NUL in it: no file is inside it
+        real_root = None
     for base, dirs, names in os.walk(folder, followlinks=False):
         dirs.sort()
         for name in dirs:
@@ -220,7 +233,7 @@ def run_files(folder: Path, root: Path, warnings: list[str] | None = None) -> li
                 warnings.append(f"{Path(base) / name}: a linked folder, not read")
         for name in names:
             p = Path(base) / name
-            if inside(p, root):
+            if real_root is not None and _inside_real(p, real_root):
                 found.append(p)
             elif warnings is not None:
                 warnings.append(
