@@ -749,7 +749,6 @@ def _observation_at(shown: str, observation: str) -> int:
 
 
 _SWE_HEADER = re.compile(r"\[File: (?P<path>[^\n]*?) \((?P<total>\d+) lines total\)\]")
-_SWE_MORE = re.compile(r"\(\d+ more lines (?:above|below)\)")
 _SWE_NUMBERED = re.compile(r"(\d+):")
 
 
@@ -778,13 +777,14 @@ def swe_agent_window(shown: str, start: int, end: int) -> SweWindow | None:
     frames: list[Frame] = []
     numbers: list[int] = []
     for s, body, stop in _line_spans(shown, start, end):
-        line = shown[s:body]
-        header = _SWE_HEADER.fullmatch(line)
-        if header is not None:
-            path = header.group("path") if path is None else path
-        elif path is not None and not _SWE_MORE.fullmatch(line) and (numbered := _SWE_NUMBERED.match(line)):
+        # a numbered line opens with a digit, a header with "[", a "more lines" note with "(": tried first, the
+        # most common line is no header and no note
+        if path is not None and (numbered := _SWE_NUMBERED.match(shown, s, body)):
             numbers.append(int(numbered.group(1)))
             continue
+        header = _SWE_HEADER.fullmatch(shown, s, body)
+        if header is not None:
+            path = header.group("path") if path is None else path
         frames.append(Frame(s, stop, "frame"))
     if path is None:
         return None

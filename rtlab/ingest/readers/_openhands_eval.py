@@ -139,6 +139,19 @@ def iter_eval_lines(name: str, path: Path, warnings: list[str]) -> Iterator[Eval
         raise first if first is not None else ReaderError(path, "file is empty")
 
 
+def may_hold_histories(lines: list[Any]) -> bool:
+    """Whether an evaluation output whose lines hold ``lines`` (what :func:`rtlab.io.iter_json_lines` gives)
+    may give a step: steps come only from the events of a history, and :func:`iter_eval_lines` gives a line's
+    history only for an object with a string ``instance_id`` and a list ``history``."""
+    return any(
+        isinstance(v, dict)
+        and isinstance(v.get("instance_id"), str)
+        and isinstance(v.get("history"), list)
+        and bool(v["history"])
+        for v in lines
+    )
+
+
 def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 

@@ -10,7 +10,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from rtlab.errors import UnknownFormatError
 from rtlab.ingest.readers._zip import Limits, resolve_limits
@@ -68,9 +68,79 @@ FileShape = Literal["json-lines"]
 module as ``FILE_SHAPE``; a module without one may find steps in any file. ``"json-lines"``: the reader reads a
 file given to it through :func:`rtlab.io.iter_json_lines` alone and lets that iterator's refusal out, so in a
 file the iterator refuses (:func:`rtlab.io.json_lines_refused`: a pretty-printed document, a text, a binary
-file) it finds nothing. Detection's other readers are offered a file by it
-(:func:`rtlab.ingest.readers._tolerant.formats_with_steps`): a reader that cannot claim the file's shape is
-not run on it, which changes no verdict (``tests/test_formats_with_steps.py`` runs them all to check)."""
+file) it finds nothing. Detection's other readers are offered a file by it and by their ``may_find_steps``
+(:func:`offered`, :func:`rtlab.ingest.readers._tolerant.formats_with_steps`): a reader that cannot find steps
+in the file is not run on it, which changes no verdict (``tests/test_formats_with_steps.py`` runs them all to
+check)."""
+
+
+_UNREAD: Any = object()
+
+
+class FileFacts:
+    """What a file read by several readers in turn (detection's other readers:
+    :func:`rtlab.ingest.readers._tolerant.formats_with_steps`) is, each fact found once, when a reader's test
+    first asks for it, and shared by every test: they read it, never change it. A reader's own reading parses
+    the file again (readers change what they read)."""
+
+    __slots__ = ("path", "is_file", "_refused", "_document", "_lines")
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.is_file = path.is_file()
+        """Whether the path is a regular file (a folder is a run folder)."""
+        self._refused: bool | None = None
+        self._document: Any = _UNREAD
+        self._lines: Any = _UNREAD
+
+    @property
+    def refused(self) -> bool:
+        """Whether :func:`rtlab.io.iter_json_lines`, reading the file tolerantly, refuses it
+        (:func:`rtlab.io.json_lines_refused`); ``False`` for a folder."""
+        if self._refused is None:
+            from rtlab.io import json_lines_refused
+
+            self._refused = self.is_file and json_lines_refused(self.path)
+        return self._refused
+
+    @property
+    def document(self) -> Any:
+        """The file as one JSON document, as the tolerant reading every document reader does gives it
+        (:func:`rtlab.io.load_json` with a warnings list), or ``None`` when that reading raises (whatever the
+        error: not JSON, a folder, unreadable)."""
+        if self._document is _UNREAD:
+            from rtlab.io import load_json
+
+            try:
+                self._document = load_json(self.path, [])
+            except Exception:  # what the reader's own load_json raises too: it reads no document here
+                self._document = None
+        return self._document
+
+    @property
+    def lines(self) -> list[Any]:
+        """The values of the file's lines, as the tolerant :func:`rtlab.io.iter_json_lines` gives them, or
+        ``[]`` when it raises (it refuses the file, or the file cannot be read)."""
+        if self._lines is _UNREAD:
+            from rtlab.io import iter_json_lines
+
+            try:
+                self._lines = [] if self.refused else [v for _, v in iter_json_lines(self.path, [])]
+            except Exception:  # what the reader's own iterator raises too: it reads no line here
+                self._lines = []
+        return self._lines
+
+
+def offered(name: str, facts: FileFacts) -> bool:
+    """Whether the format's reader may find steps in the file of ``facts``: ``False`` only where its own
+    reading provably finds none, by its declared shape (``FILE_SHAPE``: a JSON-lines reader is not offered a
+    file :func:`rtlab.io.iter_json_lines` refuses) or by its module's test ``may_find_steps(facts)`` (a
+    necessary condition of its reading finding a tool call, on the facts shared by every reader)."""
+    module = get_reader(name)
+    if facts.is_file and getattr(module, "FILE_SHAPE", None) == "json-lines" and facts.refused:
+        return False
+    test: Callable[[FileFacts], bool] | None = getattr(module, "may_find_steps", None)
+    return test is None or test(facts)
 
 
 def file_shape(name: str) -> FileShape | None:

@@ -293,28 +293,23 @@ def formats_with_steps(path: Path, fmt: str, options: ReadOptions) -> dict[str, 
     """The other formats whose readers read ``path`` and find answered tool calls in it, with how many, most
     first (each reader tried as is, its errors ignored: only what it finds counts).
 
-    The file's shape is sniffed once, when a reader declares one (``FILE_SHAPE``,
-    :data:`~rtlab.ingest.readers._registry.FileShape`), and a reader is offered the file only when it can claim
-    that shape: the JSON-lines readers are not run on a file :func:`rtlab.io.iter_json_lines` refuses (each
-    would read its first 64 lines before refusing it: most of the cost of a pretty-printed document). What
-    they would have said is what they say: they find nothing in it."""
+    A reader is run only when it is offered the file (:func:`~rtlab.ingest.readers._registry.offered`): by
+    its declared shape (``FILE_SHAPE``: the JSON-lines readers are not run on a file
+    :func:`rtlab.io.iter_json_lines` refuses, where each would read its first 64 lines before refusing it)
+    and by its module's ``may_find_steps``, a necessary condition of its reading finding a tool call, tested
+    on the file's facts (:class:`~rtlab.ingest.readers._registry.FileFacts`: the iterator's verdict, the file
+    as one document, its lines), each found once for every reader. What a reader not offered the file would
+    have said is what it says: it finds nothing in it."""
     from dataclasses import replace
 
-    from rtlab.ingest.readers._registry import FORMATS, file_shape, get_reader
-    from rtlab.io import json_lines_refused
+    from rtlab.ingest.readers._registry import FORMATS, FileFacts, get_reader, offered
 
     probe = replace(options, strict=False, alternatives=False)
     found: dict[str, int] = {}
-    is_file = path.is_file()
-    refused: bool | None = None  # json_lines_refused(path), sniffed when a reader first needs it
+    facts = FileFacts(path)
     for name in FORMATS:
-        if name in (fmt, "rtlab"):
+        if name in (fmt, "rtlab") or not offered(name, facts):
             continue
-        if is_file and file_shape(name) == "json-lines":
-            if refused is None:
-                refused = json_lines_refused(path)
-            if refused:
-                continue
         try:
             got = get_reader(name).read(path, probe)
         except Exception:  # a reader that does not read this file: it does not fit

@@ -71,7 +71,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from rtlab.errors import ReaderError, RtlabError
 from rtlab.ingest._clipping import ClipPolicy
@@ -83,6 +83,7 @@ from rtlab.ingest.readers._openai_common import (
     written_files,
 )
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import atomic_open, head_text, iter_json_lines, load_json, parse_json, read_text
 from rtlab.records import (
@@ -239,7 +240,11 @@ def type_step(step: Step) -> None:
     if step.tool == "execute_ipython_cell" and isinstance(step.args.get("code"), str):
         step.action = Action("script", command=step.args["code"], language="python")
         return
-    probe = replace(step, tool=_generic_name(step.tool))
+    name = _generic_name(step.tool)
+    if name == step.tool:  # the generic rules set the action and frames only: the step itself is typed
+        generic_type_step(step)
+        return
+    probe = replace(step, tool=name)
     generic_type_step(probe)
     step.action, step.frames = probe.action, probe.frames
 
@@ -252,13 +257,30 @@ def _command(tool: str, args: dict[str, Any]) -> str:
         return "\n".join(lines) if lines else call_command(tool, args)
     if set(args) == {"_raw"}:
         return call_command(tool, args)
-    command = step_command(_generic_name(tool), args)
-    generic = call_command(_generic_name(tool), args)
-    return call_command(tool, args) if command == generic else command
+    name = _generic_name(tool)
+    command = step_command(name, args)
+    generic = call_command(name, args)
+    # call_command is the tool's name, then what its arguments give: the same after either name
+    return tool + generic[len(name) :] if command == generic else command
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Reading
+
+
+def _is_version(value: Any) -> TypeGuard[str]:
+    """Whether a trajectory object's ``schema_version`` names an ATIF version (else it is refused)."""
+    return isinstance(value, str) and value.startswith("ATIF-")
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file's
+    trajectory objects (:func:`_documents`: the file as one document, an object or a list of them, else its
+    lines, a stream's header among them) are read only when one names an ATIF version; whichever reading
+    :func:`read` takes, an object with one is among the document's or the lines' values."""
+    doc = facts.document
+    values = doc if isinstance(doc, list) else [doc]
+    return any(isinstance(v, dict) and _is_version(v.get("schema_version")) for v in [*values, *facts.lines])
 
 
 @typed(type_step)  # every step typed (after type_step: the decorator needs it)
@@ -631,7 +653,7 @@ class _Builder:
 
     def build(self) -> list[Trajectory]:
         version = self.data.get("schema_version")
-        if not (isinstance(version, str) and version.startswith("ATIF-")):
+        if not _is_version(version):
             raise ReaderError(
                 self.path,
                 f"schema_version is {version!r}, not an ATIF version",
@@ -989,7 +1011,10 @@ class _Builder:
             final = next(
                 (e.text for e in reversed(self.events) if e.role == "assistant" and e.kind == "message"), None
             )
-        generic = [replace(s, tool=_generic_name(s.tool)) for s in self.steps]
+        generic = [
+            s if s.tool == _generic_name(s.tool) else replace(s, tool=_generic_name(s.tool))
+            for s in self.steps
+        ]
         return Deliverable(final_message=final, files=written_files(generic))
 
     def _restore_trajectory(self, t: Trajectory) -> None:

@@ -45,6 +45,7 @@ from rtlab.ingest._clipping import get_policy
 from rtlab.ingest.readers._base import ReadOptions, parse_arguments, typed
 from rtlab.ingest.readers._frames import mini_swe_agent_reply
 from rtlab.ingest.readers._openai_common import Timeline, content_text, iso_time, trajectory_id, usage_from
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_text, load_json
 from rtlab.records import Action, Deliverable, Event, Step, TokenUsage, Trajectory
@@ -134,6 +135,14 @@ def _version_tuple(version: Any) -> tuple[int, ...]:
             break
         parts.append(int(digits.group()))
     return tuple(parts)
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file is
+    one document (read as :func:`read` reads it), a list of messages or an object whose ``messages`` is a list
+    (anything else is refused)."""
+    doc = facts.document
+    return isinstance(doc, list) or isinstance(doc, dict) and isinstance(doc.get("messages"), list)
 
 
 @typed(type_step)  # every step typed (after type_step: the decorator needs it)

@@ -37,9 +37,11 @@ from rtlab.ingest.readers._openhands_eval import (
     eval_generation,
     is_eval_output,
     iter_eval_lines,
+    may_hold_histories,
     metrics_usage,
     v0_version,
 )
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, head_text, load_json
 from rtlab.records import (
@@ -299,6 +301,21 @@ def type_step(step: Step) -> None:
         step.action = Action.other(tool)
 
 
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: an
+    evaluation output's trajectories are its lines' histories (:func:`may_hold_histories`: a history, not
+    empty, on a line :func:`rtlab.io.iter_json_lines` gives; its refusal :func:`read` lets out); any other file is one document (read as :func:`read` reads it), a list of events or an object holding one
+    under a :data:`WRAPPER_KEYS` key (:func:`_event_list` refuses anything else)."""
+    if is_eval_output(facts.path):
+        return may_hold_histories(facts.lines)
+    doc = facts.document
+    return (
+        isinstance(doc, list)
+        or isinstance(doc, dict)
+        and any(isinstance(doc.get(k), list) for k in WRAPPER_KEYS)
+    )
+
+
 @typed(type_step)  # every step typed (after type_step: the decorator needs it)
 def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     """One trajectory per event-list file, or per line of an evaluation output."""
@@ -376,9 +393,16 @@ def _model_response(ev: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _usage(events: list[dict[str, Any]]) -> TokenUsage | None:
-    """Token counts summed once per model response (one response can carry several tool calls)."""
+    """Token counts summed once per model response (one response can carry several tool calls), each count
+    over the responses that give it (``None`` when none does), as ``TokenUsage``'s ``+`` sums them."""
     seen: set[str] = set()
-    total: TokenUsage | None = None
+    counts: dict[str, list[int]] = {
+        "input_tokens": [],
+        "output_tokens": [],
+        "cached_input_tokens": [],
+        "reasoning_tokens": [],
+        "total_tokens": [],
+    }
     for ev in events:
         resp = _model_response(ev)
         if resp is None or not isinstance(resp.get("usage"), dict):
@@ -397,14 +421,17 @@ def _usage(events: list[dict[str, Any]]) -> TokenUsage | None:
         cached = prompt_details.get("cached_tokens")
         if cached is None:
             cached = u.get("cache_read_input_tokens")
-        one = TokenUsage(
-            input_tokens=_int(u.get("prompt_tokens")),
-            output_tokens=_int(u.get("completion_tokens")),
-            cached_input_tokens=_int(cached),
-            reasoning_tokens=_int(compl_details.get("reasoning_tokens")),
-            total_tokens=_int(u.get("total_tokens")),
-        )
-        total = one if total is None else total + one
+        one = {
+            "input_tokens": _int(u.get("prompt_tokens")),
+            "output_tokens": _int(u.get("completion_tokens")),
+            "cached_input_tokens": _int(cached),
+            "reasoning_tokens": _int(compl_details.get("reasoning_tokens")),
+            "total_tokens": _int(u.get("total_tokens")),
+        }
+        for name, count in one.items():
+            if count is not None:
+                counts[name].append(count)
+    total = TokenUsage(**{k: sum(v) if v else None for k, v in counts.items()}) if seen else None
     costs = [
         ev["llm_metrics"]["accumulated_cost"]
         for ev in events

@@ -75,8 +75,13 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import SDK_CLIP_MARKER, SDK_ERROR_HEADERS, output_frames, read_tool_reply
-from rtlab.ingest.readers._openhands_eval import eval_generation, iter_eval_lines, metrics_usage
-from rtlab.ingest.readers._registry import FileShape
+from rtlab.ingest.readers._openhands_eval import (
+    eval_generation,
+    iter_eval_lines,
+    may_hold_histories,
+    metrics_usage,
+)
+from rtlab.ingest.readers._registry import FileFacts, FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.ingest.readers.openhands import _read_range
 from rtlab.io import field as get_field
@@ -813,6 +818,12 @@ def _read_eval(path: Path, options: ReadOptions) -> list[Trajectory]:
         if warnings:
             t.meta.setdefault("warnings", []).extend(warnings)
     return found
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a file is
+    read as an evaluation output (:func:`may_hold_histories`); a folder is offered as it is."""
+    return not facts.is_file or may_hold_histories(facts.lines)
 
 
 @typed(type_step)

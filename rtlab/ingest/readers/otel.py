@@ -42,6 +42,7 @@ from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions, compact_json, parse_arguments, typed
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy, step_command
 from rtlab.ingest.readers._openai_common import type_step as type_step
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import first_json_line, head_json_lines, head_text, iter_json_lines, load_json, parse_json
 from rtlab.records import Deliverable, TokenUsage, Trajectory
@@ -499,6 +500,26 @@ def _trajectory(
         clip_policy=tl.policy.name,
         meta=meta,
     )
+
+
+def _may_hold_spans(value: Any) -> bool:
+    """Whether :func:`_spans_of` may find a span in one export value (an OTLP request, a flat dump, a list,
+    one span): every other value is skipped as unknown."""
+    if isinstance(value, dict):
+        return (
+            isinstance(value.get("resourceSpans"), list)
+            or isinstance(value.get("spans"), list)
+            or _is_span(value)
+        )
+    return isinstance(value, list)
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the values
+    it reads (:func:`_values`) are the file as one document, an export or a span, or its lines, of which one
+    at least may hold spans (:func:`_may_hold_spans`); a tool call is a span."""
+    doc = facts.document
+    return _is_export(doc) or _is_span(doc) or any(_may_hold_spans(v) for v in facts.lines)
 
 
 def _values(path: Path, warnings: list[str]) -> list[tuple[int | None, Any]]:

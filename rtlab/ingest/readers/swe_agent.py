@@ -66,6 +66,7 @@ from rtlab.ingest.readers._frames import (
     swe_agent_window,
 )
 from rtlab.ingest.readers._openai_common import content_text, trajectory_id
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import skipped_because
 from rtlab.io import field, head_bytes, head_text, load_json, parse_json, read_text
 from rtlab.records import Action, Deliverable, Event, Frame, Step, TokenUsage, Trajectory
@@ -327,6 +328,14 @@ def step_command(step: Step) -> str:
 
 # ---------------------------------------------------------------------------------------------------------
 # Reading
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file is
+    one document (read as :func:`read` reads it), an object with a ``trajectory`` or with a list of
+    ``attempts`` (:func:`_read_runs`; any other object lacks the ``trajectory`` field a run needs)."""
+    doc = facts.document
+    return isinstance(doc, dict) and ("trajectory" in doc or isinstance(doc.get("attempts"), list))
 
 
 @typed(type_step)  # every step typed (after type_step: the decorator needs it)
