@@ -17,7 +17,7 @@ verdicts to what running every reader gives:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -148,12 +148,10 @@ def test_formats_with_steps_as_every_reader_says(tmp_path: Path) -> None:
     assert not differ
 
 
-def test_a_refused_file_is_not_offered_to_a_declaring_reader(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    shaped = _shaped(tmp_path)
+def _spy_on_reads(names: Iterable[str], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the readers among ``names`` whose ``read`` runs from now on, in order (each still reads)."""
     called: list[str] = []
-    for name in DECLARING:
+    for name in names:
         module = get_reader(name)
         original = module.read
 
@@ -162,6 +160,14 @@ def test_a_refused_file_is_not_offered_to_a_declaring_reader(
             return original(path, options)
 
         monkeypatch.setattr(module, "read", spy)
+    return called
+
+
+def test_a_refused_file_is_not_offered_to_a_declaring_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shaped = _shaped(tmp_path)
+    called = _spy_on_reads(DECLARING, monkeypatch)
     assert formats_with_steps(shaped["document"], "atif", ReadOptions()) == {}
     assert called == []
     assert formats_with_steps(shaped["lines"], "atif", ReadOptions()) == {"codex": 1}
@@ -274,16 +280,7 @@ def test_a_reader_its_test_declines_finds_nothing(name: str, tmp_path: Path) -> 
 
 
 def test_a_declined_reader_is_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    called: list[str] = []
-    for name in TESTING:
-        module = get_reader(name)
-        original = module.read
-
-        def spy(path: Path, options: ReadOptions, name: str = name, original: Reader = original) -> Any:
-            called.append(name)
-            return original(path, options)
-
-        monkeypatch.setattr(module, "read", spy)
+    called = _spy_on_reads(TESTING, monkeypatch)
     tested = _tested(tmp_path)
     assert formats_with_steps(_shaped(tmp_path)["document"], "atif", ReadOptions()) == {}
     assert called == []  # a document none of them reads: one parse shared, no reader run

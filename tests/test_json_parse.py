@@ -261,16 +261,17 @@ def test_a_bad_document_names_line_and_column(tmp_path: Path) -> None:
 # --- JSON lines read from a UTF-8 file's bytes ----------------------------------------------------------------
 
 
-def _lines_outcome(path: Path, *, by_text: bool) -> tuple[object, ...]:
-    """Every value with its line, the warnings and the error of a tolerant reading: from the file's bytes (a
-    UTF-8 file's lines parsed by orjson from their bytes), or from its text (``text=``, the reading before)."""
-    from rtlab.io import read_text
+def _outcome(iterate, path: Path, *, by_text: bool, strict: bool = False) -> tuple[object, ...]:  # noqa: ANN001
+    """Every value with its line, the warnings and the error of ``iterate`` (``iter_json_lines`` or
+    ``iter_json_values``) over the file: from its bytes, or from its text as the reading before made it
+    (``text=``); tolerant, or ``strict`` (no warnings list)."""
+    from rtlab.io._files import _text
 
-    warnings: list[str] = []
+    warnings: list[str] | None = None if strict else []
     got: list[tuple[int, str]] = []
     try:
-        text = read_text(path, warnings) if by_text else None
-        for line, value in iter_json_lines(path, warnings, text=text):
+        text = _text(path, warnings) if by_text else None
+        for line, value in iterate(path, warnings, text=text):
             got.append((line, repr(value)))
     except ReaderError as exc:
         return (got, warnings, str(exc))
@@ -317,7 +318,7 @@ def test_json_lines_from_bytes_read_as_from_text(
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines)
     path = tmp_path_factory.mktemp("lines") / "log.jsonl"
     path.write_bytes(data)
-    assert _lines_outcome(path, by_text=False) == _lines_outcome(path, by_text=True)
+    assert _outcome(iter_json_lines, path, by_text=False) == _outcome(iter_json_lines, path, by_text=True)
 
 
 def test_json_lines_from_bytes_on_the_real_logs() -> None:
@@ -333,7 +334,9 @@ def test_json_lines_from_bytes_on_the_real_logs() -> None:
     if not files:
         pytest.skip("no JSON-lines files (../shared/real absent)")
     for path in files:
-        assert _lines_outcome(path, by_text=False) == _lines_outcome(path, by_text=True), path
+        assert _outcome(iter_json_lines, path, by_text=False) == _outcome(
+            iter_json_lines, path, by_text=True
+        ), path
 
 
 @settings(max_examples=400, deadline=None)
@@ -375,22 +378,6 @@ def test_blank_text_is_what_the_text_says(tmp_path_factory: pytest.TempPathFacto
     assert blank_text(data) == (not text or text.isspace())
 
 
-def _values_outcome(path: Path, *, by_text: bool, strict: bool = False) -> tuple[object, ...]:
-    """Every value with its line, the warnings and the error of ``iter_json_values``, from the file's bytes or,
-    as before, from its text (``text=``, as the reading without it made it)."""
-    from rtlab.io._files import _text
-
-    warnings: list[str] | None = None if strict else []
-    got: list[tuple[int, str]] = []
-    try:
-        text = _text(path, warnings) if by_text else None
-        for line, value in iter_json_values(path, warnings, text=text):
-            got.append((line, repr(value)))
-    except ReaderError as exc:
-        return (got, warnings, str(exc))
-    return (got, warnings, None)
-
-
 _VALUE_PIECES = [
     *_PIECES,
     '{\n  "pretty": [1,\n 2]\n}',  # a value over several lines
@@ -425,6 +412,6 @@ def test_json_values_from_bytes_read_as_from_text(
     data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines)
     path = tmp_path_factory.mktemp("values") / "log.jsonl"
     path.write_bytes(data)
-    assert _values_outcome(path, by_text=False, strict=strict) == _values_outcome(
-        path, by_text=True, strict=strict
+    assert _outcome(iter_json_values, path, by_text=False, strict=strict) == _outcome(
+        iter_json_values, path, by_text=True, strict=strict
     )
