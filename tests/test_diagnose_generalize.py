@@ -60,12 +60,12 @@ ITEMS = [
 ]
 
 
-def expense_run(steps: list[tuple[str, str]], delivered: str) -> Trajectory:
+def expense_run(steps: list[tuple[str, str]], delivered: str, items: list[str] = ITEMS) -> Trajectory:
     task = Task(
         id="expenses",
         benchmark="workspace-bench",
         instruction="Collect every expense record of the five branch files into summary.xlsx.",
-        rubric=[RubricItem(index=i, text=t, type="Outcome Evaluation") for i, t in enumerate(ITEMS)],
+        rubric=[RubricItem(index=i, text=t, type="Outcome Evaluation") for i, t in enumerate(items)],
         expected_outputs=["summary.xlsx"],
         source_files=sorted(CSVS),
     )
@@ -85,7 +85,8 @@ def expense_run(steps: list[tuple[str, str]], delivered: str) -> Trajectory:
         task=task,
         judgement=Judgement(
             items=[
-                ItemResult(index=i, passed=False, evidence="The table has no data rows.") for i in range(4)
+                ItemResult(index=i, passed=False, evidence="The table has no data rows.")
+                for i in range(len(items))
             ]
         ),
     )
@@ -118,6 +119,32 @@ def test_pattern_1_control_the_records_delivered_leave_the_other_rules_to_decide
     got = labels(expense_run(PRINTED, TEMPLATE + rows))
     assert all(rule != "R9a" for rule, _ in got.values())
     assert got[2] == ("R15", OT)  # an order item with the records delivered: reasoning, as before
+
+
+FORMAT_WORDED = [
+    "Each record's amount is formatted with its currency.",  # format words, about every record's data
+    "The Date column gives the month of every expense record.",
+    "The summary sheet is named Summary.",  # the document's own structure
+]
+
+
+@pytest.mark.parametrize("delivered", [TEMPLATE, PLACEHOLDER], ids=["empty-template", "placeholder-row"])
+def test_pattern_1_format_worded_items_of_the_records_on_an_empty_template(delivered: str) -> None:
+    # codebook 2.3: an item in format words about the records' data ('each record', 'every ... record': the
+    # lexicon's data_words) has no format to judge on an empty template: the 45 records printed, none
+    # delivered, Shown but Missing (R9a before R5); an item about the document's own structure stays format
+    got = labels(expense_run(PRINTED, delivered, FORMAT_WORDED))
+    assert got == {0: ("R9a", S), 1: ("R9a", S), 2: ("R5", OT)}
+
+
+def test_pattern_1_format_worded_items_with_the_records_delivered_stay_format() -> None:
+    rows = "".join(
+        f"{name}\t{line}\n".replace(",", "\t")
+        for name, text in sorted(CSVS.items())
+        for line in text.splitlines()[1:]
+    )
+    got = labels(expense_run(PRINTED, TEMPLATE + rows, FORMAT_WORDED))
+    assert got == {0: ("R5", OT), 1: ("R5", OT), 2: ("R5", OT)}
 
 
 def test_pattern_2_sources_never_opened_an_empty_deliverable_is_discovery() -> None:

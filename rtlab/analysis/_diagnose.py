@@ -154,7 +154,8 @@ class ItemFacts:
     opened; else empty (codebook 2.1, R15a)."""
     coverage: Coverage | None = None
     """The records the run was shown of the files the item needs, and how many the deliverable holds
-    (:mod:`rtlab.analysis._coverage`; codebook 2.2); ``None`` for a format item."""
+    (:mod:`rtlab.analysis._coverage`; codebook 2.2); ``None`` for a format item that does not ask for the
+    records' data (codebook 2.3: one that does, ``data_item``, is judged on them first)."""
     deliverable_opaque: bool = False
     """The run delivered files and rtlab reads text in none of them (an image, a binary): what they hold is
     unknown, so no rule concludes that they lack the records shown (R9a)."""
@@ -494,9 +495,10 @@ def item_facts(
             if hits:
                 listed[s] = (hits[0][1], hits[0][0])
     quotes = [next(g for g in m.groups() if g) for m in _QUOTE.finditer(text)]
-    needed = referred if referred else ([] if format_item else sources)
+    data_item = "data_words" in lex.lists and lex.has("data_words", text)
+    needed = referred if referred else ([] if format_item and not data_item else sources)
     cover = None
-    if seen.delivered_index is not None and needed and not format_item:
+    if seen.delivered_index is not None and needed and (data_item or not format_item):
         shown_of = {s: [e for e in replay.tab.read_log if same_file(s, e.path)] for s in needed}
         cover = coverage(
             needed, shown_of, seen.delivered_index, known=seen.instruction, memo=seen.shown_records
@@ -523,7 +525,7 @@ def item_facts(
         quotes_shown=[fold_text(q, compatibility=True) in seen.shown_text for q in quotes],
         quotes_delivered=[fold_text(q, compatibility=True) in seen.delivered_text for q in quotes],
         format_item=format_item,
-        data_item="data_words" in lex.lists and lex.has("data_words", text),
+        data_item=data_item,
         nothing_opened=bool(sources)
         and not any(opens_file(e) for e in replay.tab.read_log if any(same_file(s, e.path) for s in sources)),
         access_item=lex.has("access_words", text) and (mode == "named" or lex.has("source_file_words", text)),
@@ -749,6 +751,31 @@ def _decide_anchors(facts: ItemFacts, files: str) -> tuple[str, str, str | None,
     return None
 
 
+def _empty_of_records(facts: ItemFacts) -> bool:
+    """R9a's condition: the files the item needs showed records and the deliverable, which rtlab can read,
+    holds (almost) none of them (an empty template, a placeholder, a notice)."""
+    cover = facts.coverage
+    return (
+        cover is not None
+        and bool(cover.with_records)
+        and cover.none_delivered
+        and not facts.deliverable_opaque
+    )
+
+
+def _r9a(facts: ItemFacts, files: str) -> tuple[str, str, str | None, str]:
+    cover = facts.coverage
+    assert cover is not None
+    return (
+        "R9a",
+        "shown_but_missing",
+        None,
+        f"The item names no value; the run was shown {cover.shown} records of "
+        f"{', '.join(cover.with_records)} and the deliverable holds {cover.delivered} of them (lacking "
+        f"e.g. {', '.join(cover.examples[:3])}); {files}.",
+    )
+
+
 def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
     """Apply the rules in codebook order: (rule id, category, sub-reason, rationale)."""
     values = facts.values
@@ -775,6 +802,7 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
     cover = facts.coverage
     if (
         cover is not None
+        and not facts.format_item
         and facts.data_files
         and not any(cover.data_shown(s) for s in cover.needed)
         and not any(_flag(r, "delivered") for r in values)
@@ -803,6 +831,8 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             f"Access item; the read log shows every referred file opened: {files}.",
         )
     if facts.format_item:
+        if facts.data_item and not facts.quotes and not _says(facts, "mismatch") and _empty_of_records(facts):
+            return _r9a(facts, files)  # a format item of the records' data: an empty template has no format
         return "R5", "other", "format_instructions", f"Format item (type {facts.type}); {files}."
     if values:
         summary = f"Values: {_describe_values(facts)}; {files}"
@@ -896,15 +926,8 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
             )
     if _says(facts, "mismatch"):
         return "R14", "dropped_or_distorted", None, f"{_quote_judge(facts, 'mismatch')}; {files}."
-    if cover is not None and cover.with_records and cover.none_delivered and not facts.deliverable_opaque:
-        return (
-            "R9a",
-            "shown_but_missing",
-            None,
-            f"The item names no value; the run was shown {cover.shown} records of "
-            f"{', '.join(cover.with_records)} and the deliverable holds {cover.delivered} of them (lacking "
-            f"e.g. {', '.join(cover.examples[:3])}); {files}.",
-        )
+    if _empty_of_records(facts):
+        return _r9a(facts, files)
     if facts.reasoning_item:
         return (
             "R15",
