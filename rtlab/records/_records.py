@@ -74,7 +74,6 @@ def status_start(text: str) -> int:
     return len(text)
 
 
-
 def _stored_init(cls: type) -> type:
     """Give the frozen dataclass ``cls`` an ``__init__`` that stores its fields straight into the instance's
     ``__dict__``: the one ``dataclass`` makes calls ``object.__setattr__`` a field (``Action``, 14 fields:
@@ -99,7 +98,6 @@ def _stored_init(cls: type) -> type:
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     init.__module__ = cls.__module__
-    init.__doc__ = cls.__init__.__doc__
     cls.__init__ = init  # type: ignore[misc]
     return cls
 
