@@ -8,7 +8,7 @@ this module, made of :mod:`rtlab.display`'s primitives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal
 
 from rtlab.display import Span, block, escape, marked_text, one_line, side_by_side, table, text_table
@@ -74,6 +74,34 @@ def status_start(text: str) -> int:
     return len(text)
 
 
+def _stored_init(cls: type) -> type:
+    """Give the frozen dataclass ``cls`` an ``__init__`` that stores its fields straight into the instance's
+    ``__dict__``: the one ``dataclass`` makes calls ``object.__setattr__`` a field (``Action``, 14 fields:
+    1.7 us a call against 0.5). The same parameters, defaults and values, made from ``fields(cls)``, so
+    equality, hashing, ``repr``, ``dataclasses.replace`` and immutability stay the dataclass's own. For a
+    class with no ``__post_init__``, no default factory and no ``init=False`` field."""
+    params: list[str] = []
+    stores: list[str] = []
+    defaults: dict[str, Any] = {}
+    for f in fields(cls):
+        if not f.init or f.default_factory is not MISSING or hasattr(cls, "__post_init__"):
+            raise TypeError(f"{cls.__name__}.{f.name}: not a plain field")
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            defaults[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+        stores.append(f"    stored[{f.name!r}] = {f.name}\n")
+    source = f"def __init__(self, {', '.join(params)}):\n    stored = self.__dict__\n{''.join(stores)}"
+    namespace: dict[str, Any] = {}
+    exec(source, dict(defaults), namespace)  # noqa: S102  (the source is made from the field names only)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
+
+
 ActionKind = Literal["shell", "script", "read", "write", "edit", "search", "list", "tab", "other"]
 """What a tool call did, in terms that name no harness."""
 
@@ -82,6 +110,7 @@ FrameKind = Literal["frame", "clip"]
 status); ``clip``: a marker where the harness cut the output (content was left out there)."""
 
 
+@_stored_init
 @dataclass(frozen=True)
 class Frame:
     """A span of ``Step.shown`` that is not command output: the harness wrote it."""
@@ -94,6 +123,7 @@ class Frame:
     """``frame`` (harness words) or ``clip`` (a clip marker: the output on either side is cut there)."""
 
 
+@_stored_init
 @dataclass(frozen=True)
 class Action:
     """What one tool call did, as the reader of its harness states it for the environment.

@@ -184,7 +184,11 @@ def _trailer_start(shown: str, start: int, end: int) -> int:
         window = max(start, end - 200)
         m = _PI_STATUS.search(shown, window, end) if shown.find("Command ", window, end) >= 0 else None
         new_end = m.start() if m else _notice_start(shown, start, end)
-        if shown.find(_NO_OUTPUT, start, new_end) >= 0 and shown[start:new_end].strip() == _NO_OUTPUT:
+        lead = _LEADING_SPACE.match(shown, start, new_end)  # a test at its first character, not a scan
+        if (
+            shown.startswith(_NO_OUTPUT, lead.end() if lead else start, new_end)
+            and shown[start:new_end].strip() == _NO_OUTPUT
+        ):
             return start
         if new_end == end:
             return end

@@ -313,7 +313,7 @@ def _role(msg: dict[str, Any], path: Path, line: int | None, where: str) -> tupl
     """A message's role and the sub-agent it belongs to (``None``: the main agent); a sub-agent's message
     takes its role from its ``_metadata.original_role``, else from its shape."""
     role = checked_field(msg, "role", str, path, line, where)
-    m = SUBAGENT_ROLE.match(role)
+    m = SUBAGENT_ROLE.match(role) if "-subagent-" in role else None  # the regex only on a role that may match
     if m is None:
         return role, None
     meta = msg.get("_metadata")

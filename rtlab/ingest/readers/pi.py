@@ -94,10 +94,10 @@ def notice_kind(
     Looks for :data:`TRUNCATION_NOTICES` in the tail of ``text`` and at the structured ``details`` newer tools log
     (``truncation.truncated``, ``linesTruncated``, ``matchLimitReached``/``resultLimitReached``/``entryLimitReached``).
     """
-    kinds: set[str] = set()
-    if text:
-        tail = text[-_NOTICE_TAIL:]
-        kinds.update(_resolve(n.kind, args) for n in truncation_notices(tail))
+    notices = truncation_notices(text[-_NOTICE_TAIL:]) if text else []
+    if not notices and not isinstance(details, dict):  # most results: no notice, no details
+        return None
+    kinds = {_resolve(n.kind, args) for n in notices}
     if isinstance(details, dict):
         truncation = details.get("truncation")
         if (isinstance(truncation, dict) and truncation.get("truncated") is True) or details.get(
@@ -191,8 +191,12 @@ def iso_from_ms(ms: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+_NUMBER = (int, float)
+"""A JSON number (a tuple: ``int | float`` would be made again at every test)."""
+
+
 def _number(value: Any) -> float:
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    return value if isinstance(value, _NUMBER) and not isinstance(value, bool) else 0
 
 
 def _bash_execution_text(message: dict[str, Any]) -> str:
@@ -746,7 +750,7 @@ def _session_entry(timeline: PiTimeline, entry: _Entry, unknown: set[str]) -> li
     """Add one non-compaction entry of the branch to the timeline; returns the steps it opened."""
     data, line = entry.data, entry.line
     kind = data["type"]
-    ts = data.get("timestamp") if isinstance(data.get("timestamp"), str) else None
+    ts = got if isinstance(got := data.get("timestamp"), str) else None
     if kind == "message":
         message = checked_field(data, "message", dict, timeline.path, line)
         return timeline.message(message, line=line, timestamp=ts, where="message")
