@@ -256,10 +256,12 @@ def _normalise(path: Path, line: int, value: Any, *, first: bool, warnings: list
     stamp = value.get("timestamp")
     stamp = stamp if isinstance(stamp, str) else None
     if "payload" in value:
-        kind = checked_field(value, "type", str, path, line)
-        payload = checked_field(value, "payload", dict, path, line)
-        if kind not in _ROLLOUT_TYPES:
-            warnings.append(f"{path}:{line}: unknown record type {kind!r}; kept as an 'other' event")
+        kind, payload = value.get("type"), value["payload"]
+        if not (isinstance(kind, str) and kind in _ROLLOUT_TYPES and isinstance(payload, dict)):
+            kind = checked_field(value, "type", str, path, line)
+            payload = checked_field(value, "payload", dict, path, line)
+            if kind not in _ROLLOUT_TYPES:
+                warnings.append(f"{path}:{line}: unknown record type {kind!r}; kept as an 'other' event")
         return _Record(line, kind, payload, stamp, "payload")
     if "record_type" in value:
         tag = checked_field(value, "record_type", str, path, line)
@@ -827,15 +829,16 @@ _SYSTEM_EVENTS = frozenset(
 """Persisted event messages kept as ``system`` events (markers of the session's course)."""
 
 
+def _text(payload: dict[str, Any], key: str) -> str:
+    """An event message's text field (``""`` when it is missing or not text)."""
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
 def _event_msg(st: _Rollout, rec: _Record) -> None:
     path, line, payload, where = st.tl.path, rec.line, rec.payload, rec.where
     kind = checked_field(payload, "type", str, path, line, where)
     st.event_msgs[kind] += 1
-
-    def text(key: str) -> str:
-        value = payload.get(key)
-        return value if isinstance(value, str) else ""
-
     if kind == "token_count":
         info = payload.get("info")
         if isinstance(info, dict) and (usage := _usage(info.get("total_token_usage"))) is not None:
@@ -852,32 +855,31 @@ def _event_msg(st: _Rollout, rec: _Record) -> None:
         extra = {k: payload[k] for k in ("turn_id", "model_context_window") if k in payload}
         st.tl.event("system", "turn started", line, event=kind, **extra)
     elif kind in ("task_complete", "turn_complete"):
-        if text("last_agent_message"):
-            st.last_agent_message = text("last_agent_message")
+        if _text(payload, "last_agent_message"):
+            st.last_agent_message = _text(payload, "last_agent_message")
         st.tl.event("system", "turn complete", line, event=kind, turn_id=payload.get("turn_id"))
     elif kind == "turn_aborted":
-        st.tl.event(
-            "system", f"turn aborted: {text('reason')}", line, event=kind, reason=payload.get("reason")
-        )
+        reason = _text(payload, "reason")
+        st.tl.event("system", f"turn aborted: {reason}", line, event=kind, reason=payload.get("reason"))
     elif kind == "user_message":
-        st.user_typed = text("message") if st.user_typed is None else st.user_typed
+        st.user_typed = _text(payload, "message") if st.user_typed is None else st.user_typed
         if "user" in st.from_events:
-            st.tl.event("message", text("message"), line, role="user", event=kind)
+            st.tl.event("message", _text(payload, "message"), line, role="user", event=kind)
     elif kind == "agent_message":
         if "assistant" in st.from_events:
-            st.tl.event("message", text("message"), line, role="assistant", event=kind)
-            st.final = text("message") or st.final
+            st.tl.event("message", _text(payload, "message"), line, role="assistant", event=kind)
+            st.final = _text(payload, "message") or st.final
     elif kind in ("agent_reasoning", "agent_reasoning_raw_content"):
         if "reasoning" in st.from_events:
-            st.tl.event("reasoning", text("text"), line, role="assistant", event=kind)
+            st.tl.event("reasoning", _text(payload, "text"), line, role="assistant", event=kind)
     elif kind in ("error", "stream_error"):
-        st.tl.event("error", text("message"), line, event=kind)
+        st.tl.event("error", _text(payload, "message"), line, event=kind)
     elif kind == "exec_command_end":
         code = payload.get("exit_code")
         if isinstance(payload.get("call_id"), str) and isinstance(code, int) and not isinstance(code, bool):
             st.exit_codes[payload["call_id"]] = code
     elif kind in _SYSTEM_EVENTS:
-        st.tl.event("system", text("message") or kind, line, event=kind)
+        st.tl.event("system", _text(payload, "message") or kind, line, event=kind)
     # other kinds (context_compacted: the compacted record holds the summary) are counted in meta only
 
 
