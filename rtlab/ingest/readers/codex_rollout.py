@@ -575,9 +575,10 @@ class _Rollout(ItemState):
     patches: dict[tuple[str, str | None], list[PatchFile] | None] = field(default_factory=dict)
     """Each patch text (and ``cd`` folder) parsed, memoised: a step's patch is asked for when it is shaped,
     typed and delivered."""
-    frames: dict[str, tuple[Frame, ...]] = field(default_factory=dict)
-    """Each result text's :func:`codex_result_frames`, memoised: a result is framed when it is read (for its
-    header) and when its step is typed."""
+    frames: dict[int, tuple[str, tuple[Frame, ...]]] = field(default_factory=dict)
+    """By step index, the result text framed (:func:`codex_result_frames`) and its frames: a result is framed
+    when it is read (for its header), and typing its step takes them again while that text is its shown one
+    (the same object: no hash of a long text)."""
 
     def patch(self, step: Step) -> list[PatchFile] | None:
         """:func:`step_patch`, each patch parsed once."""
@@ -600,11 +601,13 @@ class _Rollout(ItemState):
             return None
         return patch_command(patch) or None  # a patch naming no file: the generic command
 
-    def frames_of(self, shown: str) -> tuple[Frame, ...]:
-        """:func:`codex_result_frames`, each text framed once."""
-        found = self.frames.get(shown)
-        if found is None:
-            found = self.frames[shown] = codex_result_frames(shown)
+    def frames_of(self, step: Step, shown: str) -> tuple[Frame, ...]:
+        """:func:`codex_result_frames` of ``shown``, a text of ``step``'s, framed once."""
+        kept = self.frames.get(step.index)
+        if kept is not None and kept[0] is shown:
+            return kept[1]
+        found = codex_result_frames(shown)
+        self.frames[step.index] = (shown, found)
         return found
 
 
@@ -755,7 +758,7 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
         return
     structured = _structured(text)
     seen, code = structured if structured is not None else (text, None)
-    frames = ro.frames_of(seen)
+    frames = ro.frames_of(step, seen)
     header = next((f for f in frames if f.start == 0 and f.kind == "frame"), None)
     if header is not None:
         block = seen[: header.end]
@@ -1039,7 +1042,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             step.exit_code, step.is_error = code, step.is_error or code != 0
     for step in st.tl.steps:  # typed here, where each result is framed and each patch parsed once
         if step.action is None:
-            _type_step(step, st.frames_of(step.shown or ""), st.patch(step))
+            _type_step(step, st.frames_of(step, step.shown or ""), st.patch(step))
     session = st.session
     ident = session.get("id") if isinstance(session.get("id"), str) else path.stem
     stamps = [r.timestamp for r in records if r.timestamp]
