@@ -310,11 +310,17 @@ def _context_fragment(content: Any) -> str | None:
         text = part.get("text") if isinstance(part, dict) else part
         if not isinstance(text, str):
             continue
-        head, tail = text.lstrip().lower(), text.rstrip().lower()
-        for name, start, end in _CONTEXT_FRAGMENTS:
-            if head.startswith(start.lower()) and tail.endswith(end.lower()):
+        head, tail = text.lstrip(), text.rstrip()
+        for name, start, end in _FRAGMENT_MARKERS:
+            # the ends lowered, not the text: a character's lower case comes from it alone (but for the sigma
+            # at a word's end, never ASCII like the markers)
+            if head[: len(start)].lower().startswith(start) and tail[-len(end) :].lower().endswith(end):
                 return name
     return None
+
+
+_FRAGMENT_MARKERS = tuple((name, start.lower(), end.lower()) for name, start, end in _CONTEXT_FRAGMENTS)
+""":data:`_CONTEXT_FRAGMENTS` with the markers lowered."""
 
 
 _ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
