@@ -44,7 +44,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
             return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
         except RecursionError:
             return {"_raw": raw}, "arguments are nested too deeply to parse"
-        if "\\u" in raw and (not raw.isascii() or _SURROGATE_ESCAPE.search(raw)):
+        # ASCII: the escape's pattern alone (it holds "\\u"), one scan of the text where there were two
+        if _SURROGATE_ESCAPE.search(raw) if raw.isascii() else "\\u" in raw:
             value = without_surrogates(value)[0]  # a lone "\udc80" no output file can hold
         if isinstance(value, dict):
             return value, None

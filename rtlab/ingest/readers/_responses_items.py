@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rtlab.errors import ReaderError
-from rtlab.ingest.readers._base import compact_json, parse_arguments
+from rtlab.ingest.readers._base import checked_field, compact_json, parse_arguments
 from rtlab.ingest.readers._openai_common import Timeline, content_text, join_field, part_text, shell_text
 from rtlab.io import field, parse_json
 from rtlab.records import EventKind
@@ -50,8 +50,9 @@ Handler = Callable[[ItemState, dict[str, Any], int | None, str], None]
 def need(
     item: dict[str, Any], key: str, kind: type | tuple[type, ...], st: ItemState, line: int | None, where: str
 ) -> Any:
-    """``item[key]`` checked for type; missing or mistyped raises :class:`ReaderError` naming it."""
-    return field(item, key, kind, st.tl.path, line, where)
+    """``item[key]`` checked for type; missing or mistyped raises :class:`ReaderError` naming it (one lookup
+    when it is there with its type: :func:`~rtlab.ingest.readers._base.checked_field`)."""
+    return checked_field(item, key, kind, st.tl.path, line, where)
 
 
 def maybe(

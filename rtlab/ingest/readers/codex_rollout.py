@@ -88,20 +88,21 @@ from rtlab.ingest._clipping import ClipPolicy, NoClip, get_policy
 from rtlab.ingest.readers._base import (
     ReadOptions,
     call_command,
+    checked_field,
     compact_json,
     deliverable_file,
     parse_arguments,
     typed,
+    unparsed,
 )
 from rtlab.ingest.readers._frames import codex_result_frames, whole
 from rtlab.ingest.readers._openai_common import Timeline, content_text, join_field
 from rtlab.ingest.readers._openai_common import step_command as generic_step_command
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
 from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, dispatch, need
-from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, record, skipped_because
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.ingest.readers.codex import unwrap_shell
 from rtlab.io import blank_text, first_json_value, head_bytes, iter_json_values, parse_json
-from rtlab.io import field as get_field
 from rtlab.records import Action, Deliverable, DeliverableFile, Frame, Step, TokenUsage, Trajectory
 
 NAME = "codex-rollout"
@@ -252,21 +253,24 @@ def _whole_line(data: bytes, line: int) -> bool:
 def _normalise(path: Path, line: int, value: Any, *, first: bool, warnings: list[str]) -> _Record | None:
     if not isinstance(value, dict):
         raise ReaderError(path, f"expected a record object, got {type(value).__name__}", line=line)
-    stamp = value.get("timestamp") if isinstance(value.get("timestamp"), str) else None
+    stamp = value.get("timestamp")
+    stamp = stamp if isinstance(stamp, str) else None
     if "payload" in value:
-        kind = get_field(value, "type", str, path, line)
-        payload = get_field(value, "payload", dict, path, line)
-        if kind not in _ROLLOUT_TYPES:
-            warnings.append(f"{path}:{line}: unknown record type {kind!r}; kept as an 'other' event")
+        kind, payload = value.get("type"), value["payload"]
+        if not (isinstance(kind, str) and kind in _ROLLOUT_TYPES and isinstance(payload, dict)):
+            kind = checked_field(value, "type", str, path, line)
+            payload = checked_field(value, "payload", dict, path, line)
+            if kind not in _ROLLOUT_TYPES:
+                warnings.append(f"{path}:{line}: unknown record type {kind!r}; kept as an 'other' event")
         return _Record(line, kind, payload, stamp, "payload")
     if "record_type" in value:
-        tag = get_field(value, "record_type", str, path, line)
+        tag = checked_field(value, "record_type", str, path, line)
         if tag not in _TAGGED:
             warnings.append(f"{path}:{line}: unknown record_type {tag!r}; skipped")
             return None
         rest = {k: v for k, v in value.items() if k not in ("record_type", "timestamp")}
         if tag == "event":
-            return _Record(line, "event_msg", get_field(value, "msg", dict, path, line), stamp, "msg")
+            return _Record(line, "event_msg", checked_field(value, "msg", dict, path, line), stamp, "msg")
         return _Record(line, _TAGGED[tag], rest, stamp, "")
     if first and _is_bare_meta(value):  # its timestamp is the session's start (meta), not a record's
         return _Record(line, "session_meta", value, None, "", stamped=False)
@@ -306,11 +310,17 @@ def _context_fragment(content: Any) -> str | None:
         text = part.get("text") if isinstance(part, dict) else part
         if not isinstance(text, str):
             continue
-        head, tail = text.lstrip().lower(), text.rstrip().lower()
-        for name, start, end in _CONTEXT_FRAGMENTS:
-            if head.startswith(start.lower()) and tail.endswith(end.lower()):
+        head, tail = text.lstrip(), text.rstrip()
+        for name, start, end in _FRAGMENT_MARKERS:
+            # the ends lowered, not the text: a character's lower case comes from it alone (but for the sigma
+            # at a word's end, never ASCII like the markers)
+            if head[: len(start)].lower().startswith(start) and tail[-len(end) :].lower().endswith(end):
                 return name
     return None
+
+
+_FRAGMENT_MARKERS = tuple((name, start.lower(), end.lower()) for name, start, end in _CONTEXT_FRAGMENTS)
+""":data:`_CONTEXT_FRAGMENTS` with the markers lowered."""
 
 
 _ENV_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
@@ -408,7 +418,7 @@ def _patch_source(step: Step) -> tuple[str, str | None] | None:
     """What :func:`step_patch` parses: the text of the patch a step applied and the folder its paths are
     joined to (a here-document's ``cd``), or ``None`` when the step applies no patch."""
     args = step.args
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         return None
     if step.tool in ("apply_patch", "applypatch"):
         text = args.get("input", args.get("patch"))
@@ -474,7 +484,7 @@ def _type_step(step: Step, frames: tuple[Frame, ...], patch: list[PatchFile] | N
     """:func:`type_step` given the step's result frames (:func:`codex_result_frames` of its shown text) and
     its patch (:func:`step_patch`), which a reading has found already."""
     shown = step.shown or ""
-    if set(step.args) == {"_raw"}:
+    if unparsed(step.args):
         step.action, step.frames = Action.other(step.tool), frames
         return
     if patch is not None:
@@ -571,9 +581,10 @@ class _Rollout(ItemState):
     patches: dict[tuple[str, str | None], list[PatchFile] | None] = field(default_factory=dict)
     """Each patch text (and ``cd`` folder) parsed, memoised: a step's patch is asked for when it is shaped,
     typed and delivered."""
-    frames: dict[str, tuple[Frame, ...]] = field(default_factory=dict)
-    """Each result text's :func:`codex_result_frames`, memoised: a result is framed when it is read (for its
-    header) and when its step is typed."""
+    frames: dict[int, tuple[str, tuple[Frame, ...]]] = field(default_factory=dict)
+    """By step index, the result text framed (:func:`codex_result_frames`) and its frames: a result is framed
+    when it is read (for its header), and typing its step takes them again while that text is its shown one
+    (the same object: no hash of a long text)."""
 
     def patch(self, step: Step) -> list[PatchFile] | None:
         """:func:`step_patch`, each patch parsed once."""
@@ -588,7 +599,7 @@ class _Rollout(ItemState):
     def command(self, tool: str, args: dict[str, Any]) -> str | None:
         """An ``apply_patch`` call's command is its patch's files (:func:`patch_command`), made with the step
         (the generic command, its whole patch as JSON, is not made to be replaced)."""
-        if tool not in ("apply_patch", "applypatch") or set(args) == {"_raw"}:
+        if tool not in ("apply_patch", "applypatch") or unparsed(args):
             return None
         text = args.get("input", args.get("patch"))
         patch = self._parsed((text, None)) if isinstance(text, str) else None
@@ -596,11 +607,13 @@ class _Rollout(ItemState):
             return None
         return patch_command(patch) or None  # a patch naming no file: the generic command
 
-    def frames_of(self, shown: str) -> tuple[Frame, ...]:
-        """:func:`codex_result_frames`, each text framed once."""
-        found = self.frames.get(shown)
-        if found is None:
-            found = self.frames[shown] = codex_result_frames(shown)
+    def frames_of(self, step: Step, shown: str) -> tuple[Frame, ...]:
+        """:func:`codex_result_frames` of ``shown``, a text of ``step``'s, framed once."""
+        kept = self.frames.get(step.index)
+        if kept is not None and kept[0] is shown:
+            return kept[1]
+        found = codex_result_frames(shown)
+        self.frames[step.index] = (shown, found)
         return found
 
 
@@ -641,7 +654,7 @@ def _message(st: ItemState, item: dict[str, Any], line: int | None, where: str) 
 def _shape_call(st: _Rollout, step: Step, line: int | None) -> None:
     """What Codex's tools need beyond the generic call: the folder, an argv unwrapped, a session found."""
     args = step.args
-    if set(args) == {"_raw"}:
+    if unparsed(args):
         step.cwd = step.cwd or st.cwd
         return
     workdir = args.get("workdir")
@@ -679,8 +692,10 @@ def _calling(handler: Handler) -> Handler:
 def _payload_text(st: ItemState, item: dict[str, Any], line: int | None, where: str) -> tuple[str, bool]:
     """A ``FunctionCallOutputPayload`` as text: a string, content items joined, or an old ``{content,
     success}`` object; and whether it says the call failed (``success: false``)."""
-    name = join_field(where, "output")
     output = need(item, "output", (str, list, dict), st, line, where)
+    if isinstance(output, str):  # the usual: the text itself
+        return output, False
+    name = join_field(where, "output")
     if isinstance(output, dict) and isinstance(output.get("content"), str | list):
         content = output["content"]
         return content_text(content, st.tl.path, line, join_field(name, "content")), output.get(
@@ -749,7 +764,7 @@ def _tool_output(st: ItemState, item: dict[str, Any], line: int | None, where: s
         return
     structured = _structured(text)
     seen, code = structured if structured is not None else (text, None)
-    frames = ro.frames_of(seen)
+    frames = ro.frames_of(step, seen)
     header = next((f for f in frames if f.start == 0 and f.kind == "frame"), None)
     if header is not None:
         block = seen[: header.end]
@@ -796,16 +811,15 @@ _USAGE_KEYS = (
     "total_tokens",
 )
 """The counts of Codex's ``TokenUsage``, in the order of :class:`TokenUsage`'s first fields."""
+_NO_COUNTS = [None] * len(_USAGE_KEYS)
 
 
 def _usage(total: Any) -> TokenUsage | None:
     if not isinstance(total, dict):
         return None
-    counts = [
-        value if isinstance(value := total.get(key), int) and not isinstance(value, bool) else None
-        for key in _USAGE_KEYS
-    ]
-    if all(c is None for c in counts):
+    # a parsed JSON number is an ``int`` exactly or a ``float`` (never a ``bool``, which is no count)
+    counts = [value if type(value := total.get(key)) is int else None for key in _USAGE_KEYS]
+    if counts == _NO_COUNTS:
         return None  # no count at all: no usage
     return TokenUsage(*counts)
 
@@ -824,15 +838,16 @@ _SYSTEM_EVENTS = frozenset(
 """Persisted event messages kept as ``system`` events (markers of the session's course)."""
 
 
+def _text(payload: dict[str, Any], key: str) -> str:
+    """An event message's text field (``""`` when it is missing or not text)."""
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
 def _event_msg(st: _Rollout, rec: _Record) -> None:
     path, line, payload, where = st.tl.path, rec.line, rec.payload, rec.where
-    kind = get_field(payload, "type", str, path, line, where)
+    kind = checked_field(payload, "type", str, path, line, where)
     st.event_msgs[kind] += 1
-
-    def text(key: str) -> str:
-        value = payload.get(key)
-        return value if isinstance(value, str) else ""
-
     if kind == "token_count":
         info = payload.get("info")
         if isinstance(info, dict) and (usage := _usage(info.get("total_token_usage"))) is not None:
@@ -849,32 +864,31 @@ def _event_msg(st: _Rollout, rec: _Record) -> None:
         extra = {k: payload[k] for k in ("turn_id", "model_context_window") if k in payload}
         st.tl.event("system", "turn started", line, event=kind, **extra)
     elif kind in ("task_complete", "turn_complete"):
-        if text("last_agent_message"):
-            st.last_agent_message = text("last_agent_message")
+        if _text(payload, "last_agent_message"):
+            st.last_agent_message = _text(payload, "last_agent_message")
         st.tl.event("system", "turn complete", line, event=kind, turn_id=payload.get("turn_id"))
     elif kind == "turn_aborted":
-        st.tl.event(
-            "system", f"turn aborted: {text('reason')}", line, event=kind, reason=payload.get("reason")
-        )
+        reason = _text(payload, "reason")
+        st.tl.event("system", f"turn aborted: {reason}", line, event=kind, reason=payload.get("reason"))
     elif kind == "user_message":
-        st.user_typed = text("message") if st.user_typed is None else st.user_typed
+        st.user_typed = _text(payload, "message") if st.user_typed is None else st.user_typed
         if "user" in st.from_events:
-            st.tl.event("message", text("message"), line, role="user", event=kind)
+            st.tl.event("message", _text(payload, "message"), line, role="user", event=kind)
     elif kind == "agent_message":
         if "assistant" in st.from_events:
-            st.tl.event("message", text("message"), line, role="assistant", event=kind)
-            st.final = text("message") or st.final
+            st.tl.event("message", _text(payload, "message"), line, role="assistant", event=kind)
+            st.final = _text(payload, "message") or st.final
     elif kind in ("agent_reasoning", "agent_reasoning_raw_content"):
         if "reasoning" in st.from_events:
-            st.tl.event("reasoning", text("text"), line, role="assistant", event=kind)
+            st.tl.event("reasoning", _text(payload, "text"), line, role="assistant", event=kind)
     elif kind in ("error", "stream_error"):
-        st.tl.event("error", text("message"), line, event=kind)
+        st.tl.event("error", _text(payload, "message"), line, event=kind)
     elif kind == "exec_command_end":
         code = payload.get("exit_code")
         if isinstance(payload.get("call_id"), str) and isinstance(code, int) and not isinstance(code, bool):
             st.exit_codes[payload["call_id"]] = code
     elif kind in _SYSTEM_EVENTS:
-        st.tl.event("system", text("message") or kind, line, event=kind)
+        st.tl.event("system", _text(payload, "message") or kind, line, event=kind)
     # other kinds (context_compacted: the compacted record holds the summary) are counted in meta only
 
 
@@ -912,7 +926,7 @@ def _session_meta(st: _Rollout, rec: _Record) -> None:
 
 
 def _compacted(st: _Rollout, rec: _Record) -> None:
-    message = get_field(rec.payload, "message", str, st.tl.path, rec.line, rec.where)
+    message = checked_field(rec.payload, "message", str, st.tl.path, rec.line, rec.where)
     history = rec.payload.get("replacement_history")
     items = len(history) if isinstance(history, list) else None
     st.tl.event("compaction", message, rec.line, replacement_items=items)
@@ -1011,19 +1025,22 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
     st = _Rollout(Timeline(path, policy), policy=policy, from_events=_from_events(records))
     for rec in records:
         st.tl.now = rec.timestamp
-        with record(st.tl.warnings, path, rec.line):
-            if rec.kind == "response_item":
+        kind = rec.kind
+        try:  # what ``_tolerant.record`` does, without an object a record
+            if kind == "response_item":
                 dispatch(st, rec.payload, rec.line, rec.where, _HANDLERS)
-            elif rec.kind == "event_msg":
+            elif kind == "event_msg":
                 _event_msg(st, rec)
-            elif rec.kind == "turn_context":
+            elif kind == "turn_context":
                 _turn_context(st, rec)
-            elif rec.kind == "session_meta":
+            elif kind == "session_meta":
                 _session_meta(st, rec)
-            elif rec.kind == "compacted":
+            elif kind == "compacted":
                 _compacted(st, rec)
-            elif rec.kind != "state":
-                st.tl.event("other", "", rec.line, type=rec.kind)
+            elif kind != "state":
+                st.tl.event("other", "", rec.line, type=kind)
+        except SKIPPED_ERRORS as exc:
+            st.tl.warnings.append(skipped_because(exc, path, rec.line))
     st.tl.close()
     for step in st.tl.steps:
         code = st.exit_codes.get(step.call_id or "")
@@ -1031,7 +1048,7 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
             step.exit_code, step.is_error = code, step.is_error or code != 0
     for step in st.tl.steps:  # typed here, where each result is framed and each patch parsed once
         if step.action is None:
-            _type_step(step, st.frames_of(step.shown or ""), st.patch(step))
+            _type_step(step, st.frames_of(step, step.shown or ""), st.patch(step))
     session = st.session
     ident = session.get("id") if isinstance(session.get("id"), str) else path.stem
     stamps = [r.timestamp for r in records if r.timestamp]
