@@ -415,3 +415,21 @@ def test_json_values_from_bytes_read_as_from_text(
     assert _outcome(iter_json_values, path, by_text=False, strict=strict) == _outcome(
         iter_json_values, path, by_text=True, strict=strict
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "by"),
+    [
+        ('{"a": "\\udc80"}', "json"),  # a lone surrogate: orjson refuses it, json reads it
+        ('{"a": 123456789012345678901234}', "json"),  # past 64 bits
+        ('{"a": "\\ud83d\\ude00", "b": [1, 2.5]}', "orjson"),  # a pair is no lone surrogate
+        ('{"command": "ls -la"}', "orjson"),
+    ],
+)
+def test_parse_json_by_says_which_parser_gave_the_value(text: str, by: str) -> None:
+    """``parse_json_by``: ``parse_json``'s value and its parser; only json's may hold lone surrogates, so
+    ``parse_arguments`` repairs those only (rtlab.ingest.readers._base)."""
+    from rtlab.io import parse_json_by
+
+    value, got = parse_json_by(text)
+    assert got == by and same(value, json.loads(text))

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
     from rtlab.io._files import parse_json as parse_json
+    from rtlab.io._files import parse_json_by as parse_json_by
     from rtlab.io._files import parse_utf8_json as parse_utf8_json
     from rtlab.io._files import read_text as read_text
     from rtlab.io._files import repair_escapes as repair_escapes
@@ -58,6 +59,7 @@ __getattr__, __dir__, __all__ = attach(
             "load_json",
             "loads",
             "parse_json",
+            "parse_json_by",
             "parse_utf8_json",
             "repair_escapes",
             "skip_reason",

@@ -290,6 +290,13 @@ def parse_json(text: str | bytes) -> Any:
     return json.loads(text) if value is _UNSURE else value
 
 
+def parse_json_by(text: str | bytes) -> tuple[Any, Literal["orjson", "json"]]:
+    """:func:`parse_json`, and which parser gave the value: only ``json``'s may hold lone surrogates (orjson
+    refuses them), so a caller that repairs them need not look at orjson's."""
+    value = _by_orjson(text)
+    return (json.loads(text), "json") if value is _UNSURE else (value, "orjson")
+
+
 def parse_utf8_json(data: bytes) -> Any:
     """Exactly ``json.loads(data.decode("utf-8"))`` (the same value, the same errors: ``UnicodeDecodeError``,
     ``json.JSONDecodeError``, ``RecursionError``), read by orjson from the bytes themselves wherever that gives

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import orjson
 
 from rtlab.ingest.readers._registry import ReadOptions  # noqa: E402  (re-exported)
-from rtlab.io import field, parse_json, without_surrogates
+from rtlab.io import field, parse_json_by, without_surrogates
 from rtlab.records import Action, DeliverableFile, Event, Step, Trajectory
 
 ReadFn = Callable[[Path, "ReadOptions"], list[Trajectory]]
@@ -39,13 +39,13 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any], str | None]:
         if not raw.strip():
             return {}, None
         try:
-            value = parse_json(raw)
+            value, by = parse_json_by(raw)
         except json.JSONDecodeError as exc:
             return {"_raw": raw}, f"arguments are not valid JSON: {exc.msg} (column {exc.colno})"
         except RecursionError:
             return {"_raw": raw}, "arguments are nested too deeply to parse"
-        # ASCII: the escape's pattern alone (it holds "\\u"), one scan of the text where there were two
-        if _SURROGATE_ESCAPE.search(raw) if raw.isascii() else "\\u" in raw:
+        # only json's value may hold lone surrogates; of an ASCII text, the escape's pattern alone tells
+        if by == "json" and (_SURROGATE_ESCAPE.search(raw) if raw.isascii() else "\\u" in raw):
             value = without_surrogates(value)[0]  # a lone "\udc80" no output file can hold
         if isinstance(value, dict):
             return value, None
