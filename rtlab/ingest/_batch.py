@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rtlab.errors import RtlabError, UnitError
-from rtlab.ingest._labels import apply_run_labels
+from rtlab.ingest._labels import apply_labels_file, run_labels_path
 from rtlab.ingest.readers import ReadOptions, Unclaimed, discover, get_reader
 from rtlab.records import ReadWarning, Trajectory
 
@@ -137,8 +137,10 @@ def read_unit(
                     "no-steps",
                 )
             )
-    for t in trajectories:
-        apply_run_labels(t, unit)
+    labels = run_labels_path(unit) if trajectories else None  # one unit, one run.json: looked up once
+    if labels is not None:
+        for t in trajectories:
+            apply_labels_file(t, labels)
     if join:
         for t in trajectories:
             if t.task is None and t.judgement is None:

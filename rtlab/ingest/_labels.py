@@ -78,6 +78,13 @@ def apply_run_labels(trajectory: Trajectory, source: str | Path | None = None) -
     found = run_labels_path(source if source is not None else trajectory.source_path)
     if found is None:
         return False
+    apply_labels_file(trajectory, found)
+    return True
+
+
+def apply_labels_file(trajectory: Trajectory, found: Path) -> None:
+    """Set the labels of the ``run.json`` ``found`` (as :func:`run_labels_path` finds it) on the trajectory:
+    :func:`apply_run_labels` once the file is known (a unit's trajectories share it: looked up once)."""
     for key, value in load_run_labels(found).items():
         setattr(trajectory, key, value)
     trajectory.meta["labels_from"] = str(found)
@@ -86,7 +93,6 @@ def apply_run_labels(trajectory: Trajectory, source: str | Path | None = None) -
         trajectory.meta[SETTINGS_FIELD] = settings
         if isinstance(settings.get("cli"), str) and trajectory.parent_id is None:
             _cli_run_outputs(trajectory, found.parent)
-    return True
 
 
 def _cli_run_outputs(trajectory: Trajectory, folder: Path) -> None:

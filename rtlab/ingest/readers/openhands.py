@@ -164,8 +164,11 @@ def _check_event(path: Path, ev: Any, at: int, where: str, seen: dict[int, int],
     neither action nor observation, a linking field of the wrong type."""
     if not isinstance(ev, dict):
         raise ReaderError(path, f"event is {type(ev).__name__}, not an object", line=at, field=where or None)
-    eid = field(ev, "id", int, path, at, where)
-    field(ev, "source", str, path, at, where)
+    # each field's type tested here, and field() (which says what is wrong) called only where it is wrong
+    eid = ev.get("id")
+    if not isinstance(eid, int) or not isinstance(ev.get("source"), str):
+        eid = field(ev, "id", int, path, at, where)
+        field(ev, "source", str, path, at, where)
     if eid in seen:
         raise ReaderError(
             path,
@@ -174,20 +177,24 @@ def _check_event(path: Path, ev: Any, at: int, where: str, seen: dict[int, int],
             field=_join(where, "id"),
         )
     if "action" in ev:
-        field(ev, "action", str, path, at, where)
+        if not isinstance(ev["action"], str):
+            field(ev, "action", str, path, at, where)
     elif "observation" in ev:
-        field(ev, "observation", str, path, at, where)
-        if ev.get("cause") is not None:
+        if not isinstance(ev["observation"], str):
+            field(ev, "observation", str, path, at, where)
+        cause = ev.get("cause")
+        if cause is not None and not isinstance(cause, int):
             field(ev, "cause", int, path, at, where)
-        if "content" in ev:
+        if "content" in ev and not isinstance(ev["content"], str):
             field(ev, "content", str, path, at, where)
-        if "extras" in ev:
+        if "extras" in ev and not isinstance(ev["extras"], dict):
             field(ev, "extras", dict, path, at, where)
     else:
         raise ReaderError(
             path, "event has neither 'action' nor 'observation'", line=at, field=_join(where, "action")
         )
-    if ev.get("tool_call_metadata") is not None:
+    metadata = ev.get("tool_call_metadata")
+    if metadata is not None and not isinstance(metadata, dict):
         field(ev, "tool_call_metadata", dict, path, at, where)
     seen[eid] = pos
 
