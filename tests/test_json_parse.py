@@ -278,6 +278,17 @@ def _outcome(iterate, path: Path, *, by_text: bool, strict: bool = False) -> tup
     return (got, warnings, None)
 
 
+def _log(factory: pytest.TempPathFactory, pieces: list[str], bom: bool, junk: bytes, at: int) -> Path:
+    """A JSON-lines file of ``pieces`` (a line each), after a BOM if ``bom``, with a record holding the bytes
+    ``junk`` (not UTF-8) put at line ``at`` if any."""
+    lines = [p.encode("utf-8") for p in pieces]
+    if junk:
+        lines.insert(min(at, len(lines)), b'{"j": "' + junk + b'"}')
+    path = factory.mktemp("log") / "log.jsonl"
+    path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines))
+    return path
+
+
 _PIECES = [
     '{"a": 1}',
     '[1, "é"]',
@@ -312,12 +323,7 @@ def test_json_lines_from_bytes_read_as_from_text(
 ) -> None:
     """Lines read from a UTF-8 file's bytes give what lines of its text gave: the same values, warnings (a BOM,
     bytes that are not UTF-8, blank lines of Unicode whitespace, a last line cut off) and errors."""
-    lines = [p.encode("utf-8") for p in pieces]
-    if junk:
-        lines.insert(min(at, len(lines)), b'{"j": "' + junk + b'"}')
-    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines)
-    path = tmp_path_factory.mktemp("lines") / "log.jsonl"
-    path.write_bytes(data)
+    path = _log(tmp_path_factory, pieces, bom, junk, at)
     assert _outcome(iter_json_lines, path, by_text=False) == _outcome(iter_json_lines, path, by_text=True)
 
 
@@ -406,12 +412,7 @@ def test_json_values_from_bytes_read_as_from_text(
 ) -> None:
     """Values read from a UTF-8 file's bytes while each line is one, then from its text, give what the text
     gave from the start: the same values, lines, warnings and errors, tolerant or strict."""
-    lines = [p.encode("utf-8") for p in pieces]
-    if junk:
-        lines.insert(min(at, len(lines)), b'{"j": "' + junk + b'"}')
-    data = (b"\xef\xbb\xbf" if bom else b"") + b"\n".join(lines)
-    path = tmp_path_factory.mktemp("values") / "log.jsonl"
-    path.write_bytes(data)
+    path = _log(tmp_path_factory, pieces, bom, junk, at)
     assert _outcome(iter_json_values, path, by_text=False, strict=strict) == _outcome(
         iter_json_values, path, by_text=True, strict=strict
     )

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from rtlab.agent._run import RunSummary as RunSummary
     from rtlab.agent._run import copy_outputs as copy_outputs
     from rtlab.agent._run import is_complete as is_complete
+    from rtlab.agent._run import prepare_run_folder as prepare_run_folder
     from rtlab.agent._run import run_agent as run_agent
     from rtlab.agent._sandbox import AGENT_ROOT as AGENT_ROOT
     from rtlab.agent._sandbox import SANDBOX_KINDS as SANDBOX_KINDS
@@ -76,6 +77,7 @@ __getattr__, __dir__, __all__ = attach(
             "RunSummary",
             "copy_outputs",
             "is_complete",
+            "prepare_run_folder",
             "run_agent",
         ),
         "._sandbox": (

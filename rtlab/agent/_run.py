@@ -471,6 +471,22 @@ def is_complete(run_dir: str | Path) -> bool:
     return (Path(run_dir) / COMPLETE).is_file()
 
 
+def prepare_run_folder(out: Path, *, unfinished: Callable[[Path], bool], who: str) -> None:
+    """Make ``out`` ready for a run: a new or empty folder is used; a finished run (:func:`is_complete`) or a
+    folder holding anything but an unfinished run of ``who`` (``unfinished(out)``) is refused with
+    ``FileExistsError``; an unfinished run (no completion marker) is removed, to be redone from scratch."""
+    if out.exists():
+        if is_complete(out):
+            raise FileExistsError(f"{out} holds a finished run; choose another --out")
+        if any(out.iterdir()):
+            if not unfinished(out):
+                raise FileExistsError(
+                    f"{out} is not empty and holds no unfinished run of {who}; choose another --out"
+                )
+            shutil.rmtree(out)  # a half-written run (no completion marker): redone from scratch
+    out.mkdir(parents=True, exist_ok=True)
+
+
 def run_agent(
     task: AgentTask,
     config: RunConfig,
@@ -486,16 +502,7 @@ def run_agent(
     judge writing its verdicts beside the run: a run is complete with them or redone)."""
     __version__ = _version()
     out = Path(out)
-    if out.exists():
-        if is_complete(out):
-            raise FileExistsError(f"{out} holds a finished run; choose another --out")
-        if any(out.iterdir()):
-            if not _unfinished_run(out):
-                raise FileExistsError(
-                    f"{out} is not empty and holds no unfinished run of rtlab run; choose another --out"
-                )
-            shutil.rmtree(out)  # a half-written run (no completion marker): redone from scratch
-    out.mkdir(parents=True, exist_ok=True)
+    prepare_run_folder(out, unfinished=_unfinished_run, who="rtlab run")
     policy = make_policy(config.method, config.ablation)
     own_client = client is None
     if client is None:

@@ -93,7 +93,8 @@ def bwrap_command(root: Path, command: str) -> list[str]:
     for f in _ETC:
         args += ["--ro-bind-try", f, f]
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    for d in _python_dirs():  # after the private /tmp: a virtualenv under /tmp stays visible (bwrap mounts in order)
+    # after the private /tmp: a virtualenv under /tmp stays visible (bwrap mounts in order)
+    for d in _python_dirs():
         args += ["--ro-bind-try", d, d]
     args += ["--bind", str(root), AGENT_ROOT, "--chdir", AGENT_ROOT]
     for key, value in _env(AGENT_ROOT).items():

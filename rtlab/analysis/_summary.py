@@ -85,16 +85,8 @@ STEP_COLUMNS = (
 )
 """The columns of :func:`trajectory_summary` that only a whole reading knows (its steps, events, delivered files
 and every record's warnings): null in a row read from a log's summary."""
-_COUNTS = (
-    "n_steps",
-    "n_unanswered",
-    "n_errors",
-    "n_clipped",
-    "n_events",
-    "chars_logged",
-    "chars_shown",
-    "n_warnings",
-)
+_COUNTS = tuple(c for c in STEP_COLUMNS if c.startswith(("n_", "chars_")))
+"""The counts among :data:`STEP_COLUMNS` (nullable integers in :func:`summaries_frame`)."""
 
 
 def summary_row(summarized: Summarized) -> dict[str, Any]:

@@ -62,9 +62,9 @@ from rtlab.agent import (
     RunSummary,
     copy_outputs,
     copy_workspace,
-    is_complete,
     load_task,
     make_policy,
+    prepare_run_folder,
 )
 from rtlab.errors import RtlabError
 from rtlab.harnesses._install import install_claude_code, install_codex, serve_command
@@ -202,19 +202,6 @@ def _ours(folder: Path) -> bool:
             continue
         return False
     return True
-
-
-def _prepare(out: Path) -> None:
-    if out.exists():
-        if is_complete(out):
-            raise FileExistsError(f"{out} holds a finished run; choose another --out")
-        if any(out.iterdir()):
-            if not _ours(out):
-                raise FileExistsError(
-                    f"{out} is not empty and holds no unfinished run of a CLI agent; choose another --out"
-                )
-            shutil.rmtree(out)  # a half-written run (no completion marker): redone from scratch
-    out.mkdir(parents=True, exist_ok=True)
 
 
 def _endpoint(config: CliRunConfig) -> tuple[str | None, str]:
@@ -406,7 +393,7 @@ def run_cli_agent(
     began = time.monotonic()
     scratch = _scratch(config)
     try:
-        _prepare(out)
+        prepare_run_folder(out, unfinished=_ours, who="a CLI agent")
         workspace, home, state = scratch / "workspace", scratch / "home", scratch / "state"
         skipped = copy_workspace(task.workspace, workspace, exclude=task.exclude)
         home.mkdir(mode=0o700)

@@ -125,7 +125,9 @@ def _begin(folder: str | Path, record: str | Path) -> tuple[Path, InstallReport,
     report = InstallReport(folder)
     record_path = folder / record
     if record_path.exists():
-        report.notes.append(f"already installed ({record_path}); run `rtlab tab uninstall` first to change it")
+        report.notes.append(
+            f"already installed ({record_path}); run `rtlab tab uninstall` first to change it"
+        )
         return folder, report, None
     return folder, report, record_path
 

@@ -70,7 +70,16 @@ def run(
 
 def _apply_in_full(event_text: str, state: Path, *, method: str, ablation: str | None) -> int:
     """No server answered a lean hook: the same interpreter, with its site packages, applies the event."""
-    argv = [sys.executable, "-m", "rtlab.harnesses.hook", "--apply", "--state-dir", str(state), "--method", method]
+    argv = [
+        sys.executable,
+        "-m",
+        "rtlab.harnesses.hook",
+        "--apply",
+        "--state-dir",
+        str(state),
+        "--method",
+        method,
+    ]
     if ablation:
         argv += ["--ablation", ablation]
     done = subprocess.run(argv, input=event_text, capture_output=True, text=True, check=False)

@@ -181,10 +181,17 @@ def ingest(
             result.renamed += unique_ids(found, taken)
             result.trajectories.extend(found)
         except Exception as exc:  # one bad run must not stop a batch of thousands
-            message = str(exc) if isinstance(exc, RtlabError | OSError) else f"{type(exc).__name__}: {exc}"
-            if strict:
-                if isinstance(exc, RtlabError):
-                    raise
-                raise UnitError(f"{unit} ({fmt}): {message}") from exc
-            result.failures.append(IngestFailure(str(unit), fmt, message))
+            result.failures.append(unit_failure(exc, unit, fmt, strict=strict))
     return result
+
+
+def unit_failure(exc: Exception, unit: Path, fmt: str, *, strict: bool) -> IngestFailure:
+    """What a batch records of a unit whose reading raised ``exc`` (and goes on); with ``strict``, raised
+    instead: an :class:`RtlabError` as it is, anything else as a :class:`UnitError` naming the unit. Must be
+    called inside the ``except`` that caught ``exc``."""
+    message = str(exc) if isinstance(exc, RtlabError | OSError) else f"{type(exc).__name__}: {exc}"
+    if strict:
+        if isinstance(exc, RtlabError):
+            raise exc
+        raise UnitError(f"{unit} ({fmt}): {message}") from exc
+    return IngestFailure(str(unit), fmt, message)

@@ -9,8 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from rtlab.errors import RtlabError, UnitError
-from rtlab.ingest._batch import IngestFailure, RenamedId, iter_units, read_unit, unique_ids, unit_path
+from rtlab.ingest._batch import (
+    IngestFailure,
+    RenamedId,
+    iter_units,
+    read_unit,
+    unique_ids,
+    unit_failure,
+    unit_path,
+)
 from rtlab.ingest._labels import apply_run_labels
 from rtlab.ingest.readers import NoSummary, ReadOptions, Unclaimed, get_summarizer
 from rtlab.records import Trajectory
@@ -96,10 +103,5 @@ def read_summaries(
             result.renamed += unique_ids([s.trajectory for s in found], taken)
             result.summarized.extend(found)
         except Exception as exc:  # one bad run must not stop a batch, as in ingest
-            message = str(exc) if isinstance(exc, RtlabError | OSError) else f"{type(exc).__name__}: {exc}"
-            if strict:
-                if isinstance(exc, RtlabError):
-                    raise
-                raise UnitError(f"{unit} ({fmt}): {message}") from exc
-            result.failures.append(IngestFailure(str(unit), fmt, message))
+            result.failures.append(unit_failure(exc, unit, fmt, strict=strict))
     return result

@@ -673,11 +673,13 @@ def iter_json_values(
         rest = line.lstrip()  # ASCII whitespace, which the text's whitespace holds
         if rest:
             first = rest[0]
-            try:
-                if first >= 0x80 or 0x1C <= first <= 0x1F:  # whitespace for the text, perhaps
-                    raise orjson.JSONDecodeError("", "", 0)
-                pending.append((lineno, rest, orjson.loads(rest)))
-            except orjson.JSONDecodeError:  # from here on, the text (the prefix before is whole UTF-8 lines)
+            value: Any = _UNSURE
+            if first < 0x80 and not 0x1C <= first <= 0x1F:  # else perhaps whitespace for the text: its rule
+                try:
+                    value = orjson.loads(rest)
+                except orjson.JSONDecodeError:
+                    pass
+            if value is _UNSURE:  # from here on, the text (the prefix before is whole UTF-8 lines)
                 yield from _settled(pending, path, warnings)
                 text = body.decode("utf-8")
                 yield from _json_values_of_text(
@@ -689,6 +691,7 @@ def iter_json_values(
                     found=found or bool(pending),
                 )
                 return
+            pending.append((lineno, rest, value))
             if len(pending) >= batch:
                 yield from _settled(pending, path, warnings)
                 found = True

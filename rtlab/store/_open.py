@@ -139,25 +139,20 @@ class Store:
         """Check every table's files present, inside the store and of the size the manifest records (what
         using a table checks of its own files; :meth:`verify` checks their bytes too), naming each damaged one
         in an ``RtlabError``. The command line checks so before it reads a store."""
+        self._check_present(*TABLES)
+
+    def _check_present(self, *tables: str) -> None:
+        """Raise, naming each, if a file of ``tables`` is missing, lies outside the store or has another size
+        than recorded; once per table and store opened (a table verified in full was checked so too)."""
         from rtlab.errors import RtlabError
 
-        todo = [t for t in TABLES if t not in self._present]
+        todo = [t for t in tables if t not in self._present]
+        if not todo:
+            return
         found = check_files(self.path, self.manifest, tables=todo, manifest_damage=[])
         if found:
             raise RtlabError(damage_message(self.path, found, self.manifest))
         self._present.update(todo)
-
-    def _check_present(self, table: str) -> None:
-        """Raise, naming each, if a file of ``table`` is missing, lies outside the store or has another size
-        than recorded; once per store opened (a table verified in full was checked so too)."""
-        from rtlab.errors import RtlabError
-
-        if table in self._present:
-            return
-        found = check_files(self.path, self.manifest, tables=(table,), manifest_damage=[])
-        if found:
-            raise RtlabError(damage_message(self.path, found, self.manifest))
-        self._present.add(table)
 
     def verify(self) -> list[Damage]:
         """Everything damaged in the store, each file checked to its bytes (its sha256 and schema against the
