@@ -6,9 +6,11 @@ diagnosis generalizes (rtlab issue 25).
 REAL is the folder of real data (default ``../shared/real`` beside the clone); without it the script says so
 and exits 0. For Workspace-Bench (``workspace-bench/codex-gpt-5.4-runs`` against ``workspace-bench/
 gold_labels.csv``) and OfficeQA (``officeqa/g2b-gpt-5.4-traces`` against ``officeqa/gold_labels.csv``) it
-labels every failed rubric item with the rules (:func:`rtlab.annotation.rule_labels`) and prints, as markdown:
+labels every failed rubric item with the rules (:func:`rtlab.annotation.rule_labels`, with the tasks' source
+files where a folder near the runs holds them: ``sources="auto"``) and prints, as markdown:
 
 - Cohen's kappa over all items and over the clear ones, with a bootstrap interval, and the agreement count;
+  the source folder used, and the agreement without it;
 - per task (a Workspace-Bench task, an OfficeQA question: ``Trajectory.task_id``): n, agreement, kappa, over
   all and over the clear items (:func:`rtlab.annotation.agree_with_gold` with ``by="task"``); an undefined
   kappa (one class on both sides) is ``n/a`` with the reason;
@@ -50,16 +52,19 @@ BENCHMARKS = (
 """(name, runs folder, gold file), relative to the real-data folder."""
 
 
-def label_runs(folder: Path) -> tuple[pd.DataFrame, int, float]:
+def label_runs(folder: Path, *, sources: bool = True) -> tuple[pd.DataFrame, int, float, list[Path]]:
     """The rule labels (long form, with ``rule`` and ``task_id``) of every run under ``folder``, the number of
-    trajectories and the seconds taken."""
+    trajectories, the seconds taken and the folders of source files used: with ``sources``, those found near
+    the runs (``sources="auto"``, :class:`rtlab.analysis.SourceFinder`), else none."""
+    from rtlab.analysis import SourceFinder
     from rtlab.environment import replay
     from rtlab.ingest import ingest
 
     start = time.perf_counter()
     trajectories = ingest(sorted(str(p) for p in folder.iterdir() if p.is_dir())).trajectories
-    labels = rule_labels(trajectories, [replay(t) for t in trajectories])
-    return labels, len(trajectories), time.perf_counter() - start
+    finder = SourceFinder() if sources else None
+    labels = rule_labels(trajectories, [replay(t) for t in trajectories], sources=finder)
+    return labels, len(trajectories), time.perf_counter() - start, finder.used if finder else []
 
 
 def number(value: Any, digits: int = 3) -> str:
@@ -135,9 +140,23 @@ def leave_one_task_out(gold: pd.DataFrame, labels: pd.DataFrame, report: GoldAgr
 
 def benchmark(name: str, runs: Path, gold_path: Path, *, n_boot: int) -> list[str]:
     """The section's part for one benchmark."""
-    labels, n_runs, seconds = label_runs(runs)
+    labels, n_runs, seconds, used = label_runs(runs)
     gold = read_gold_labels(gold_path)
     report = agree_with_gold(gold, labels, by="task", n_boot=n_boot)
+    if used:  # what the source files add: the same runs labelled without them
+        bare = agree_with_gold(gold, label_runs(runs, sources=False)[0], n_boot=0).summary.set_index("subset")
+        found = ", ".join(
+            str(p.relative_to(runs.parent)) if p.is_relative_to(runs.parent) else str(p) for p in used
+        )
+        sourced = (
+            f'- source files found near the runs (`sources="auto"`): {found}; without them: kappa over all '
+            f"{number(bare.loc['all', 'kappa'])}, {round(bare.loc['all', 'agreement'] * bare.loc['all', 'n'])} of "
+            f"{bare.loc['all', 'n']} agree"
+        )
+    else:
+        sourced = (
+            "- no folder near the runs holds their tasks' source files: traced through what was shown only"
+        )
     assert report.groups is not None and report.rules is not None
     summary = report.summary.set_index("subset")
     agree = int(report.items["agree"].sum())
@@ -152,6 +171,7 @@ def benchmark(name: str, runs: Path, gold_path: Path, *, n_boot: int) -> list[st
         f"({runs.name} against {gold_path.name})",
         "",
         *overall(report),
+        sourced,
         f"- {targets}",
         "",
         "Per category (all items, gold as the truth):",
@@ -209,13 +229,13 @@ def benchmark(name: str, runs: Path, gold_path: Path, *, n_boot: int) -> list[st
     return lines
 
 
-def write_section(results: Path, body: str) -> None:
-    """Replace (or append) the :data:`HEADING` section of ``results`` with ``body``, atomically."""
+def write_section(results: Path, body: str, *, heading: str = HEADING) -> None:
+    """Replace (or append) the ``heading`` section of ``results`` with ``body``, atomically."""
     from rtlab.io import atomic_open
 
     text = results.read_text(encoding="utf-8")
     lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == HEADING), None)
+    start = next((i for i, line in enumerate(lines) if line.rstrip("\n") == heading), None)
     if start is None:
         new = text.rstrip("\n") + "\n\n" + body
     else:

@@ -283,6 +283,23 @@ def test_rules_against_workspace_bench_gold(real: Path) -> None:
     assert summary.loc["clear", "kappa"] == pytest.approx(pinned["clear"], abs=5e-4)
 
 
+def test_rules_against_officeqa_gold_with_the_bulletins_beside_the_runs(real: Path) -> None:
+    from rtlab.analysis import SourceFinder
+    from rtlab.annotation import rule_labels
+    from rtlab.environment import replay
+    from rtlab.ingest import ingest
+
+    folder = real / "officeqa/g2b-gpt-5.4-traces"
+    trajectories = ingest(sorted(str(p) for p in folder.iterdir() if p.is_dir())).trajectories
+    finder = SourceFinder()
+    labels = rule_labels(trajectories, [replay(t) for t in trajectories], sources=finder)
+    assert finder.used == [real / "officeqa/treasury_bulletins_transformed_subset"]
+    report = agree_with_gold(read_gold_labels(real / "officeqa/gold_labels.csv"), labels, n_boot=0)
+    assert int(report.items["agree"].sum()) == RULES_OQA_AGREE_SOURCED
+    rules = report.items.set_index("run")["rule"]
+    assert rules["v2_branch3__oqa-122_s1"] == "R9b"
+
+
 def test_rules_against_officeqa_gold(real: Path) -> None:
     report = _rules_report(real, "officeqa/g2b-gpt-5.4-traces", "officeqa/gold_labels.csv")
     assert report.summary.set_index("subset").loc["all", "n"] == 18
@@ -305,9 +322,16 @@ RULES_OQA_AGREE = 13
 monthly cells of the row 'National defense' shown at step 3, and the answer 1580 a cell of the same name (the
 fiscal-year total): R7d, Dropped or Distorted as the gold says; oqa-126's expected 0.03 stood in the shown text
 only as a coincidence of digits (no quantity term of the question near it), so R9 no longer calls it Shown but
-Missing: R10, reasoning, as the gold says. With the bulletins given as --sources the count is the same: the
-strict search of whole files finds no expression for the five still other (oqa-122's three months of savings
-notes are named by none of the question's terms)."""
+Missing: R10, reasoning, as the gold says. With the bulletins given as --sources: see
+:data:`RULES_OQA_AGREE_SOURCED`."""
+RULES_OQA_AGREE_SOURCED = 14
+"""The same with the bulletins found beside the runs (``sources="auto"``, codebook 2.4). Under 2.2-2.3 the
+strict search of whole files found no expression for the five still other; 2.4 counts a table's caption
+toward the terms a source file's line must share with the question: oqa-122's savings notes table (column
+'Amount outstanding', titled "Sales and Redemptions by Periods" under the heading "UNITED STATES SAVINGS
+NOTES") holds the expected 261 in its July row, a table the run never printed: R9b, discovery, as the gold
+says (unclear). The other four stay R10 (other): no small expression gives them (a pooled standard
+deviation, a geometric mean across bulletins, a CPI-adjusted difference, a four-cell sum across two tables)."""
 RULES_OQA_DISTORTED = 7
 """Of the 9 items the OfficeQA gold labels Dropped or Distorted, how many the rules label so (codebook 2.1; 0
 before): a wrong operand shown beside the right one (R7a: oqa-109's row, oqa-129's and oqa-34's column,

@@ -55,6 +55,9 @@ if TYPE_CHECKING:
     from rtlab.analysis._diagnose import same_file as same_file
     from rtlab.analysis._diagnose import task_sources as task_sources
     from rtlab.analysis._diagnose import values_of as values_of
+    from rtlab.analysis._expressions import AUTO_SOURCES as AUTO_SOURCES
+    from rtlab.analysis._expressions import SourceFinder as SourceFinder
+    from rtlab.analysis._expressions import SourceFolder as SourceFolder
     from rtlab.analysis._metrics import AGGREGATE_COLUMNS as AGGREGATE_COLUMNS
     from rtlab.analysis._metrics import SCORE_COLUMNS as SCORE_COLUMNS
     from rtlab.analysis._metrics import aggregate as aggregate
@@ -154,6 +157,7 @@ __getattr__, __dir__, __all__ = attach(
             "main_runs",
         ),
         "._bootstrap": ("bootstrap_weights", "percentile_interval"),
+        "._expressions": ("AUTO_SOURCES", "SourceFinder", "SourceFolder"),
         "._codebook": (
             "CODEBOOK_VERSION",
             "CODEBOOK_FILE",

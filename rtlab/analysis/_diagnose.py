@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from rtlab.analysis._codebook import CATEGORIES, Codebook, Confidence, load_codebook
 from rtlab.analysis._coverage import Coverage, DeliverableIndex, coverage
-from rtlab.analysis._expressions import SourceFolder, Trace, trace
+from rtlab.analysis._expressions import AUTO_SOURCES, SourceFinder, SourceFolder, Trace, trace
 from rtlab.analysis._operands import Misbuilt, misbuilt, one_number_answer
 from rtlab.records import Deliverable, Trajectory
 from rtlab.text import (
@@ -1039,7 +1039,7 @@ def diagnose(
     values: pd.DataFrame | None = None,
     *,
     codebook: Codebook | None = None,
-    sources: str | Path | SourceFolder | None = None,
+    sources: str | Path | SourceFolder | SourceFinder | None = None,
 ) -> list[Label]:
     """One :class:`Label` per failed rubric item (judge ``passed`` false), deterministic, from the evidence.
 
@@ -1047,8 +1047,9 @@ def diagnose(
     ``values`` its :func:`rtlab.analysis._values.values_frame` rows, computed from ``replay`` when not given
     (pass a frame to reuse one computed for many trajectories). A trajectory without a judgement has no
     failed items and gets no label. ``sources``: a folder holding the task's source files by name (the
-    workspace), searched for an expected value the run never showed (R9b); without it such a value is
-    traced through what was shown only.
+    workspace), searched for an expected value the run never showed (R9b); ``"auto"``: such a folder looked
+    for near the run (:class:`~rtlab.analysis._expressions.SourceFinder`); without it such a value is traced
+    through what was shown only.
     """
     indices = failed_items(trajectory)
     if not indices:
@@ -1059,7 +1060,7 @@ def diagnose(
 
         values = values_frame([trajectory], [replay])
     run = run_evidence(trajectory, values)
-    folder = sources if isinstance(sources, SourceFolder) or sources is None else SourceFolder(sources)
+    folder = _source_folder(trajectory, sources)
     confidence = {r.id: r.confidence for r in cb.rules}
     labels = []
     for index in indices:
@@ -1082,6 +1083,20 @@ def diagnose(
             )
         )
     return labels
+
+
+def _source_folder(
+    trajectory: Trajectory, sources: str | Path | SourceFolder | SourceFinder | None
+) -> SourceFolder | None:
+    """The folder of ``trajectory``'s source files that ``sources`` stands for (:func:`diagnose`)."""
+    if sources is None or isinstance(sources, SourceFolder):
+        return sources
+    if isinstance(sources, str) and sources == AUTO_SOURCES:
+        sources = SourceFinder()
+    if isinstance(sources, SourceFinder):
+        names = trajectory.task.source_files if trajectory.task is not None else []
+        return sources.folder_for(trajectory.source_path, names)
+    return SourceFolder(sources)
 
 
 def label_to_dict(label: Label) -> dict[str, Any]:
@@ -1116,19 +1131,24 @@ def diagnose_frame(
     replays: Sequence[Replay],
     *,
     values: pd.DataFrame | None = None,
-    sources: str | Path | None = None,
+    sources: str | Path | SourceFinder | None = None,
 ) -> pd.DataFrame:
     """One row per failed rubric item of every trajectory: the label plus the trajectory's grouping columns
     (task, benchmark, model, method, variant, run) for :func:`breakdown`. ``replays`` are the trajectories
     replayed, in the same order; ``values`` their values frame, computed from them when not given; ``sources``
-    the tasks' source files (:func:`diagnose`)."""
+    the tasks' source files (:func:`diagnose`: a folder, ``"auto"``, or a
+    :class:`~rtlab.analysis._expressions.SourceFinder` whose ``used`` then says which folders served)."""
     trajectories = list(trajectories)
     if values is None:
         from rtlab.analysis._values import values_frame
 
         values = values_frame(trajectories, list(replays))
     of = values_of(values)
-    folder = SourceFolder(sources) if sources is not None else None  # each file parsed once for all runs
+    folder: SourceFolder | SourceFinder | None = None  # each file parsed once for all runs
+    if isinstance(sources, SourceFinder) or (isinstance(sources, str) and sources == AUTO_SOURCES):
+        folder = sources if isinstance(sources, SourceFinder) else SourceFinder()
+    elif sources is not None:
+        folder = SourceFolder(sources)
     rows = []
     for t, r in zip(trajectories, replays, strict=True):
         rows += _label_rows(t, diagnose(t, r, of(t.id), sources=folder))

@@ -19,11 +19,17 @@ percentage change between two years. Such a value can still be traced to what th
   digits, and a sum, mean or pair, which have many more ways to hit them, must share
   :data:`MIN_COMPUTED_OVERLAP` terms. Among the expressions that give the value, the one sharing most terms with the question,
   then the simplest, is kept.
+- **The period asked**: a line whose names carry years (its label, its cells' headers or labels) holds the
+  question's quantity only when one of those years falls in the span of the years the question names
+  (:func:`period_agrees`; a year either side for fiscal years): the same digits in another year's line are a
+  coincidence.
 - **The operation asked**: a question that names operations (a total, an average, a change, a ratio:
   :data:`OPERATIONS`) is searched for those and single cells only.
 - **Source files** are searched only for what the shown tables do not give, and more strictly: a whole file
   holds many times more lines than a run is shown, so the line must share at least half of the question's
-  quantity terms (and two whatever the kind).
+  quantity terms (and two whatever the kind), counting those of its table's caption (:attr:`Table.caption`:
+  the title, units line and section heading just above it, which in a whole document say what the table
+  holds). The folder is given, or found near each run (``sources="auto"``, :class:`SourceFinder`).
 - **Neighbours** (:func:`explain_answer`): the delivered answer is tested against the same expression over
   the neighbouring lines of its table (other rows for a row's run, other columns for a column's), the run
   moved or resized within its line, the line of the same label in another table (another bulletin, a revised
@@ -60,6 +66,14 @@ MAX_RUN = 40
 MAX_SHIFT = 12
 """How far a run is moved within its line, or resized, when neighbours are tried."""
 
+CAPTION_LINES = 3
+"""Short lines above a table kept as its caption."""
+CAPTION_REACH = 10
+"""How many lines above a table its caption is looked for (a title, a units line, a section heading above an
+introductory paragraph)."""
+CAPTION_WIDTH = 100
+"""A line longer than this is prose, not a title: skipped when looking for a caption."""
+
 _PREFIX = re.compile(r"^\s*(?:[^\s:|]+:)?\d+\s*(?::|\t|→)\s*")
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -80,6 +94,9 @@ class Table:
     """Per column, its header text (empty when the table has none)."""
     lines: list[str]
     """Per data row, the line as shown (for evidence)."""
+    caption: str = ""
+    """The short lines just above the table in its text (its title, a section heading, its units:
+    :data:`CAPTION_LINES` of them at most, within :data:`CAPTION_REACH` lines; empty when none)."""
 
 
 @dataclass(frozen=True)
@@ -179,12 +196,16 @@ def tables_of(text: str, *, source: str, step: int | None = None) -> list[Table]
     """The tables of ``text`` (the module's docstring)."""
     out: list[Table] = []
     block: list[str] = []
+    above: list[str] = []  # the lines since the last table, at most CAPTION_REACH
 
     def close() -> None:
         if len(block) >= 2:
             table = _table(block, source=source, step=step)
             if table is not None:
+                table.caption = _caption(above)
                 out.append(table)
+        if block:
+            above.clear()
         block.clear()
 
     for raw in text.splitlines():
@@ -193,8 +214,24 @@ def tables_of(text: str, *, source: str, step: int | None = None) -> list[Table]
             block.append(line)
         else:
             close()
+            above.append(line)
+            if len(above) > CAPTION_REACH:
+                del above[0]
     close()
     return out
+
+
+def _caption(above: Sequence[str]) -> str:
+    """The caption of a table from the lines above it (:attr:`Table.caption`): the nearest
+    :data:`CAPTION_LINES` short, non-empty ones, top to bottom."""
+    kept: list[str] = []
+    for line in reversed(above):
+        text = line.strip()
+        if text and len(text) <= CAPTION_WIDTH:
+            kept.append(text)
+            if len(kept) == CAPTION_LINES:
+                break
+    return " ".join(reversed(kept))
 
 
 def _table(block: list[str], *, source: str, step: int | None) -> Table | None:
@@ -296,13 +333,63 @@ def quantity_terms(text: str) -> set[str]:
     return {t for t in terms(text) if not _PERIOD.match(t) and not _NOT_QUANTITY.match(t)}
 
 
-def line_terms(table: Table, axis: str, line: int, cells: Sequence[int]) -> set[str]:
-    """The quantity terms naming a line's cells: the row's label and the cells' column headers (axis ``row``),
-    or the column's header and the cells' row labels (axis ``column``)."""
+_YEAR = re.compile(r"(?<!\d)(?<!\d[.,])(1[89]\d\d|20\d\d)(?!\d|[.,]\d)")
+YEAR_SLACK = 1
+"""Years beyond the question's own that a line may name (a fiscal year straddling a calendar one)."""
+
+
+def years_of(text: str) -> set[int]:
+    """The years ``text`` names (four digits, 1800-2099, not part of a longer number)."""
+    return {int(m) for m in _YEAR.findall(text)}
+
+
+def line_years(table: Table, axis: str, line: int, cells: Sequence[int]) -> set[int]:
+    """The years naming a line's cells (the same names as :func:`line_terms`'s)."""
     if axis == "row":
         words = [table.labels[line], *(table.headers[c] for c in cells if c < len(table.headers))]
     else:
         words = [table.headers[line] if line < len(table.headers) else "", *(table.labels[c] for c in cells)]
+    return years_of(" ".join(words))
+
+
+def period_agrees(named: set[int], asked: set[int]) -> bool:
+    """A line naming years ``named`` can hold a question's quantity about years ``asked``: one of them falls in
+    the question's span (:data:`YEAR_SLACK` either side), or either names none."""
+    if not named or not asked:
+        return True
+    lo, hi = min(asked) - YEAR_SLACK, max(asked) + YEAR_SLACK
+    return any(lo <= y <= hi for y in named)
+
+
+PAIRS: frozenset[ExpressionKind] = frozenset({"difference", "ratio", "change"})
+"""The kinds over two cells picked anywhere in a line: each cell must be named by the question
+(:func:`operand_named`)."""
+
+
+def operand_named(table: Table, axis: str, cell: int, named: set[str]) -> bool:
+    """Whether one operand of a pair is named by the question: its own name (its column header on a row, its row
+    label in a column) shares a term with ``named`` (the question's quantity terms, periods and years). A line of
+    n cells holds n(n-1) ordered pairs, and their ratios and changes cover small values densely: a pair of
+    unnamed cells hits the expected digits by chance."""
+    if axis == "row":
+        name = table.headers[cell] if cell < len(table.headers) else ""
+    else:
+        name = table.labels[cell] if cell < len(table.labels) else ""
+    return bool(set(terms(name)) & named)
+
+
+def line_terms(
+    table: Table, axis: str, line: int, cells: Sequence[int], *, caption: bool = False
+) -> set[str]:
+    """The quantity terms naming a line's cells: the row's label and the cells' column headers (axis ``row``),
+    or the column's header and the cells' row labels (axis ``column``); with ``caption``, the table's
+    caption's too."""
+    if axis == "row":
+        words = [table.labels[line], *(table.headers[c] for c in cells if c < len(table.headers))]
+    else:
+        words = [table.headers[line] if line < len(table.headers) else "", *(table.labels[c] for c in cells)]
+    if caption:
+        words.append(table.caption)
     return quantity_terms(" ".join(words))
 
 
@@ -387,6 +474,8 @@ def find_expression(
     import numpy as np
 
     wanted = quantity_terms(question)
+    asked = years_of(question)
+    named = {t for t in terms(question) if not _NOT_QUANTITY.match(t)}
     floor = max(MIN_COMPUTED_OVERLAP, math.ceil(len(wanted) / 2)) if strict else 0
     if kinds is None:
         kinds = asked_kinds(question)
@@ -403,7 +492,13 @@ def find_expression(
                     cells = (pos[a],) if kind == "cell" else (pos[a], pos[b])
                     overlap = len(line_terms(table, axis, line, cells) & wanted)
                     need = 1 if kind == "cell" else min(MIN_COMPUTED_OVERLAP, len(wanted))
-                    if overlap < max(need, floor) or overlap == 0:
+                    if overlap < need or overlap == 0:
+                        continue
+                    if floor and len(line_terms(table, axis, line, cells, caption=True) & wanted) < floor:
+                        continue
+                    if not period_agrees(line_years(table, axis, line, cells), asked):
+                        continue
+                    if kind in PAIRS and not all(operand_named(table, axis, c, named) for c in cells):
                         continue
                     key = (-overlap, _SIMPLE[kind], ti)
                     if best is None or key < best:
@@ -579,6 +674,69 @@ class SourceFolder:
                 self._tables[base] = tables_of(text, source=base)
             out += self._tables[base]
         return out
+
+
+AUTO_SOURCES = "auto"
+"""The ``sources`` that stands for "look for the source files near each run" (:class:`SourceFinder`; a
+folder named ``auto`` is ``./auto``)."""
+SOURCE_SEARCH_LEVELS = 3
+"""How many folders above a run's folder :class:`SourceFinder` looks (``sources="auto"``)."""
+
+
+class SourceFinder:
+    """``sources="auto"``: for each run, a folder near it holding its task's source files by name. Looked for
+    in the run's folder and up to :data:`SOURCE_SEARCH_LEVELS` folders above it, in each of them and in its
+    direct subfolders (a corpus beside the runs: ``officeqa/treasury_bulletins/`` beside
+    ``officeqa/traces/``); the nearest level holding any of them wins, and there the folder holding the most
+    (then the first by name). Each folder found is one :class:`SourceFolder`, its files parsed once for all
+    the runs that use it."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, SourceFolder] = {}
+        self._found: dict[tuple[Path, tuple[str, ...]], Path | None] = {}
+        self._subfolders: dict[Path, list[Path]] = {}
+
+    @property
+    def used(self) -> list[Path]:
+        """The folders found so far, in the order first found."""
+        return list(self._folders)
+
+    def _children(self, folder: Path) -> list[Path]:
+        if folder not in self._subfolders:
+            try:
+                self._subfolders[folder] = sorted(p for p in folder.iterdir() if p.is_dir())
+            except OSError:
+                self._subfolders[folder] = []
+        return self._subfolders[folder]
+
+    def folder_for(self, run_path: str | Path, names: Sequence[str]) -> SourceFolder | None:
+        """The :class:`SourceFolder` of the run at ``run_path`` (its file or folder) for the source files
+        ``names`` (``None`` when no folder near it holds any of them)."""
+        bases = tuple(sorted({Path(n).name for n in names if Path(n).name}))
+        if not bases:
+            return None
+        start = Path(run_path)
+        start = start if start.is_dir() else start.parent
+        key = (start, bases)
+        if key not in self._found:
+            self._found[key] = self._search(start, bases)
+        root = self._found[key]
+        if root is None:
+            return None
+        if root not in self._folders:
+            self._folders[root] = SourceFolder(root)
+        return self._folders[root]
+
+    def _search(self, start: Path, bases: tuple[str, ...]) -> Path | None:
+        for folder in [start, *start.parents][: SOURCE_SEARCH_LEVELS + 1]:
+            best: tuple[int, Path] | None = None
+            for candidate in [folder, *self._children(folder)]:
+                held = sum((candidate / b).is_file() for b in bases)
+                if held and (best is None or held > best[0]):
+                    best = (held, candidate)
+            if best is not None:
+                return best[1]
+        return None
 
 
 @dataclass(frozen=True)

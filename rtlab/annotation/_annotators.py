@@ -40,6 +40,7 @@ from rtlab.text import terms as text_terms
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rtlab.analysis import SourceFinder
     from rtlab.environment import Replay
     from rtlab.records import Trajectory
 
@@ -89,7 +90,7 @@ def rule_labels(
     values: pd.DataFrame | None = None,
     *,
     annotator: str = RULE_ANNOTATOR,
-    sources: str | Path | None = None,
+    sources: str | Path | SourceFinder | None = None,
 ) -> pd.DataFrame:
     """The deterministic labeler's labels (:func:`rtlab.analysis._diagnose.diagnose`) in long form; ``replays``
     are the trajectories replayed, in the same order; ``sources`` the tasks' source files."""

@@ -32,6 +32,7 @@ from rtlab.environment import replay
 if TYPE_CHECKING:
     import pandas as pd
 
+    from rtlab.analysis import SourceFinder
     from rtlab.llm import BatchRun, DryRun, LLMClient
     from rtlab.records import Trajectory
 
@@ -88,7 +89,7 @@ def annotate(
     batch: bool = False,
     batch_dir: str | Path | None = None,
     batch_poll: float | None = None,
-    sources: str | Path | None = None,
+    sources: str | Path | SourceFinder | None = None,
 ) -> Annotation:
     """Label every failed rubric item of ``trajectories`` with the rules and with every LLM annotator.
 
@@ -97,7 +98,8 @@ def annotate(
     items put to the LLM annotators (a sample drawn with ``seed``); the rules label all of them.
     ``max_workers``: requests in flight at once. ``batch``: send the first requests through the Batch API
     (state files in ``batch_dir``, default the cache's ``batches/``; first poll after ``batch_poll`` seconds).
-    ``sources``: the tasks' source files, for the rules (:func:`rtlab.analysis.diagnose`).
+    ``sources``: the tasks' source files, for the rules (:func:`rtlab.analysis.diagnose`: a folder, ``"auto"``
+    or a :class:`~rtlab.analysis.SourceFinder`).
     """
     trajectories = list(trajectories)
     replays = [replay(t) for t in trajectories]

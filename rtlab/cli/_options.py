@@ -215,14 +215,23 @@ def annotator_options(p: argparse.ArgumentParser, *, annotator_help: str, name_h
 
 
 def sources_option(p: argparse.ArgumentParser) -> None:
-    """``--sources DIR``: the tasks' source files, for the diagnosis of values the runs never showed."""
+    """``--sources DIR|auto``: the tasks' source files, for the diagnosis of values the runs never showed."""
     p.add_argument(
         "--sources",
-        metavar="DIR",
-        type=existing_folder,
+        metavar="DIR|auto",
+        type=_sources_folder,
         help="a folder holding the tasks' source files by name (the workspace): an expected value no shown "
-        "table gives is looked for there, and found only there is a discovery failure (codebook R9b)",
+        "table gives is looked for there, and found only there is a discovery failure (codebook R9b); 'auto': "
+        "per run, the folder near it (its own, up to 3 above, or one of their subfolders) holding most of "
+        "its task's source files (./auto names a folder called auto)",
     )
+
+
+def _sources_folder(text: str) -> str:
+    """``--sources``: ``auto`` or a folder that must exist."""
+    from rtlab.analysis import AUTO_SOURCES
+
+    return AUTO_SOURCES if text == AUTO_SOURCES else existing_folder(text)
 
 
 def level_option(p: argparse.ArgumentParser) -> None:
