@@ -39,6 +39,7 @@ from rtlab.ingest.readers._openai_common import (
     usage_from,
     written_files,
 )
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, iter_json_lines, load_json
 from rtlab.records import Deliverable, Step, Trajectory
@@ -459,6 +460,25 @@ _SESSION_KEYS = (
     "source",
 )
 """What a converted log's ``meta.session_meta`` says of the session it came from, kept in ``meta``."""
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares, whichever
+    layout :func:`_conversations` reads: a document that is an object with a ``messages`` list, or a list
+    holding a message or a conversation (an object with a ``role`` or ``messages``), else a line that is one
+    (:func:`_role` refuses a message without a ``role``). A folder is offered as it is."""
+    if not facts.is_file:
+        return True
+    doc = facts.document
+    if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+        return True
+    if isinstance(doc, list) and any(_may_hold_messages(v) for v in doc):
+        return True
+    return any(_may_hold_messages(v) for v in facts.lines)
+
+
+def _may_hold_messages(value: Any) -> bool:
+    return isinstance(value, dict) and ("role" in value or "messages" in value)
 
 
 @typed(type_step)
