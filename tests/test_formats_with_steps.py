@@ -337,15 +337,15 @@ _LINES = [
     "stray text on stderr",
     '{"k": 1}',
     "[1, 2]",
-    '{"k": "bad \\\\q escape"}',
-    '"bad \\\\q",',
-    '{"k": "\\\\ud800"}',
-    "\\u00a0{}",
-    "{}\\u00a0",
-    "{}\\u2028,",
-    "\\ufeff{}",
+    '{"k": "bad \\q escape"}',
+    '"bad \\q",',
+    '{"k": "\\ud800"}',
+    "\u00a0{}",
+    "{}\u00a0",
+    "{}\u2028,",
+    "\ufeff{}",
     "   ",
-    "\\r",
+    "\r",
     "1e400",
     "[" * 40 + ",",
     "[" * 31 + ",",
@@ -353,7 +353,13 @@ _LINES = [
     "[" * 3000 + "]" * 3000,
     '{"a":' * 2000 + "1" + "}" * 2000,
     '{"a":' * 40 + ",",
+    '"esc\\"aped": [1]',
+    '"k" : ' + "[" * 3000,
+    '"not a key" "x"',
 ]
+
+
+_NO_RECORD = [line for line in _LINES if not line.lstrip("\ufeff\u00a0").startswith(("{", "["))]
 
 
 def test_json_lines_refused_is_the_iterator_s_verdict(tmp_path: Path) -> None:
@@ -367,6 +373,8 @@ def test_json_lines_refused_is_the_iterator_s_verdict(tmp_path: Path) -> None:
         lines = [rng.choice(_LINES) for _ in range(rng.choice([0, 1, 5, 63, 64, 65, 90]))]
         if rng.random() < 0.3:
             lines = [rng.choice(_LINES[:11]) for _ in range(rng.choice([62, 63, 64, 65]))] + lines
+        elif rng.random() < 0.3:  # no record: a scalar decides (a file of faults alone is refused at its end)
+            lines = [rng.choice(_NO_RECORD) for _ in range(rng.choice([1, 2, 5, 70]))]
         data = "\n".join(lines).encode("utf-8", "surrogatepass")
         if rng.random() < 0.1:
             data = b"\xef\xbb\xbf" + data
@@ -468,12 +476,22 @@ def _near_misses(tmp: Path) -> dict[str, tuple[Path, str, bool]]:
             False,
         ),
         "opencode.json": (json.dumps(opencode, indent=2), "opencode", True),
+        "opencode-no-parts.json": (
+            json.dumps({**opencode, "messages": [{**m, "parts": None} for m in opencode["messages"]]}),
+            "opencode",
+            False,
+        ),
         "opencode-messages-not-a-list.json": (
             json.dumps({**opencode, "messages": {"0": opencode["messages"][0]}}, indent=2),
             "opencode",
             False,
         ),
         "dci.json": (json.dumps(dci, indent=2), "dci", True),
+        "dci-no-result.json": (
+            json.dumps({**dci, "messages": [m for m in dci["messages"] if m.get("role") != "toolResult"]}),
+            "dci",
+            False,
+        ),
         "dci-no-messages.json": (
             json.dumps({k: v for k, v in dci.items() if k != "messages"}, indent=2),
             "dci",
@@ -488,6 +506,12 @@ def _near_misses(tmp: Path) -> dict[str, tuple[Path, str, bool]]:
         "chat.json": (json.dumps(chat, indent=2), "openai-chat", True),
         "chat-list.json": (json.dumps(chat["messages"], indent=2), "openai-chat", True),
         "chat.jsonl": (chat_lines, "openai-chat", True),
+        "chat-no-result.json": (
+            json.dumps({**chat, "messages": [m for m in chat["messages"] if m.get("role") != "tool"]}),
+            "openai-chat",
+            False,
+        ),
+        "chat-conversations.jsonl": (_text("openai/chat_conversations.jsonl"), "openai-chat", True),
         "chat-no-role.jsonl": (chat_lines.replace('"role"', '"speaker"'), "openai-chat", False),
         "chat-no-role.json": (
             json.dumps([{"speaker": m.get("role")} for m in chat["messages"]], indent=2),

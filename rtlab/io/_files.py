@@ -629,13 +629,13 @@ def json_lines_refused(path: Path) -> bool:
             end = size
         chunk = body[start:end]
         start = end + 1
-        line = chunk.decode("utf-8", "replace")  # as the file's text reads (bytes not UTF-8 as U+FFFD)
-        if not line.strip():
-            continue
-        if _no_json_value(line):
+        if _no_json_value(chunk.strip()):  # told from its bytes (ASCII), with no text made
             faults += 1
             if faults >= _NOT_LINES:
                 return True
+            continue
+        line = chunk.decode("utf-8", "replace")  # as the file's text reads (bytes not UTF-8 as U+FFFD)
+        if not line.strip():
             continue
         try:
             if line[0] in _RECORD_OPENINGS:
@@ -661,28 +661,37 @@ def json_lines_refused(path: Path) -> bool:
     return not found and faults > 0
 
 
-_NO_VALUE_ENDS = frozenset(",:{[")
-"""The last character of a line that holds no whole JSON value (a value ends in ``}``, ``]``, ``"``, a digit or
+_NO_VALUE_ENDS = frozenset(b",:{[")
+"""The last byte of a line that holds no whole JSON value (a value ends in ``}``, ``]``, ``"``, a digit or a
+letter of a literal)."""
+_NO_VALUE_STARTS = frozenset(b"}],:")
+"""The first byte of a line that holds no JSON value (a value opens with ``{``, ``[``, ``"``, ``-``, a digit or
 a letter of a literal)."""
-_NO_VALUE_STARTS = frozenset("}],:")
-"""The first character of a line that holds no JSON value (a value opens with ``{``, ``[``, ``"``, ``-``, a
-digit or a letter of a literal)."""
 _FEW_OPENINGS = 32
 """Lines with fewer ``{`` and ``[`` than this are told by their ends (:func:`_no_json_value`): ``json`` refuses
 such a line before nesting deep enough to run out of recursion, which it would raise instead (a
 ``ReaderError`` for the iterator, a refusal), so a line with more is parsed."""
 
 
-def _no_json_value(line: str) -> bool:
-    """Whether ``line`` (not blank) certainly holds no JSON value, told from its ends: its first or last character
-    that is not whitespace is one no JSON value starts or ends with (a pretty-printed document's ``"key": 1,``,
-    ``{``, ``},``, ``"key": [``). Whitespace that is not JSON's around it is refused by ``json`` too. Exactly the
-    lines ``json.loads`` refuses with a ``JSONDecodeError`` among those it tells, for a line with few openings
-    (:data:`_FEW_OPENINGS`): where it says ``False`` the line is parsed."""
-    s = line.strip()
-    return (s[-1] in _NO_VALUE_ENDS or s[0] in _NO_VALUE_STARTS) and (
-        s.count("{") + s.count("[") < _FEW_OPENINGS
-    )
+def _no_json_value(stripped: bytes) -> bool:
+    """Whether a line (its bytes, ASCII whitespace stripped) certainly holds no JSON value, told from its ends:
+    its first or last byte is one no JSON value starts or ends with (a pretty-printed document's ``"key": 1,``,
+    ``{``, ``},``, ``"key": [``): the line is not blank, and whatever whitespace the text has around those
+    ASCII bytes, JSON's or other (which ``json`` refuses too), they are its first or last character that is not
+    JSON's whitespace; or it is a key and its value (:data:`_KEY_LINE`). Where it says ``False`` the line is
+    parsed; with many openings too (:data:`_FEW_OPENINGS`)."""
+    if not stripped:
+        return False
+    if stripped[-1] in _NO_VALUE_ENDS or stripped[0] in _NO_VALUE_STARTS:
+        return stripped.count(b"{") + stripped.count(b"[") < _FEW_OPENINGS
+    return stripped[0] == _QUOTE and _KEY_LINE.match(stripped) is not None
+
+
+_QUOTE = ord('"')
+_KEY_LINE = re.compile(rb'"(?:[^"\\]|\\.)*"[ \t\r\x0b\x0c]*:')
+"""A line opening with a string followed by ``:`` (a pretty-printed document's last ``"key": value`` of an
+object): no JSON value, whatever the string holds (a string is one value, and ``:`` cannot follow it), and
+``json`` refuses it without nesting (the string is read first)."""
 
 
 def _line_text(line: str | bytes) -> str:

@@ -235,6 +235,14 @@ FORMATS: tuple[str, ...] = tuple(_MODULES)
 
 def get_reader(name: str) -> ReaderModule:
     """The reader module for a format name; an unknown name lists the known ones."""
-    if name not in _MODULES:
-        raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
-    return importlib.import_module(f"{__package__}.{_MODULES[name]}")  # a module of this package
+    module = _LOADED.get(name)
+    if module is None:
+        if name not in _MODULES:
+            raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
+        module = _LOADED[name] = importlib.import_module(f"{__package__}.{_MODULES[name]}")  # of this package
+    return module
+
+
+_LOADED: dict[str, ReaderModule] = {}
+"""The reader modules imported so far, by format name (a module, once imported, stays: the same object
+``importlib`` would give again, found without its import machinery)."""

@@ -257,9 +257,15 @@ def _messages(
 def may_find_steps(facts: FileFacts) -> bool:
     """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a file given
     directly is the conversation, an object whose ``messages`` is a list (:func:`_json_object`, :func:`_messages`
-    refuse anything else); a run folder is offered as it is."""
+    refuse anything else) holding a ``toolResult`` message, the only one that answers a call
+    (:meth:`~rtlab.ingest.readers.pi.PiTimeline.message`); a run folder is offered as it is."""
+    if not facts.is_file:
+        return True
     doc = facts.document
-    return not facts.is_file or isinstance(doc, dict) and isinstance(doc.get("messages"), list)
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and m.get("role") == "toolResult" for m in messages
+    )
 
 
 @typed(type_step)

@@ -312,9 +312,14 @@ def _part(session: _Session, part: Any, role: str, index: int, where: str) -> No
 
 def may_find_steps(facts: FileFacts) -> bool:
     """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file is
-    one document, an object whose ``messages`` is a list (:func:`read` refuses anything else)."""
+    one document, an object whose ``messages`` list holds a message with an ``info`` object and a ``parts``
+    list (:func:`read` refuses anything else, :func:`_message` skips any other message; a call is a part)."""
     doc = facts.document
-    return isinstance(doc, dict) and isinstance(doc.get("messages"), list)
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and isinstance(m.get("info"), dict) and isinstance(m.get("parts"), list)
+        for m in messages
+    )
 
 
 @typed(type_step)
