@@ -276,6 +276,7 @@ def test_a_reader_its_test_declines_finds_nothing(name: str, tmp_path: Path) -> 
         *_shaped(tmp_path).values(),
         *(p for p, _ in _tested(tmp_path).values()),
         *near,
+        *_odd(tmp_path),
         tmp_path,
     ]
     for path in paths:
@@ -576,3 +577,44 @@ def test_formats_with_steps_as_every_reader_says_on_the_hand_made_files(tmp_path
     for path, _, _ in _near_misses(tmp_path).values():
         for fmt in ("rtlab", "atif"):
             assert formats_with_steps(path, fmt, ReadOptions()) == _every_reader(path, fmt), (path.name, fmt)
+
+
+_KEYS = (
+    "type", "event", "role", "id", "$set", "$rewindTo", "messages", "samples", "parts", "info", "input", "output",
+    "payload", "record_type", "schema_version", "trajectory", "attempts", "history", "events", "spans",
+    "resourceSpans", "version", "width", "height", "term", "sessionId", "projectHash", "session_id", "model",
+    "instance_id", "content", "tool_call_id", "name",
+)  # fmt: skip
+_ODD = ({}, [], [{}], {"a": 1}, [1, "x"], 1, 2.5, None, True, "x", "tool", "assistant", "session", "tool_use")
+
+
+def _odd(tmp: Path) -> list[Path]:
+    """Files whose records hold every key the readers' tests look at with values of every JSON type
+    (unhashable ones where a string is expected): the tests must decide on them, never fail."""
+    records = [{key: value} for key in _KEYS for value in _ODD]
+    records += [{**r, "role": "tool", "type": "assistant"} for r in records[:40]]
+    shapes = {
+        "odd.jsonl": _lines([*records, [1], "x", 3]),
+        "odd-first.jsonl": _lines([{"type": {"a": 1}}, *records[:30]]),
+        "odd-doc.json": json.dumps({key: value for key, value in zip(_KEYS, [*_ODD, *_ODD], strict=False)}),
+        "odd-list.json": json.dumps(records, indent=1),
+        "odd-messages.json": json.dumps(
+            {"messages": records, "samples": records, "input": records}, indent=1
+        ),
+    }
+    out = []
+    for name, text in shapes.items():
+        p = tmp / name
+        p.write_text(text, encoding="utf-8")
+        out.append(p)
+    return out
+
+
+def test_every_reader_s_test_decides_on_odd_values(tmp_path: Path) -> None:
+    """A test that met a value of an unexpected type (a list where a string was looked for) would raise; where
+    one did, detection would run the reader (``_tolerant._offered``), but no test may."""
+    for path in _odd(tmp_path):
+        facts = FileFacts(path)
+        for name in TESTING:
+            assert isinstance(offered(name, facts), bool), (name, path.name)
+        assert formats_with_steps(path, "rtlab", ReadOptions()) == _every_reader(path, "rtlab"), path.name

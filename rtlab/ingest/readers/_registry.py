@@ -158,7 +158,7 @@ class FileFacts:
         JSON-lines reader dispatches its records by."""
         if self._types is None:
             self._types = frozenset(
-                t for v in self.lines if type(v) is dict and type(t := v.get("type")) is str
+                t for v in self.lines if isinstance(v, dict) and isinstance(t := v.get("type"), str)
             )
         return self._types
 

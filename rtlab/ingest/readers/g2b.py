@@ -591,7 +591,7 @@ def may_find_steps(facts: FileFacts) -> bool:
     folder is offered as it is)."""
     if not facts.is_file:
         return True
-    events = {v.get("event") for v in facts.lines if isinstance(v, dict)}
+    events = {e for v in facts.lines if isinstance(v, dict) and isinstance(e := v.get("event"), str)}
     return "tool_call" in events and "tool_output" in events
 
 
