@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 from conftest import FIXTURES, REAL
 
+from rtlab.errors import ReaderError
 from rtlab.ingest.readers import FORMATS, ReadOptions, get_reader
 from rtlab.ingest.readers._registry import FileFacts, file_shape, offered
 from rtlab.ingest.readers._tolerant import formats_with_steps
-from rtlab.io import json_lines_refused
+from rtlab.io import iter_json_lines, json_lines_refused
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = ReadOptions(alternatives=False)
@@ -171,7 +172,7 @@ def test_a_refused_file_is_not_offered_to_a_declaring_reader(
     assert formats_with_steps(shaped["document"], "atif", ReadOptions()) == {}
     assert called == []
     assert formats_with_steps(shaped["lines"], "atif", ReadOptions()) == {"codex": 1}
-    assert sorted(called) == sorted(set(DECLARING) - {"openhands-v1"})  # its test: no history in the lines
+    assert called == ["codex"]  # the others' tests: no history, no tool_output, no session header, no message
     called.clear()
     assert formats_with_steps(tmp_path, "atif", ReadOptions()) == {}  # a folder: every reader offered
     assert sorted(called) == sorted(DECLARING)
@@ -182,6 +183,9 @@ def test_a_refused_file_is_not_offered_to_a_declaring_reader(
 
 
 TESTING = [name for name in FORMATS if hasattr(get_reader(name), "may_find_steps")]
+DOCUMENT_TESTS = ("atif", "otel", "mini-swe-agent", "swe-agent", "openhands", "openhands-v1")
+"""The tests told apart by the hand-made files of :func:`_tested` (each file's steps found by one of them);
+the others' by :func:`_near_misses`."""
 
 
 def _load(rel: str) -> Any:
@@ -246,13 +250,13 @@ def _tested(tmp: Path) -> dict[str, tuple[Path, str | None]]:
 
 
 def test_the_testing_readers() -> None:
-    assert set(TESTING) == {"atif", "otel", "mini-swe-agent", "swe-agent", "openhands", "openhands-v1"}
+    assert set(TESTING) == set(FORMATS) - {"rtlab"}  # every reader detection may offer a file declares one
 
 
 def test_a_reader_found_by_its_test_finds_steps_in_each_hand_made_file(tmp_path: Path) -> None:
     for path, fmt in _tested(tmp_path).values():
         found = _every_reader(path, "rtlab")
-        for name in TESTING:
+        for name in DOCUMENT_TESTS:
             assert (name in found) == (name == fmt), (path.name, name, found)
 
 
@@ -266,7 +270,15 @@ def test_formats_with_steps_as_every_reader_says_on_each_shape_of_a_test(tmp_pat
 def test_a_reader_its_test_declines_finds_nothing(name: str, tmp_path: Path) -> None:
     """The claim each test makes, checked by running the reader on every file and every hand-made one."""
     declined = 0
-    paths = [*FILES, *_shaped(tmp_path).values(), *(p for p, _ in _tested(tmp_path).values()), tmp_path]
+    near = (p for p, _, _ in _near_misses(tmp_path).values())
+    paths = [
+        *FILES,
+        *_shaped(tmp_path).values(),
+        *(p for p, _ in _tested(tmp_path).values()),
+        *near,
+        *_odd(tmp_path),
+        tmp_path,
+    ]
     for path in paths:
         if offered(name, FileFacts(path)):
             continue
@@ -286,3 +298,323 @@ def test_a_declined_reader_is_not_run(tmp_path: Path, monkeypatch: pytest.Monkey
     assert called == []  # a document none of them reads: one parse shared, no reader run
     assert formats_with_steps(tested["openhands-history.json"][0], "atif", ReadOptions()) == {"openhands": 6}
     assert called == ["openhands"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# json_lines_refused told line by line without the iterator's errors: the same verdict as running it
+
+
+def _refused_by_the_iterator(path: Path) -> bool:
+    """The definition: the tolerant iterator raises before it gives a record (an unreadable file: ``False``)."""
+    try:
+        for _, value in iter_json_lines(path, []):
+            if isinstance(value, dict | list):
+                return False
+    except ReaderError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+_LINES = [
+    "{",
+    "}",
+    "},",
+    "[",
+    "],",
+    '"key": 1,',
+    '"key": [',
+    '"key": {"a": [1, 2]},',
+    '"last": "value"',
+    ": 1",
+    ", 2",
+    "1",
+    "-2.5",
+    "true",
+    "null",
+    "NaN",
+    '"a string"',
+    "stray text on stderr",
+    '{"k": 1}',
+    "[1, 2]",
+    '{"k": "bad \\q escape"}',
+    '"bad \\q",',
+    '{"k": "\\ud800"}',
+    "\u00a0{}",
+    "{}\u00a0",
+    "{}\u2028,",
+    "\ufeff{}",
+    "   ",
+    "\r",
+    "1e400",
+    "[" * 40 + ",",
+    "[" * 31 + ",",
+    "[" * 3000 + ",",
+    "[" * 3000 + "]" * 3000,
+    '{"a":' * 2000 + "1" + "}" * 2000,
+    '{"a":' * 40 + ",",
+    '"esc\\"aped": [1]',
+    '"k" : ' + "[" * 3000,
+    '"not a key" "x"',
+]
+
+
+_NO_RECORD = [line for line in _LINES if not line.lstrip("\ufeff\u00a0").startswith(("{", "["))]
+
+
+def test_json_lines_refused_is_the_iterator_s_verdict(tmp_path: Path) -> None:
+    """On every file above, and on seeded files of lines no JSON value, scalars, records, bad escapes, deep
+    nesting, whitespace JSON does not allow and bytes that are not UTF-8 (before, among and after 64 lines)."""
+    import random
+
+    rng = random.Random(29)
+    made: list[Path] = []
+    for i in range(400):
+        lines = [rng.choice(_LINES) for _ in range(rng.choice([0, 1, 5, 63, 64, 65, 90]))]
+        if rng.random() < 0.3:
+            lines = [rng.choice(_LINES[:11]) for _ in range(rng.choice([62, 63, 64, 65]))] + lines
+        elif rng.random() < 0.3:  # no record: a scalar decides (a file of faults alone is refused at its end)
+            lines = [rng.choice(_NO_RECORD) for _ in range(rng.choice([1, 2, 5, 70]))]
+        data = "\n".join(lines).encode("utf-8", "surrogatepass")
+        if rng.random() < 0.1:
+            data = b"\xef\xbb\xbf" + data
+        if rng.random() < 0.1:
+            data = data.replace(b"1", b"\xff", 1)
+        if rng.random() < 0.05:
+            data = b"\x00" * 40 + data
+        p = tmp_path / f"made-{i}.json"
+        p.write_bytes(data)
+        made.append(p)
+    paths = [*FILES, *_shaped(tmp_path).values(), *made, tmp_path, tmp_path / "missing.jsonl"]
+    verdicts = [json_lines_refused(p) for p in paths]
+    assert verdicts == [_refused_by_the_iterator(p) for p in paths]
+    assert 50 < sum(verdicts[-len(made) - 2 :]) < len(made) - 50  # both verdicts, many times each
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The other readers' tests: a hand-made file each finds steps in, and near misses its test declines
+
+
+def _text(rel: str) -> str:
+    return (FIXTURES / rel).read_text(encoding="utf-8")
+
+
+def _json_lines(rel: str) -> list[Any]:
+    return [json.loads(line) for line in _text(rel).splitlines() if line.strip()]
+
+
+def _inspect_json_log() -> dict[str, Any]:
+    """The fixture ``.eval`` as a JSON log: its header's fields, its samples in a list."""
+    from rtlab.ingest.readers._zip import ZipArchive
+
+    with ZipArchive(FIXTURES / "inspect" / "rich.eval") as z:  # zstd members: rtlab's own unzip
+        header = json.loads(z.read("header.json"))
+        samples = [json.loads(z.read(n)) for n in z.names if n.startswith("samples/")]
+    return {**header, "samples": samples}
+
+
+def _near_misses(tmp: Path) -> dict[str, tuple[Path, str, bool]]:
+    """``name: (file, reader, found)``: a file the reader finds steps in (``True``: its test must offer it to
+    the reader) or a near miss of one (``False``: its test must decline it, and the reader indeed finds
+    nothing there: :func:`test_a_reader_its_test_declines_finds_nothing`)."""
+    codex = _text("codex/all_items.jsonl")
+    g2b = _text("g2b/traces/demo__oqa-8_s0/exec_r0.jsonl")
+    pi = _json_lines("pi/session-v3.jsonl")
+    stream = _json_lines("claude-code/agent_log_raw.txt")
+    session_file = next((FIXTURES / "claude-code" / "project").glob("*.jsonl"))
+    session = _json_lines(str(session_file.relative_to(FIXTURES)))
+    gemini_doc = _load("gemini-cli/session-2025-08-14T15-20-0b7d2e44.json")
+    gemini_lines = _text("gemini-cli/session-2026-03-02T09-00-5e0c1f2a.jsonl")
+    gemini_stream = _json_lines("gemini-cli/stream-json.jsonl")
+    cline = _load("cline/1733010000000/api_conversation_history.json")
+    opencode = _load("opencode/session__ses_4a1f09c2effeQ7x2Lm9TzKpB3w.json")
+    dci = _load("dci/20260210-141503/conversation_full.json")
+    chat = _load("openai/chat_explore.json")
+    chat_lines = _text("openai/chat_messages.jsonl")
+    responses = _load("openai/responses_run.json")
+    responses_lines = _text("openai/responses_items.jsonl")
+    rollout = _text("codex-rollout/rollout-2025-08-18T01-16-13-c3c4b301-27c8-4c70-b6e4-46b99fdf0236.jsonl")
+    aider = _text("aider/.aider.chat.history.md")
+    cast = _text("asciicast/terminus-v2.cast")
+    inspect_log = _inspect_json_log()
+    texts: dict[str, tuple[str, str, bool]] = {
+        "codex.jsonl": (codex, "codex", True),
+        "codex-no-item.jsonl": (codex.replace('"item.', '"thing.'), "codex", False),
+        "g2b.jsonl": (g2b, "g2b", True),
+        "g2b-calls-only.jsonl": (g2b.replace('"tool_output"', '"tool_said"'), "g2b", False),
+        "pi.jsonl": (_lines(pi), "pi", True),
+        "pi-header-second.jsonl": (_lines([pi[1], pi[0], *pi[2:]]), "pi", False),
+        "stream.jsonl": (_lines(stream), "claude-code-stream", True),
+        "stream-no-assistant.jsonl": (
+            _lines([r for r in stream if r.get("type") != "assistant"]),
+            "claude-code-stream",
+            False,
+        ),
+        "session.jsonl": (_lines(session), "claude-code-session", True),
+        "session-no-message.jsonl": (
+            _lines([{**r, "type": "note"} if r.get("type") in ("user", "assistant") else r for r in session]),
+            "claude-code-session",
+            False,
+        ),
+        "gemini.json": (json.dumps(gemini_doc, indent=2), "gemini-cli", True),
+        "gemini-no-messages.json": (
+            json.dumps({**gemini_doc, "messages": {"0": gemini_doc["messages"][0]}}, indent=2),
+            "gemini-cli",
+            False,
+        ),
+        "gemini.jsonl": (gemini_lines, "gemini-cli", True),
+        "gemini-stream.jsonl": (_lines(gemini_stream), "gemini-cli", True),
+        "gemini-stream-no-call.jsonl": (
+            _lines([e for e in gemini_stream if e.get("type") != "tool_use"]),
+            "gemini-cli",
+            False,
+        ),
+        "cline.json": (json.dumps(cline, indent=2), "cline", True),
+        "cline-no-role.json": (
+            json.dumps([{"speaker": m["role"], "content": m["content"]} for m in cline], indent=2),
+            "cline",
+            False,
+        ),
+        "opencode.json": (json.dumps(opencode, indent=2), "opencode", True),
+        "opencode-no-parts.json": (
+            json.dumps({**opencode, "messages": [{**m, "parts": None} for m in opencode["messages"]]}),
+            "opencode",
+            False,
+        ),
+        "opencode-messages-not-a-list.json": (
+            json.dumps({**opencode, "messages": {"0": opencode["messages"][0]}}, indent=2),
+            "opencode",
+            False,
+        ),
+        "dci.json": (json.dumps(dci, indent=2), "dci", True),
+        "dci-no-result.json": (
+            json.dumps({**dci, "messages": [m for m in dci["messages"] if m.get("role") != "toolResult"]}),
+            "dci",
+            False,
+        ),
+        "dci-no-messages.json": (
+            json.dumps({k: v for k, v in dci.items() if k != "messages"}, indent=2),
+            "dci",
+            False,
+        ),
+        "inspect.json": (json.dumps(inspect_log, indent=2), "inspect", True),
+        "inspect-no-sample-object.json": (
+            json.dumps({**inspect_log, "samples": [1, "two"]}, indent=2),
+            "inspect",
+            False,
+        ),
+        "chat.json": (json.dumps(chat, indent=2), "openai-chat", True),
+        "chat-list.json": (json.dumps(chat["messages"], indent=2), "openai-chat", True),
+        "chat.jsonl": (chat_lines, "openai-chat", True),
+        "chat-no-result.json": (
+            json.dumps({**chat, "messages": [m for m in chat["messages"] if m.get("role") != "tool"]}),
+            "openai-chat",
+            False,
+        ),
+        "chat-conversations.jsonl": (_text("openai/chat_conversations.jsonl"), "openai-chat", True),
+        "chat-no-role.jsonl": (chat_lines.replace('"role"', '"speaker"'), "openai-chat", False),
+        "chat-no-role.json": (
+            json.dumps([{"speaker": m.get("role")} for m in chat["messages"]], indent=2),
+            "openai-chat",
+            False,
+        ),
+        "responses.json": (json.dumps(responses, indent=2), "openai-responses", True),
+        "responses.jsonl": (responses_lines, "openai-responses", True),
+        "responses-no-items.json": (
+            json.dumps({k: v for k, v in responses.items() if k not in ("input", "output")}, indent=2),
+            "openai-responses",
+            False,
+        ),
+        "rollout.jsonl": (rollout, "codex-rollout", True),
+        "rollout-escaped-keys.jsonl": (
+            rollout.replace('"type"', '"\\u0074ype"').replace('"record_type"', '"record_\\u0074ype"'),
+            "codex-rollout",
+            True,
+        ),
+        "rollout-no-keys.jsonl": (
+            rollout.replace('"type"', '"kind"').replace('"record_type"', '"kind"'),
+            "codex-rollout",
+            False,
+        ),
+        "aider.md": (aider, "aider", True),
+        "aider-no-header.md": (
+            aider.replace("# aider chat started at", "# aider chat begun at"),
+            "aider",
+            False,
+        ),
+        "cast.cast": (cast, "asciicast", True),
+        "cast-blank-lines-first.cast": ("\ufeff \n\u2028\n\t\n" + cast, "asciicast", True),
+        "cast-text-first.cast": ("recording:\n" + cast, "asciicast", False),
+    }
+    out: dict[str, tuple[Path, str, bool]] = {}
+    for name, (text, reader, found) in texts.items():
+        p = tmp / name
+        p.write_text(text, encoding="utf-8")
+        out[name] = (p, reader, found)
+    return out
+
+
+def test_each_reader_s_test_on_its_hand_made_files(tmp_path: Path) -> None:
+    """A file the reader finds steps in is offered to it; a near miss is declined, and the reader finds nothing
+    in it (the claim, checked by running the reader)."""
+    made = _near_misses(tmp_path)
+    assert {reader for _, reader, _ in made.values()} == set(TESTING) - set(DOCUMENT_TESTS)
+    for name, (path, reader, found) in made.items():
+        n = sum(t.n_steps for t in _read_or_nothing(reader, path))
+        assert (n > 0) == found, (name, n)
+        assert offered(reader, FileFacts(path)) == found, name
+
+
+def _read_or_nothing(name: str, path: Path) -> list[Any]:
+    try:
+        return get_reader(name).read(path, PROBE)
+    except Exception:
+        return []
+
+
+def test_formats_with_steps_as_every_reader_says_on_the_hand_made_files(tmp_path: Path) -> None:
+    for path, _, _ in _near_misses(tmp_path).values():
+        for fmt in ("rtlab", "atif"):
+            assert formats_with_steps(path, fmt, ReadOptions()) == _every_reader(path, fmt), (path.name, fmt)
+
+
+_KEYS = (
+    "type", "event", "role", "id", "$set", "$rewindTo", "messages", "samples", "parts", "info", "input", "output",
+    "payload", "record_type", "schema_version", "trajectory", "attempts", "history", "events", "spans",
+    "resourceSpans", "version", "width", "height", "term", "sessionId", "projectHash", "session_id", "model",
+    "instance_id", "content", "tool_call_id", "name",
+)  # fmt: skip
+_ODD = ({}, [], [{}], {"a": 1}, [1, "x"], 1, 2.5, None, True, "x", "tool", "assistant", "session", "tool_use")
+
+
+def _odd(tmp: Path) -> list[Path]:
+    """Files whose records hold every key the readers' tests look at with values of every JSON type
+    (unhashable ones where a string is expected): the tests must decide on them, never fail."""
+    records = [{key: value} for key in _KEYS for value in _ODD]
+    records += [{**r, "role": "tool", "type": "assistant"} for r in records[:40]]
+    shapes = {
+        "odd.jsonl": _lines([*records, [1], "x", 3]),
+        "odd-first.jsonl": _lines([{"type": {"a": 1}}, *records[:30]]),
+        "odd-doc.json": json.dumps({key: value for key, value in zip(_KEYS, [*_ODD, *_ODD], strict=False)}),
+        "odd-list.json": json.dumps(records, indent=1),
+        "odd-messages.json": json.dumps(
+            {"messages": records, "samples": records, "input": records}, indent=1
+        ),
+    }
+    out = []
+    for name, text in shapes.items():
+        p = tmp / name
+        p.write_text(text, encoding="utf-8")
+        out.append(p)
+    return out
+
+
+def test_every_reader_s_test_decides_on_odd_values(tmp_path: Path) -> None:
+    """A test that met a value of an unexpected type (a list where a string was looked for) would raise; where
+    one did, detection would run the reader (``_tolerant._offered``), but no test may."""
+    for path in _odd(tmp_path):
+        facts = FileFacts(path)
+        for name in TESTING:
+            assert isinstance(offered(name, facts), bool), (name, path.name)
+        assert formats_with_steps(path, "rtlab", ReadOptions()) == _every_reader(path, "rtlab"), path.name

@@ -118,9 +118,22 @@ def read_unit(
     ``detected``: ``fmt`` was found by detection, not asked for; then a unit in which its reader finds no tool
     call while another reader finds some is read by the one that finds most, and each trajectory says so.
     """
+    return read_found_unit(unit_path(unit), fmt, clip=clip, join=join, strict=strict, detected=detected)
+
+
+def read_found_unit(
+    unit: Path,
+    fmt: str,
+    *,
+    clip: str | None = None,
+    join: bool = True,
+    strict: bool = False,
+    detected: bool = False,
+) -> list[Trajectory]:
+    """:func:`read_unit` of a unit in the form of :func:`unit_path` already (as :func:`iter_units` gives it),
+    which is not resolved again: the batches of this package read the units they found."""
     from rtlab.ingest.benchmarks import attach
 
-    unit = unit_path(unit)
     options = ReadOptions(clip=clip, strict=strict)
     trajectories = get_reader(fmt).read(unit, options)
     found = trajectories[0].meta.get("formats_with_steps") if detected and trajectories else None
@@ -177,7 +190,7 @@ def ingest(
         iterator = tqdm(units, desc="ingest", unit="run")
     for unit, fmt in iterator:
         try:
-            found = read_unit(unit, fmt, clip=clip, join=join, strict=strict, detected=format is None)
+            found = read_found_unit(unit, fmt, clip=clip, join=join, strict=strict, detected=format is None)
             result.renamed += unique_ids(found, taken)
             result.trajectories.extend(found)
         except Exception as exc:  # one bad run must not stop a batch of thousands

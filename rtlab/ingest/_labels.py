@@ -15,7 +15,11 @@ makes the ``output/`` folder beside it the run's deliverables.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +36,36 @@ context policy, clip policy, sandbox, seed, token usage, why the run ended), kep
 
 
 def run_labels_path(source: str | Path) -> Path | None:
-    """The ``run.json`` that labels the run read from ``source``, or ``None``."""
+    """The ``run.json`` that labels the run read from ``source``, or ``None``. Each candidate is tested by its
+    name (:func:`_is`, a ``stat`` each); a :class:`~pathlib.Path` is made only for the one found."""
     path = Path(source)
-    if path.is_dir():
-        candidates = [path / FILE_NAME]
-    else:
-        stem = path.name.rsplit(".", 1)[0] if "." in path.name else path.name
-        candidates = [path.with_name(f"{stem}.run.json"), path.with_name(FILE_NAME)]
-    return next((c for c in candidates if c.is_file() and c != path), None)
+    if _is(path, stat.S_ISDIR):
+        inside = path / FILE_NAME
+        return inside if _is(inside, stat.S_ISREG) else None
+    name = path.name
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    folder = os.path.dirname(path)
+    for candidate in (f"{stem}.run.json", FILE_NAME):
+        if candidate != name and _is(os.path.join(folder, candidate), stat.S_ISREG):
+            return path.with_name(candidate)
+    return None
+
+
+_MISSING = frozenset((errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP))
+"""What a ``stat`` may fail with for a path that is simply not there (as :meth:`pathlib.Path.is_file` says)."""
+
+
+def _is(path: str | Path, kind: Callable[[int], bool]) -> bool:
+    """:meth:`pathlib.Path.is_dir` / ``is_file`` (``kind``: ``stat.S_ISDIR`` / ``S_ISREG``) without a ``Path``:
+    ``False`` for a path that is not there, any other error raised as they raise it."""
+    try:
+        return kind(os.stat(path).st_mode)
+    except OSError as exc:
+        if exc.errno not in _MISSING:
+            raise
+        return False
+    except ValueError:  # a NUL in the name
+        return False
 
 
 def load_run_labels(path: str | Path) -> dict[str, str | None]:
@@ -109,7 +135,7 @@ def _cli_run_outputs(trajectory: Trajectory, folder: Path) -> None:
         return
     found = []
     for path in run_files(outputs, folder):
-        data = read_inside(path, folder)
+        data = read_inside(path, folder, checked=True)  # found inside the run folder just now
         if data is not None:
             rel = "outputs/" + path.relative_to(outputs).as_posix()
             found.append(deliverable_file(rel, data, origin="output_dir", local_path=str(path)))

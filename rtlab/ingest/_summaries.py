@@ -13,7 +13,7 @@ from rtlab.ingest._batch import (
     IngestFailure,
     RenamedId,
     iter_units,
-    read_unit,
+    read_found_unit,
     unique_ids,
     unit_failure,
     unit_path,
@@ -73,7 +73,8 @@ def summarize_unit(
                 if join and t.task is None and t.judgement is None:
                     attach(t)
             return [Summarized(t, "summary") for t in found]
-    return [Summarized(t, "full", why) for t in read_unit(unit, fmt, clip=clip, join=join, detected=detected)]
+    found = read_found_unit(unit, fmt, clip=clip, join=join, detected=detected)  # unit_path'd above
+    return [Summarized(t, "full", why) for t in found]
 
 
 def read_summaries(
@@ -96,7 +97,9 @@ def read_summaries(
             if strict:
                 found = [
                     Summarized(t, "full", "--strict reads every record")
-                    for t in read_unit(unit, fmt, clip=clip, join=join, strict=True, detected=format is None)
+                    for t in read_found_unit(
+                        unit, fmt, clip=clip, join=join, strict=True, detected=format is None
+                    )
                 ]
             else:
                 found = summarize_unit(unit, fmt, clip=clip, join=join, detected=format is None)

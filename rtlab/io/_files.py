@@ -602,20 +602,96 @@ def iter_json_lines(
 def json_lines_refused(path: Path) -> bool:
     """Whether :func:`iter_json_lines`, reading ``path`` tolerantly, refuses it: raises before it has given a
     record (an object or a list). A pretty-printed document (its first lines are no JSON values), a text, a
-    binary file are refused; a JSON-lines file is not. Only the iterator's own refusal counts (it is run over
-    the file's head and stopped at its first record), so ``True`` means exactly that a reader reading the file
-    through it, and letting its error out, gets that error: what detection's other readers are offered by
-    (:func:`rtlab.ingest.readers._tolerant.formats_with_steps`). A file that cannot be read at all gives
-    ``False`` (the reader itself is left to fail)."""
+    binary file are refused; a JSON-lines file is not. Only the iterator's own refusal counts, so ``True``
+    means exactly that a reader reading the file through it, and letting its error out, gets that error: what
+    detection's other readers are offered by (:func:`rtlab.ingest.readers._tolerant.formats_with_steps`). A
+    file that cannot be read at all gives ``False`` (the reader itself is left to fail).
+
+    The iterator's rule, followed line by line up to its verdict (its first record: not refused; its 64th
+    line that is not JSON before any record, or the end of a file holding no JSON value but some line that is
+    not: refused; a binary file, or a value nested too deeply: refused), without its warnings: a line that
+    cannot be a JSON value is told by its ends (:func:`_no_json_value`), with no parse and no error made (a
+    pretty-printed document's lines, each a ``JSONDecodeError`` for the iterator), every other line is parsed
+    as the iterator parses it."""
     try:
-        for _, value in iter_json_lines(path, []):
-            if isinstance(value, dict | list):
-                return False
-    except ReaderError:
-        return True
+        raw = path.read_bytes()
     except OSError:
         return False
-    return False
+    if _binary(raw):  # the iterator's tolerant reading refuses a binary file at once
+        return True
+    body = raw.removeprefix(_BOM)
+    found = False  # a JSON value (a scalar: no record, but the file is not refused at its end)
+    faults = 0
+    start, size = 0, len(body)
+    while start <= size:
+        end = body.find(b"\n", start)
+        if end < 0:
+            end = size
+        chunk = body[start:end]
+        start = end + 1
+        if _no_json_value(chunk.strip()):  # told from its bytes (ASCII), with no text made
+            faults += 1
+            if faults >= _NOT_LINES:
+                return True
+            continue
+        line = chunk.decode("utf-8", "replace")  # as the file's text reads (bytes not UTF-8 as U+FFFD)
+        if not line.strip():
+            continue
+        try:
+            if line[0] in _RECORD_OPENINGS:
+                value = loads(line, path, None, [])
+            else:
+                value = _loads_by_json(line, path, None, [])
+        except json.JSONDecodeError as exc:
+            faults += 1
+            if faults >= _NOT_LINES:
+                return True
+            if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid \\uXXXX"):
+                try:
+                    value = loads(repair_escapes(line), path, None, [])
+                except (json.JSONDecodeError, ReaderError):
+                    continue
+            else:
+                continue
+        except ReaderError:  # nested too deeply: the iterator raises it
+            return True
+        if isinstance(value, dict | list):
+            return False
+        found = True
+    return not found and faults > 0
+
+
+_NO_VALUE_ENDS = frozenset(b",:{[")
+"""The last byte of a line that holds no whole JSON value (a value ends in ``}``, ``]``, ``"``, a digit or a
+letter of a literal)."""
+_NO_VALUE_STARTS = frozenset(b"}],:")
+"""The first byte of a line that holds no JSON value (a value opens with ``{``, ``[``, ``"``, ``-``, a digit or
+a letter of a literal)."""
+_FEW_OPENINGS = 32
+"""Lines with fewer ``{`` and ``[`` than this are told by their ends (:func:`_no_json_value`): ``json`` refuses
+such a line before nesting deep enough to run out of recursion, which it would raise instead (a
+``ReaderError`` for the iterator, a refusal), so a line with more is parsed."""
+
+
+def _no_json_value(stripped: bytes) -> bool:
+    """Whether a line (its bytes, ASCII whitespace stripped) certainly holds no JSON value, told from its ends:
+    its first or last byte is one no JSON value starts or ends with (a pretty-printed document's ``"key": 1,``,
+    ``{``, ``},``, ``"key": [``): the line is not blank, and whatever whitespace the text has around those
+    ASCII bytes, JSON's or other (which ``json`` refuses too), they are its first or last character that is not
+    JSON's whitespace; or it is a key and its value (:data:`_KEY_LINE`). Where it says ``False`` the line is
+    parsed; with many openings too (:data:`_FEW_OPENINGS`)."""
+    if not stripped:
+        return False
+    if stripped[-1] in _NO_VALUE_ENDS or stripped[0] in _NO_VALUE_STARTS:
+        return stripped.count(b"{") + stripped.count(b"[") < _FEW_OPENINGS
+    return stripped[0] == _QUOTE and _KEY_LINE.match(stripped) is not None
+
+
+_QUOTE = ord('"')
+_KEY_LINE = re.compile(rb'"(?:[^"\\]|\\.)*"[ \t\r\x0b\x0c]*:')
+"""A line opening with a string followed by ``:`` (a pretty-printed document's last ``"key": value`` of an
+object): no JSON value, whatever the string holds (a string is one value, and ``:`` cannot follow it), and
+``json`` refuses it without nesting (the string is read first)."""
 
 
 def _line_text(line: str | bytes) -> str:

@@ -83,7 +83,7 @@ class FileFacts:
     first asks for it, and shared by every test: they read it, never change it. A reader's own reading parses
     the file again (readers change what they read)."""
 
-    __slots__ = ("path", "is_file", "_refused", "_document", "_lines")
+    __slots__ = ("path", "is_file", "_refused", "_document", "_repaired", "_lines", "_types", "_data")
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -91,7 +91,20 @@ class FileFacts:
         """Whether the path is a regular file (a folder is a run folder)."""
         self._refused: bool | None = None
         self._document: Any = _UNREAD
+        self._repaired = True
         self._lines: Any = _UNREAD
+        self._types: frozenset[str] | None = None
+        self._data: Any = _UNREAD
+
+    @property
+    def data(self) -> bytes | None:
+        """The file's bytes, or ``None`` when it cannot be read (a folder, a file gone or unreadable)."""
+        if self._data is _UNREAD:
+            try:
+                self._data = self.path.read_bytes() if self.is_file else None
+            except OSError:
+                self._data = None
+        return self._data
 
     @property
     def refused(self) -> bool:
@@ -111,11 +124,20 @@ class FileFacts:
         if self._document is _UNREAD:
             from rtlab.io import load_json
 
+            said: list[str] = []
             try:
-                self._document = load_json(self.path, [])
+                self._document = load_json(self.path, said)
             except Exception:  # what the reader's own load_json raises too: it reads no document here
                 self._document = None
+            self._repaired = bool(said)
         return self._document
+
+    @property
+    def whole_document(self) -> bool:
+        """Whether the file is one JSON text, read as it is (:attr:`document` is not ``None`` and its reading
+        repaired nothing: no stray line, no cut, no bad escape or byte); then every reading of the file's JSON
+        values one after another (:func:`rtlab.io.iter_json_values`) gives that document alone."""
+        return self.document is not None and not self._repaired
 
     @property
     def lines(self) -> list[Any]:
@@ -129,6 +151,16 @@ class FileFacts:
             except Exception:  # what the reader's own iterator raises too: it reads no line here
                 self._lines = []
         return self._lines
+
+    @property
+    def types(self) -> frozenset[str]:
+        """The ``type`` of every line that is an object with a string ``type`` (:attr:`lines`): what a
+        JSON-lines reader dispatches its records by."""
+        if self._types is None:
+            self._types = frozenset(
+                t for v in self.lines if isinstance(v, dict) and isinstance(t := v.get("type"), str)
+            )
+        return self._types
 
 
 def offered(name: str, facts: FileFacts) -> bool:
@@ -203,6 +235,14 @@ FORMATS: tuple[str, ...] = tuple(_MODULES)
 
 def get_reader(name: str) -> ReaderModule:
     """The reader module for a format name; an unknown name lists the known ones."""
-    if name not in _MODULES:
-        raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
-    return importlib.import_module(f"{__package__}.{_MODULES[name]}")  # a module of this package
+    module = _LOADED.get(name)
+    if module is None:
+        if name not in _MODULES:
+            raise UnknownFormatError(f"unknown format {name!r}; known formats: {', '.join(FORMATS)}")
+        module = _LOADED[name] = importlib.import_module(f"{__package__}.{_MODULES[name]}")  # of this package
+    return module
+
+
+_LOADED: dict[str, ReaderModule] = {}
+"""The reader modules imported so far, by format name (a module, once imported, stays: the same object
+``importlib`` would give again, found without its import machinery)."""

@@ -38,7 +38,7 @@ from rtlab.errors import ReaderError
 from rtlab.records import ReadWarning, Trajectory, WarningKind
 
 if TYPE_CHECKING:
-    from rtlab.ingest.readers._registry import ReadOptions
+    from rtlab.ingest.readers._registry import FileFacts, ReadOptions
 
 _KIND_PATTERNS: tuple[tuple[str, WarningKind], ...] = (
     (r"^not JSON\b", "not-json"),
@@ -302,13 +302,13 @@ def formats_with_steps(path: Path, fmt: str, options: ReadOptions) -> dict[str, 
     have said is what it says: it finds nothing in it."""
     from dataclasses import replace
 
-    from rtlab.ingest.readers._registry import FORMATS, FileFacts, get_reader, offered
+    from rtlab.ingest.readers._registry import FORMATS, FileFacts, get_reader
 
     probe = replace(options, strict=False, alternatives=False)
     found: dict[str, int] = {}
     facts = FileFacts(path)
     for name in FORMATS:
-        if name in (fmt, "rtlab") or not offered(name, facts):
+        if name in (fmt, "rtlab") or not _offered(name, facts):
             continue
         try:
             got = get_reader(name).read(path, probe)
@@ -318,6 +318,17 @@ def formats_with_steps(path: Path, fmt: str, options: ReadOptions) -> dict[str, 
         if n:
             found[name] = n
     return dict(sorted(found.items(), key=lambda kv: -kv[1]))
+
+
+def _offered(name: str, facts: FileFacts) -> bool:
+    """:func:`~rtlab.ingest.readers._registry.offered`, a test that fails on what it meets (a fault of the test:
+    ``tests/test_formats_with_steps.py`` runs every one on odd shapes) offering the file: the reader decides."""
+    from rtlab.ingest.readers._registry import offered
+
+    try:
+        return offered(name, facts)
+    except Exception:  # the reader is run, as it was before any test
+        return True
 
 
 def count(trajectories: Iterable[Trajectory]) -> int:

@@ -61,6 +61,7 @@ from typing import Any, Literal
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions, call_command, read_command, typed
 from rtlab.ingest.readers._frames import aider_frames
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import warn
 from rtlab.io import head_text, read_text
 from rtlab.records import Action, Deliverable, Event, Step, TokenUsage, Trajectory
@@ -649,6 +650,18 @@ def _sessions(path: Path, text: str, warnings: list[str]) -> list[tuple[str | No
     if start is not None or any(ln.strip() for ln in current):
         found.append((start, first, current))
     return found
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file
+    holds a session header (:func:`read` refuses a file without), whose words are ASCII, so its bytes hold
+    them as written (a byte that is not UTF-8 is read as U+FFFD, never as one of them)."""
+    data = facts.data
+    return not facts.is_file or data is None or _HEADER_WORDS in data
+
+
+_HEADER_WORDS = b"# aider chat started at "
+"""What every match of :data:`_HEADER` starts with."""
 
 
 @typed(type_step)

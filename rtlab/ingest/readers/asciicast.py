@@ -47,6 +47,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest.readers._base import ReadOptions, typed
 from rtlab.ingest.readers._frames import terminal_bench_command
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._terminal import Mark, Screen
 from rtlab.ingest.readers._tolerant import warn
 from rtlab.io import first_json_line, parse_json, read_text, skip_reason
@@ -316,6 +317,31 @@ def _events(
             t = clock
         found.append((lineno, t, ev[1], ev[2]))
     return found
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file's
+    first line that is not blank is a v2 or v3 header (:func:`read` refuses anything else), told from the
+    file's head up to its last newline, which is where a line of the whole text ends too (the text's lines
+    there are the same, bytes that are not UTF-8 read as U+FFFD the same); a head with no such line is
+    offered."""
+    data = facts.data
+    if not facts.is_file or data is None:
+        return True
+    head = data[: data.rfind(b"\n", 0, _HEAD) + 1]
+    lines = head.decode("utf-8", "replace").removeprefix("\ufeff").splitlines()
+    first = next((line for line in lines if line.strip()), None)
+    if first is None:
+        return True
+    try:
+        header = parse_json(first)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(header, dict) and _header_size(header) is not None
+
+
+_HEAD = 65536
+"""The bytes of a file :func:`may_find_steps` looks at for its first line."""
 
 
 @typed(type_step)

@@ -49,7 +49,7 @@ from rtlab.ingest.readers._claude_code import (
     clip_policy,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
-from rtlab.ingest.readers._registry import FileShape
+from rtlab.ingest.readers._registry import FileFacts, FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import blank_text, head_bytes, iter_json_lines, parse_json
 from rtlab.records import Deliverable, EventKind, Trajectory
@@ -825,6 +825,13 @@ def _find_task_call(agent_file: Path, session: str, agent_id: str) -> tuple[str 
                 if isinstance(block.get("tool_use_id"), str):
                     return block["tool_use_id"], str(parent)
     return None, str(parent)
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a file's
+    lines hold a ``user`` or ``assistant`` record (:meth:`_Session.read` refuses a file without; a folder is
+    offered as it is)."""
+    return not facts.is_file or not facts.types.isdisjoint(("user", "assistant"))
 
 
 @typed(type_step)

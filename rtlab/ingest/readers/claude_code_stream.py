@@ -36,7 +36,7 @@ from rtlab.ingest.readers._claude_code import (
     token_usage,
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
-from rtlab.ingest.readers._registry import FileShape
+from rtlab.ingest.readers._registry import FileFacts, FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import blank_text, head_bytes, iter_json_lines, parse_json
 from rtlab.records import Deliverable, Trajectory
@@ -331,6 +331,13 @@ class _Stream:
             parent_id=parent_id,
             parent_call_id=parent,
         )
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a call is a
+    ``tool_use`` block of an ``assistant`` message, so a file's lines hold one (wrapped or not, its ``type``
+    stays; a folder is offered as it is)."""
+    return not facts.is_file or "assistant" in facts.types
 
 
 @typed(type_step)

@@ -56,6 +56,7 @@ from rtlab.ingest.readers._frames import (
     heading_search,
 )
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import head_text, load_json, loads, parse_json
 from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
@@ -494,6 +495,16 @@ def _sidecar(folder: Path, name: str, task: _Task) -> Any:
     except (ValueError, ReaderError) as exc:  # not JSON, or not UTF-8
         warn(task.warnings, folder / name, None, f"not JSON ({exc}); not used")
         return None
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a history
+    given as a file is one document, a list holding a message (an object with a ``role``; :func:`read` refuses
+    anything else); a task folder is offered as it is."""
+    doc = facts.document
+    return (
+        not facts.is_file or isinstance(doc, list) and any(isinstance(m, dict) and "role" in m for m in doc)
+    )
 
 
 @typed(type_step)

@@ -35,7 +35,7 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import output_frames
-from rtlab.ingest.readers._registry import FileShape
+from rtlab.ingest.readers._registry import FileFacts, FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import blank_text, decode_text, head_json_lines, iter_json_lines, load_json
 from rtlab.io import field as get_field
@@ -466,6 +466,16 @@ def type_step(step: Step) -> None:
             step.action = Action("write", parts=tuple(Action("write", path=f) for f in files))
     else:
         step.action = Action.other(step.tool)
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a step is an
+    ``item.started`` / ``item.updated`` / ``item.completed`` event (``_Stream.feed``), so a file's lines hold one
+    (a folder is offered as it is)."""
+    return not facts.is_file or not facts.types.isdisjoint(_ITEM_EVENTS)
+
+
+_ITEM_EVENTS = frozenset({"item.started", "item.updated", "item.completed"})
 
 
 @typed(type_step)

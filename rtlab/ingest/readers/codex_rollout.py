@@ -99,6 +99,7 @@ from rtlab.ingest.readers._frames import codex_result_frames, whole
 from rtlab.ingest.readers._openai_common import Timeline, content_text, join_field
 from rtlab.ingest.readers._openai_common import step_command as generic_step_command
 from rtlab.ingest.readers._openai_common import type_step as generic_type_step
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._responses_items import HANDLERS, Handler, ItemState, dispatch, need
 from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.ingest.readers.codex import unwrap_shell
@@ -1012,6 +1013,27 @@ def _meta(st: _Rollout, layout: str, record_layout: str, n_records: int) -> dict
     if unanswered:
         meta["unanswered_calls"] = unanswered
     return meta
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a record is
+    an object with a ``payload``, a ``record_type`` or a string ``type`` (:func:`_normalise` refuses any
+    other value), so a file that is one JSON document read as it is (its only value) is such an object, and
+    any other file's bytes hold one of those keys as written (``"type"``) or a ``\\u`` escape (a key may be
+    written with one). A folder is offered as it is."""
+    if not facts.is_file:
+        return True
+    if facts.whole_document:
+        doc = facts.document
+        return isinstance(doc, dict) and (
+            "payload" in doc or "record_type" in doc or isinstance(doc.get("type"), str)
+        )
+    data = facts.data
+    return data is None or any(key in data for key in _RECORD_KEYS)
+
+
+_RECORD_KEYS = (b'"type"', b'"payload"', b'"record_type"', b"\\u")
+"""What the bytes of a file holding a rollout record hold (a key as written, or an escape)."""
 
 
 @typed(type_step)

@@ -39,6 +39,7 @@ from typing import Any
 from rtlab.errors import ReaderError
 from rtlab.ingest._clipping import get_policy
 from rtlab.ingest.readers._base import ReadOptions, read_inside, typed
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record
 from rtlab.ingest.readers.pi import (
     PiTimeline,
@@ -251,6 +252,20 @@ def _messages(
         return [(i + 1, f"messages[{i}]", m) for i, m in enumerate(messages)]
     assert events is not None
     return [(line, "message", m) for line, m in events.messages]
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a file given
+    directly is the conversation, an object whose ``messages`` is a list (:func:`_json_object`, :func:`_messages`
+    refuse anything else) holding a ``toolResult`` message, the only one that answers a call
+    (:meth:`~rtlab.ingest.readers.pi.PiTimeline.message`); a run folder is offered as it is."""
+    if not facts.is_file:
+        return True
+    doc = facts.document
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and m.get("role") == "toolResult" for m in messages
+    )
 
 
 @typed(type_step)

@@ -57,7 +57,7 @@ from rtlab.ingest.readers._base import (
     typed,
 )
 from rtlab.ingest.readers._frames import command_parts, listed_commands, output_frames, read_tool_reply, whole
-from rtlab.ingest.readers._registry import FileShape
+from rtlab.ingest.readers._registry import FileFacts, FileShape
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, head_json_lines, iter_json_lines
 from rtlab.records import Action, Deliverable, DeliverableFile, Event, EventKind, Frame, Step, Trajectory
@@ -583,6 +583,16 @@ def type_step(step: Step) -> None:
             step.frames = (Frame(len(shown) - len(notice), len(shown), "frame"),)  # the cut is at the end
     else:
         step.action = Action.other(tool)
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: a step is a
+    ``tool_call`` event answered by a ``tool_output`` one (:func:`_parse`), so a file's lines hold both (a run
+    folder is offered as it is)."""
+    if not facts.is_file:
+        return True
+    events = {e for v in facts.lines if isinstance(v, dict) and isinstance(e := v.get("event"), str)}
+    return "tool_call" in events and "tool_output" in events
 
 
 @typed(type_step)

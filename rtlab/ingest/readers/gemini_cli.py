@@ -62,6 +62,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy, trajectory_id
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import head_json_lines, head_text, iter_json_lines, load_json
 from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
@@ -608,6 +609,24 @@ def _type_stream_step(step: Step) -> None:
     type_step(step)
     if step.tool not in SHELL_TOOLS:
         step.frames = whole(step.shown or "")
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares, whichever
+    layout :func:`layout` finds: a session file is one document, a header object with a ``messages`` list
+    (:func:`_read_session`); a JSON-lines recording's messages are lines with a string ``id`` or a ``$set``
+    object (:func:`_session_messages`); a stream-json call is a ``tool_use`` line (:func:`_read_stream`). A
+    folder is offered as it is."""
+    if not facts.is_file:
+        return True
+    doc = facts.document
+    if _is_header(doc) and isinstance(doc.get("messages"), list):
+        return True
+    return any(
+        isinstance(v, dict)
+        and (isinstance(v.get("id"), str) or isinstance(v.get("$set"), dict) or v.get("type") == "tool_use")
+        for v in facts.lines
+    )
 
 
 @typed(type_step)

@@ -96,7 +96,7 @@ from rtlab.ingest.readers._frames import (
     session_frames,
     whole,
 )
-from rtlab.ingest.readers._registry import SUMMARY_ONLY, NoSummary
+from rtlab.ingest.readers._registry import SUMMARY_ONLY, FileFacts, NoSummary
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json, parse_utf8_json
@@ -1672,6 +1672,17 @@ def summarize(path: Path, options: ReadOptions) -> list[Trajectory]:
             )
         )
     return found
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: an ``.eval``
+    (a zip, by its first bytes) is offered as it is; a JSON log is an object whose ``samples`` list holds an
+    object (:func:`_load_json`: a sample is where every step is)."""
+    if not facts.is_file or (facts.data or b"")[:4].startswith(ZIP_MAGIC):
+        return True
+    doc = facts.document
+    samples = doc.get("samples") if isinstance(doc, dict) else None
+    return isinstance(samples, list) and any(isinstance(s, dict) for s in samples)
 
 
 @typed(type_step)

@@ -39,6 +39,7 @@ from rtlab.ingest.readers._openai_common import (
     usage_from,
     written_files,
 )
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import field, iter_json_lines, load_json
 from rtlab.records import Deliverable, Step, Trajectory
@@ -459,6 +460,35 @@ _SESSION_KEYS = (
     "source",
 )
 """What a converted log's ``meta.session_meta`` says of the session it came from, kept in ``meta``."""
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares, whichever
+    layout :func:`_conversations` reads (the document's messages, its list's messages or conversations' messages,
+    else the lines' the same way): a call is answered only by a message whose ``role`` is ``tool`` or
+    ``function``, or a merged sub-agent's (a role holding ``-subagent-``; :func:`_role`, :func:`_message`). A
+    folder is offered as it is."""
+    if not facts.is_file:
+        return True
+    doc = facts.document
+    if isinstance(doc, dict):
+        if isinstance(doc.get("messages"), list) and any(_answers(m) for m in doc["messages"]):
+            return True
+    elif isinstance(doc, list) and any(_answers(m) for v in doc for m in _messages_in(v)):
+        return True
+    return any(_answers(m) for v in facts.lines for m in _messages_in(v))
+
+
+def _messages_in(value: Any) -> list[Any]:
+    """A value of a file's list or lines as messages: a conversation's, and the value itself."""
+    inner = value.get("messages") if isinstance(value, dict) else None
+    return [*inner, value] if isinstance(inner, list) else [value]
+
+
+def _answers(message: Any) -> bool:
+    """Whether a message may answer a call (:func:`may_find_steps`)."""
+    role = message.get("role") if isinstance(message, dict) else None
+    return isinstance(role, str) and (role in ("tool", "function") or "-subagent-" in role)
 
 
 @typed(type_step)

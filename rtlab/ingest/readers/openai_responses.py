@@ -40,6 +40,7 @@ from rtlab.ingest.readers._openai_common import (
     usage_from,
     written_files,
 )
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._responses_items import ItemState, dispatch
 from rtlab.ingest.readers._tolerant import record
 from rtlab.io import field, iter_json_lines, load_json
@@ -265,6 +266,25 @@ def _build(path: Path, conv: _Conversation, options: ReadOptions, file_warnings:
         clip_policy=policy.name,
         meta=meta,
     )
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares, whichever
+    layout :func:`_conversations` reads: a document that is an ``{input, output}`` object, or a list holding
+    an item or such an object (an object with a ``type``, an ``input`` or an ``output``), else a line that is
+    one. A folder is offered as it is."""
+    if not facts.is_file:
+        return True
+    doc = facts.document
+    if isinstance(doc, dict):
+        return "input" in doc or "output" in doc
+    if isinstance(doc, list) and any(_may_hold_items(v) for v in doc):
+        return True
+    return any(_may_hold_items(v) for v in facts.lines)
+
+
+def _may_hold_items(value: Any) -> bool:
+    return isinstance(value, dict) and ("type" in value or "input" in value or "output" in value)
 
 
 @typed(type_step)

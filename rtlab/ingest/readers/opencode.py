@@ -41,6 +41,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._openai_common import Timeline, clip_policy, join_field
+from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._tolerant import record, warn
 from rtlab.io import head_text, load_json
 from rtlab.records import Action, Deliverable, Step, TokenUsage, Trajectory
@@ -307,6 +308,18 @@ def _part(session: _Session, part: Any, role: str, index: int, where: str) -> No
         tl.event("system", str(kind), index + 1, role=role)
     elif kind not in ("step-start", "step-finish", "patch", "snapshot"):
         session.note(index + 1, join_field(where, "type"), f"unknown part type {kind!r}; skipped")
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file is
+    one document, an object whose ``messages`` list holds a message with an ``info`` object and a ``parts``
+    list (:func:`read` refuses anything else, :func:`_message` skips any other message; a call is a part)."""
+    doc = facts.document
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and isinstance(m.get("info"), dict) and isinstance(m.get("parts"), list)
+        for m in messages
+    )
 
 
 @typed(type_step)

@@ -50,7 +50,7 @@ from rtlab.ingest.readers._frames import (
     truncation_notices,
     whole,
 )
-from rtlab.ingest.readers._registry import FileShape
+from rtlab.ingest.readers._registry import FileFacts, FileShape
 from rtlab.ingest.readers._tolerant import record, skipped_because
 from rtlab.io import head_json_lines, iter_json_lines
 from rtlab.records import (
@@ -832,6 +832,15 @@ def _walk(
     if unknown:
         meta["unknown_entry_types"] = sorted(unknown)
     return {"last_model_change": last_model_change}
+
+
+def may_find_steps(facts: FileFacts) -> bool:
+    """A necessary condition of :func:`read` finding a tool call, on the facts every reader shares: the file's
+    first line is a session header (an object of type ``session``; :func:`read` refuses any other)."""
+    if not facts.is_file:
+        return True
+    lines = facts.lines
+    return bool(lines) and isinstance(lines[0], dict) and lines[0].get("type") == "session"
 
 
 @typed(type_step)
