@@ -8,13 +8,14 @@ import json
 import math
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rtlab.errors import ReaderError
 from rtlab.io import iter_json_lines, iter_json_values, load_json, loads, parse_json, parse_utf8_json
-from rtlab.io._files import _UNSURE, _by_orjson
+from rtlab.io._files import _INT64, _SURE_DEPTH, _UNSURE, _WIDE, _by_orjson, _sure
 
 
 def same(a: object, b: object) -> bool:
@@ -181,6 +182,82 @@ def test_every_number_reads_to_the_same_value(text: str) -> None:
     """Floats correctly rounded by both; integers past 64 bits (orjson: a float) and past the float range
     (orjson: refused) sent back to json."""
     assert outcome(parse_json, text) == outcome(json.loads, text)
+
+
+# --- the certainty walk's wide levels (walked in C) ------------------------------------------------------
+
+
+def _walked_node_by_node(values: list[object]) -> bool:
+    """The certainty walk as it was before wide levels were walked in C: every node tested by Python."""
+    level = values
+    for _ in range(_SURE_DEPTH + 1):
+        below: list[object] = []
+        for node in level:
+            if type(node) is dict:
+                below.extend(node.values())
+            elif type(node) is list:
+                below.extend(node)
+            elif type(node) is float and (node >= _INT64 or node <= -_INT64):
+                return False
+        if not below:
+            return True
+        level = below
+    return False
+
+
+def _nested(depth: int, width: int, leaf: str) -> str:
+    """``leaf`` nested ``depth`` deep, every level also holding ``width`` siblings (strings, numbers, objects)."""
+    siblings = "".join(('"s",', "1,", "2.5,", "null,", "true,", '{"k": "v"},')[i % 6] for i in range(width))
+    text = leaf
+    for d in range(depth):
+        text = f"[{siblings}{text}]" if d % 2 else f'{{"x": [{siblings.rstrip(",")}], "y": {text}}}'
+    return text
+
+
+@pytest.mark.parametrize("width", [0, _WIDE - 1, _WIDE, _WIDE + 1, 200])
+@pytest.mark.parametrize(
+    ("leaf", "depth"),
+    [
+        ("18446744073709551616", 3),  # 2**64: orjson gives a float
+        ("-9223372036854775809", 6),
+        ("9223372036854775807", 6),  # within 64 bits: orjson's value
+        ("1.5e300", 2),  # a large float literal: json gives the same float, still sent back (unsure)
+        ("-1e19", 1),
+        ("9.2e18", 4),  # just under 2**63
+        ('"deep"', 198),  # with siblings, the deepest node is the sibling object's value: 198 + 2
+        ('"deep"', 199),
+        ('"deep"', 200),  # without siblings, the leaf at 200 is the deepest json surely reads
+        ('"deep"', 201),
+    ],
+)
+def test_wide_levels_are_walked_as_narrow_ones(leaf: str, depth: int, width: int) -> None:
+    text = _nested(depth, width, leaf)
+    value = orjson.loads(text)
+    assert _sure([value]) == _walked_node_by_node([value])
+    assert _sure([value, *[value] * width]) == _walked_node_by_node([value, *[value] * width])
+    assert outcome(parse_json, text) == outcome(json.loads, text)
+
+
+_wide_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**65), max_value=2**65)
+    | st.sampled_from([2.0**63, -(2.0**63), 2.0**63 * (1 - 2**-52), 1e300, -0.0, 0.5])
+    | st.text(max_size=3),
+    lambda children: (
+        st.lists(children, max_size=40) | st.dictionaries(st.text(max_size=4), children, max_size=40)
+    ),
+    max_leaves=400,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_wide_values, max_size=40))
+def test_any_wide_value_is_walked_as_node_by_node(values: list[object]) -> None:
+    assert _sure(values) == _walked_node_by_node(values)
+    for value in values:
+        text = json.dumps(value)
+        assert outcome(parse_json, text) == outcome(json.loads, text)
 
 
 # --- files: the same values and warnings ------------------------------------------------------------------

@@ -20,6 +20,11 @@ from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
 from rtlab.ingest.readers import ReadOptions, claude_code_session, claude_code_stream, detect
 from rtlab.ingest.readers._frames import (
+    _CC_FOUND_FILES,
+    _CC_GLOB_CLIPPED,
+    _CC_LINES_CLIPPED,
+    _CC_PAGINATION,
+    _CC_PERSISTED_TAIL,
     _CC_REMINDER,
     _reminders,
     claude_code_clipped,
@@ -884,6 +889,34 @@ def test_claude_code_frames(shown: str, tool, expected: list[tuple[str, str]]) -
     frames = claude_code_frames(shown, tool=tool, clipped=claude_code_clipped(shown))
     assert [(f.kind, shown[f.start : f.end]) for f in frames] == expected
     assert all(a.end <= b.start for a, b in zip(frames, frames[1:], strict=False))
+
+
+def _clipped_by_the_patterns(shown: str) -> bool:
+    """:func:`claude_code_clipped` as its patterns say it, each searched over the whole result."""
+    return bool(
+        _CC_LINES_CLIPPED.search(shown)
+        or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
+        or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
+        or _CC_GLOB_CLIPPED.search(shown)
+        or _CC_PAGINATION.search(shown)
+    )
+
+
+_CLIP_PIECES = [
+    "\n", "\n\n", "]", "[", "x", " ", "\r", "\u2028", "Found 3 files", "limit: 5, offset: 0]",
+    "(Results are truncated. Consider using a more specific path or pattern.)",
+    "[Showing results with pagination = ", "\n\n[Showing results with pagination = ",
+    "\n\n... [3 lines truncated] ...\n\n", "<persisted-output>", "\n...\n</persisted-output>",
+]  # fmt: skip
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(_CLIP_PIECES), max_size=9))
+def test_claude_code_clipped_is_what_its_patterns_find(pieces: list[str]) -> None:
+    """The glob notice and the pagination line are told from the result's end, not searched for: the same
+    answer as the patterns searched over the whole result."""
+    shown = "".join(pieces)
+    assert claude_code_clipped(shown) == _clipped_by_the_patterns(shown)
 
 
 def test_claude_code_words_in_logs_of_unknown_harness() -> None:

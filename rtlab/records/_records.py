@@ -67,10 +67,11 @@ def status_start(text: str) -> int:
     ``len(text)``: the status line is the last line, after a blank line (or the whole text)."""
     if text.startswith(STATUS_PREFIX) and "\n" not in text:
         return 0
-    sep = text.rfind(STATUS_SEPARATOR)  # no copy of the text: this runs on every step a reader frames
-    last = sep + len(STATUS_SEPARATOR)
-    if sep >= 0 and text.startswith(STATUS_PREFIX, last) and text.find("\n", last) < 0:
-        return sep
+    # the last line, found from the end (no copy of the text, no scan past it: this runs on every step a
+    # reader frames): a status line when it opens with the prefix after a blank line
+    last = text.rfind("\n")
+    if last >= 1 and text[last - 1] == "\n" and text.startswith(STATUS_PREFIX, last + 1):
+        return last - 1
     return len(text)
 
 

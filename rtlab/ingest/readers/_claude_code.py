@@ -49,7 +49,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._openai_common import content_text
-from rtlab.ingest.readers._tolerant import record
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import field as get_field
 from rtlab.records import Action, DeliverableFile, Event, EventKind, Step, TokenUsage
 
@@ -274,8 +274,10 @@ class Timeline:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
-            with record(self.warnings, path, line, f"content block {at}"):
+            try:  # what _tolerant.record does, without an object a block
                 self._assistant_block(block, at, line, timestamp, cwd, model, synthetic)
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, path, line, f"content block {at}"))
 
     def _assistant_block(
         self,
@@ -372,8 +374,10 @@ class Timeline:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         for i, block in enumerate(blocks):
             at = f"{where}.content[{i}]"
-            with record(self.warnings, path, line, f"content block {at}"):
+            try:  # what _tolerant.record does, without an object a block
                 self._user_block(block, at, line, timestamp, tool_use_result, kind, data)
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, path, line, f"content block {at}"))
 
     def _user_block(
         self,

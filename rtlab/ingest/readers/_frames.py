@@ -402,9 +402,22 @@ def claude_code_clipped(shown: str) -> bool:
         ("lines truncated] ..." in shown and _CC_LINES_CLIPPED.search(shown))
         or ((m := _CC_FOUND_FILES.match(shown)) and "limit:" in m.group(0))
         or (shown.startswith("<persisted-output>") and (m := _CC_PERSISTED_TAIL.search(shown)) and m.group(1))
-        or (_CC_GLOB_NOTICE in shown and _CC_GLOB_CLIPPED.search(shown))
-        or (_CC_PAGINATION_TEXT in shown and _CC_PAGINATION.search(shown))
+        or shown.endswith(_CC_GLOB_ENDINGS)
+        or _paginated(shown)
     )
+
+
+_CC_GLOB_ENDINGS = (_CC_GLOB_NOTICE, _CC_GLOB_NOTICE + "\n")
+"""How a result that :data:`_CC_GLOB_CLIPPED` finds ends (its ``$``: at the end, or before a last newline)."""
+
+
+def _paginated(shown: str) -> bool:
+    """Whether :data:`_CC_PAGINATION` finds a match in ``shown``: it ends at the end of ``shown`` (or before a last
+    newline, where ``$`` matches too) and holds no newline after its opening two, so it can start only at the
+    newline before the last line; searched from there (no scan of the whole result)."""
+    end = len(shown) - 1 if shown.endswith("\n") else len(shown)
+    last = shown.rfind("\n", 0, end)  # the newline before the last line
+    return last >= 1 and _CC_PAGINATION.search(shown, last - 1) is not None
 
 
 def _reminders(shown: str, pos: int, end: int) -> list[tuple[int, int]]:

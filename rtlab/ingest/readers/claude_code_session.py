@@ -50,7 +50,7 @@ from rtlab.ingest.readers._claude_code import (
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileFacts, FileShape
-from rtlab.ingest.readers._tolerant import record
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import blank_text, head_bytes, iter_json_lines, parse_json
 from rtlab.records import Deliverable, EventKind, Trajectory
 
@@ -562,7 +562,7 @@ class _Session:
             raise ReaderError(path, "file is empty")
         chain: list[tuple[int, dict[str, Any]]] = []
         for line, rec in iter_json_lines(path, self.warnings, data=data):
-            with record(self.warnings, path, line):
+            try:  # what _tolerant.record does, without an object a record
                 if not isinstance(rec, dict):
                     raise ReaderError(path, f"expected a record object, got {type(rec).__name__}", line=line)
                 kind = checked_field(rec, "type", str, path, line)
@@ -573,6 +573,8 @@ class _Session:
                     self.summaries.append((line, rec))
                 elif kind not in OFF_CHAIN_TYPES:
                     self.warnings.append(f"{path}:{line}: unknown record type {kind!r}; skipped")
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, path, line))
         if not any(rec.get("type") in ("user", "assistant") for _, rec in chain):
             raise ReaderError(
                 path, "no user or assistant records: nothing to read (titles or snapshots only?)"
@@ -700,8 +702,10 @@ class _Session:
             cwd = cwd or here
             if not branch:
                 branch = rec.get("gitBranch") if isinstance(rec.get("gitBranch"), str) else None
-            with record(self.warnings, path, node.line):
+            try:  # what _tolerant.record does, without an object a record
                 _feed(tl, node, ts, here)
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, path, node.line))
         tl.close()
         tl.pairing_warning()
         meta: dict[str, Any] = {"records_on_path": len(nodes)}

@@ -37,7 +37,7 @@ from rtlab.ingest.readers._claude_code import (
 )
 from rtlab.ingest.readers._claude_code import type_step as type_step
 from rtlab.ingest.readers._registry import FileFacts, FileShape
-from rtlab.ingest.readers._tolerant import record
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import blank_text, head_bytes, iter_json_lines, parse_json
 from rtlab.records import Deliverable, Trajectory
 
@@ -349,8 +349,10 @@ def read(path: Path, options: ReadOptions) -> list[Trajectory]:
         raise ReaderError(path, "file is empty")
     stream = _Stream(path, options)
     for line, rec in iter_json_lines(path, stream.warnings, data=data):  # bytes not UTF-8 said first
-        with record(stream.warnings, path, line):
+        try:  # what _tolerant.record does, without an object a record
             stream.feed(line, rec)
+        except SKIPPED_ERRORS as exc:
+            stream.warnings.append(skipped_because(exc, path, line))
     if not stream.init and not stream.counts.keys() & {"assistant", "user"}:
         raise ReaderError(
             path, "no Claude Code stream-json message in it (no init, assistant or user message)"

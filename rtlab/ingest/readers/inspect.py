@@ -97,7 +97,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._registry import SUMMARY_ONLY, FileFacts, NoSummary
-from rtlab.ingest.readers._tolerant import record, skipped_because
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.ingest.readers._zip import ZIP_MAGIC, ArchiveTooLargeError, Limits, ZipArchive, zip_names
 from rtlab.io import head_bytes, load_json, parse_utf8_json
 from rtlab.records import (
@@ -1277,8 +1277,10 @@ class _Sample:
         for pos, msg in _calls_first(messages, self.warnings, self.path, self.where):
             line = pos + 1
             where = f"messages[{pos}]"
-            with record(self.warnings, self.path, line, f"{self.where} {where}"):
+            try:  # what _tolerant.record does, without an object a message
                 self._message(msg, where, line)
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, self.path, line, f"{self.where} {where}"))
 
     def _message(self, msg: Any, where: str, line: int) -> None:
         if not isinstance(msg, dict):
@@ -1333,8 +1335,11 @@ class _Sample:
         if not isinstance(calls, list):
             raise self.fail(f"expected a list, got {type(calls).__name__}", f"{where}.tool_calls", line)
         for i, call in enumerate(calls):
-            with record(self.warnings, self.path, line, f"{self.where} {where}.tool_calls[{i}]"):
-                self._call(call, f"{where}.tool_calls[{i}]", line, at)
+            here = f"{where}.tool_calls[{i}]"
+            try:  # what _tolerant.record does, without an object a call
+                self._call(call, here, line, at)
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, self.path, line, f"{self.where} {here}"))
 
     def _call(self, call: Any, where: str, line: int, at: Any) -> None:
         if not isinstance(call, dict):

@@ -40,7 +40,7 @@ from rtlab.ingest.readers._openai_common import (
     written_files,
 )
 from rtlab.ingest.readers._registry import FileFacts
-from rtlab.ingest.readers._tolerant import record, skipped_because
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import field, iter_json_lines, load_json
 from rtlab.records import Deliverable, Step, Trajectory
 
@@ -242,14 +242,18 @@ def _assistant(
         )
     made: set[Any] = set()
     for i, tc in _block_calls(msg):  # a converted log lists its calls as blocks (and often again below)
-        with record(tl.warnings, path, line, "tool call"):
+        try:  # what _tolerant.record does, without an object a call
             _tool_call(tl, tc, line, join_field(where, f"content[{i}]"))
+        except SKIPPED_ERRORS as exc:
+            tl.warnings.append(skipped_because(exc, path, line, "tool call"))
         made.add(tc["id"])
     for i, tc in enumerate(calls or []):
         if isinstance(tc, dict) and tc.get("id") in made:
             continue  # the same call as a block: once
-        with record(tl.warnings, path, line, "tool call"):
+        try:
             _tool_call(tl, tc, line, join_field(where, f"tool_calls[{i}]"))
+        except SKIPPED_ERRORS as exc:
+            tl.warnings.append(skipped_because(exc, path, line, "tool call"))
     if msg.get("function_call") is not None:
         fc = field(msg, "function_call", dict, path, line, where)
         name = field(fc, "name", str, path, line, join_field(where, "function_call"))
@@ -368,12 +372,14 @@ def _build(
     subs: dict[str, _Agent] = {}
     tl = main.tl
     for line, where, msg in conv.messages:
-        with record(tl.warnings, path, line, "message"):
+        try:  # what _tolerant.record does, without an object a message
             role, agent_id = _role(msg, path, line, where)
             agent = (
                 main if agent_id is None else subs.setdefault(agent_id, _Agent(Timeline(path, policy), []))
             )
             _message(agent, role, msg, line, where)
+        except SKIPPED_ERRORS as exc:
+            tl.warnings.append(skipped_because(exc, path, line, "message"))
     for agent in (main, *subs.values()):
         agent.tl.close()
     instruction, final = main.instruction, main.final

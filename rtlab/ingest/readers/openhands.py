@@ -42,7 +42,7 @@ from rtlab.ingest.readers._openhands_eval import (
     v0_version,
 )
 from rtlab.ingest.readers._registry import FileFacts
-from rtlab.ingest.readers._tolerant import record, skipped_because
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import field, head_text, load_json
 from rtlab.records import (
     Action,
@@ -510,7 +510,7 @@ class _Builder:
         ids = {ev["id"] for ev in self.events}
         shell_dir: str | None = None  # the bash session's directory as last reported (newer logs only)
         for i, ev in enumerate(self.events):
-            with record(self.warnings, self.path, _position(i, self.line)[0], "event"):
+            try:  # what _tolerant.record does, without an object an event
                 if "action" not in ev:
                     if i not in self.consumed:
                         self._observation_event(i, ev, ids)
@@ -521,6 +521,8 @@ class _Builder:
                         shell_dir = _working_dir(self.events[j].get("extras") or {}) or shell_dir
                 else:
                     self._action_event(i, ev)
+            except SKIPPED_ERRORS as exc:
+                self.warnings.append(skipped_because(exc, self.path, _position(i, self.line)[0], "event"))
         return self._trajectory()
 
     def _step(self, i: int, ev: dict[str, Any], cwd: str | None) -> None:

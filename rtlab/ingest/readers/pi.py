@@ -51,7 +51,7 @@ from rtlab.ingest.readers._frames import (
     whole,
 )
 from rtlab.ingest.readers._registry import FileFacts, FileShape
-from rtlab.ingest.readers._tolerant import record, skipped_because
+from rtlab.ingest.readers._tolerant import SKIPPED_ERRORS, skipped_because
 from rtlab.io import head_json_lines, iter_json_lines
 from rtlab.records import (
     Action,
@@ -440,8 +440,10 @@ class PiTimeline:
                 text = thinking if isinstance(thinking, str) else ""
                 self.event("reasoning", text, role="assistant", timestamp=timestamp, line=line)
             elif kind == "toolCall":
-                with record(self.warnings, self.path, line, f"tool call {at}"):
+                try:  # what _tolerant.record does, without an object a call
                     opened.append(self._tool_call(block, line, timestamp, at))
+                except SKIPPED_ERRORS as exc:
+                    self.warnings.append(skipped_because(exc, self.path, line, f"tool call {at}"))
         if texts:
             self._final = "".join(texts)
         stop, error = message.get("stopReason"), message.get("errorMessage")
@@ -824,9 +826,11 @@ def _walk(
             continue
         if data["type"] == "model_change":
             last_model_change = (data.get("provider"), data.get("modelId"))
-        with record(timeline.warnings, timeline.path, entry.line, "entry"):
+        try:  # what _tolerant.record does, without an object an entry
             for index in _session_entry(timeline, entry, unknown):
                 step_position[index] = p
+        except SKIPPED_ERRORS as exc:
+            timeline.warnings.append(skipped_because(exc, timeline.path, entry.line, "entry"))
     if compacted:
         meta["compacted_steps"] = sorted(compacted)
     if unknown:
