@@ -513,17 +513,18 @@ def test_a_pair_counts_only_when_the_question_names_both_operands() -> None:
     from rtlab.analysis._expressions import find_expression, tables_of
 
     table = (
-        "| Month | Customs | Income tax | Excise | Estate tax |\n| --- | --- | --- | --- | --- |\n"
+        "| Month | Customs receipts | Income tax | Excise | Estate tax |\n| --- | --- | --- | --- | --- |\n"
         "| January | 400 | 320 | 517 | 128 |\n| February | 410 | 330 | 521 | 130 |\n"
     )
     tables = tables_of(table, source="f")
     question = "What is the ratio of customs receipts to income tax receipts in January?"
-    # 400 / 320 = 1.25: both operands named by the question (customs; income, tax) and so is the row (January)
+    # 400 / 320 = 1.25: both operands named by the question (customs, receipts; income, tax)
     found = find_expression(tables, find_numbers("1.25")[0], question).found
     assert found is not None and (found.kind, found.cells) == ("ratio", (1, 2))
-    # 517 / 128 = 4.0390625: the same row, but excise and estate tax are not what the question names (estate
-    # tax shares 'tax' with it, excise nothing): the pair's ratio is the digits by chance, not found
-    assert find_expression(tables, find_numbers("4.039")[0], question).found is None
+    # 400 / 517 = 0.77369...: the pair's names share two quantity terms with the question (customs, receipts:
+    # enough for a computed expression), but its other operand, Excise, is nothing the question names: the
+    # ratio is the digits by chance, not found
+    assert find_expression(tables, find_numbers("0.7737")[0], question).found is None
 
 
 def test_a_line_of_another_year_does_not_hold_the_quantity_asked() -> None:

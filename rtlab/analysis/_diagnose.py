@@ -1060,7 +1060,7 @@ def diagnose(
 
         values = values_frame([trajectory], [replay])
     run = run_evidence(trajectory, values)
-    folder = _source_folder(trajectory, sources)
+    folder = _folder_of(trajectory, _source_lookup(sources))
     confidence = {r.id: r.confidence for r in cb.rules}
     labels = []
     for index in indices:
@@ -1085,18 +1085,24 @@ def diagnose(
     return labels
 
 
-def _source_folder(
-    trajectory: Trajectory, sources: str | Path | SourceFolder | SourceFinder | None
-) -> SourceFolder | None:
-    """The folder of ``trajectory``'s source files that ``sources`` stands for (:func:`diagnose`)."""
-    if sources is None or isinstance(sources, SourceFolder):
+def _source_lookup(
+    sources: str | Path | SourceFolder | SourceFinder | None,
+) -> SourceFolder | SourceFinder | None:
+    """What ``sources`` stands for (:func:`diagnose`): one folder for every run, a finder (``"auto"``), or none;
+    made once for many runs, so that each source file is parsed once."""
+    if sources is None or isinstance(sources, (SourceFolder, SourceFinder)):
         return sources
     if isinstance(sources, str) and sources == AUTO_SOURCES:
-        sources = SourceFinder()
-    if isinstance(sources, SourceFinder):
-        names = trajectory.task.source_files if trajectory.task is not None else []
-        return sources.folder_for(trajectory.source_path, names)
+        return SourceFinder()
     return SourceFolder(sources)
+
+
+def _folder_of(trajectory: Trajectory, lookup: SourceFolder | SourceFinder | None) -> SourceFolder | None:
+    """The folder of ``trajectory``'s source files (:func:`_source_lookup`)."""
+    if isinstance(lookup, SourceFinder):
+        names = trajectory.task.source_files if trajectory.task is not None else []
+        return lookup.folder_for(trajectory.source_path, names)
+    return lookup
 
 
 def label_to_dict(label: Label) -> dict[str, Any]:
@@ -1144,11 +1150,7 @@ def diagnose_frame(
 
         values = values_frame(trajectories, list(replays))
     of = values_of(values)
-    folder: SourceFolder | SourceFinder | None = None  # each file parsed once for all runs
-    if isinstance(sources, SourceFinder) or (isinstance(sources, str) and sources == AUTO_SOURCES):
-        folder = sources if isinstance(sources, SourceFinder) else SourceFinder()
-    elif sources is not None:
-        folder = SourceFolder(sources)
+    folder = _source_lookup(sources)  # each file parsed once for all runs
     rows = []
     for t, r in zip(trajectories, replays, strict=True):
         rows += _label_rows(t, diagnose(t, r, of(t.id), sources=folder))

@@ -344,12 +344,8 @@ def years_of(text: str) -> set[int]:
 
 
 def line_years(table: Table, axis: str, line: int, cells: Sequence[int]) -> set[int]:
-    """The years naming a line's cells (the same names as :func:`line_terms`'s)."""
-    if axis == "row":
-        words = [table.labels[line], *(table.headers[c] for c in cells if c < len(table.headers))]
-    else:
-        words = [table.headers[line] if line < len(table.headers) else "", *(table.labels[c] for c in cells)]
-    return years_of(" ".join(words))
+    """The years naming a line's cells (the names :func:`line_terms` reads)."""
+    return years_of(" ".join(_line_names(table, axis, line, cells)))
 
 
 def period_agrees(named: set[int], asked: set[int]) -> bool:
@@ -381,16 +377,20 @@ def operand_named(table: Table, axis: str, cell: int, named: set[str]) -> bool:
 def line_terms(
     table: Table, axis: str, line: int, cells: Sequence[int], *, caption: bool = False
 ) -> set[str]:
-    """The quantity terms naming a line's cells: the row's label and the cells' column headers (axis ``row``),
-    or the column's header and the cells' row labels (axis ``column``); with ``caption``, the table's
-    caption's too."""
-    if axis == "row":
-        words = [table.labels[line], *(table.headers[c] for c in cells if c < len(table.headers))]
-    else:
-        words = [table.headers[line] if line < len(table.headers) else "", *(table.labels[c] for c in cells)]
+    """The quantity terms naming a line's cells (:func:`_line_names`); with ``caption``, the table's caption's
+    too."""
+    words = _line_names(table, axis, line, cells)
     if caption:
         words.append(table.caption)
     return quantity_terms(" ".join(words))
+
+
+def _line_names(table: Table, axis: str, line: int, cells: Sequence[int]) -> list[str]:
+    """What names a line's cells: the row's label and the cells' column headers (axis ``row``), or the
+    column's header and the cells' row labels (axis ``column``)."""
+    if axis == "row":
+        return [table.labels[line], *(table.headers[c] for c in cells if c < len(table.headers))]
+    return [table.headers[line] if line < len(table.headers) else "", *(table.labels[c] for c in cells)]
 
 
 def candidates(
