@@ -72,24 +72,32 @@ def measure(real: Path, *, others: int, seed: int) -> list[str]:
         f"{len(qs)} questions (one-number answers, bulletins here), {others} draws of other bulletins each "
         f"(seed {seed}):",
         "",
-        "| search | found in its own bulletins | found in other bulletins (chance) | chance finds by kind |",
-        "|---|---|---|---|",
+        "| search | found in its own bulletins | found in other bulletins (chance) | own finds by kind | chance finds by "
+        "kind | searches cut |",
+        "|---|---|---|---|---|---|",
     ]
     for mode, strict in (("shown", False), ("sources", True)):
-        own = chance = 0
+        own = chance = cut = 0
         kinds: Counter[str] = Counter()
+        own_kinds: Counter[str] = Counter()
         for uid, question, answer, files in qs:
             target = find_numbers(answer)[0]
-            own += find_expression(folder.tables(files), target, question, strict=strict).found is not None
+            search = find_expression(folder.tables(files), target, question, strict=strict)
+            cut += search.cut
+            if search.found is not None:
+                own += 1
+                own_kinds[search.found.kind] += 1
             for drawn in draws[uid]:
-                found = find_expression(folder.tables(drawn), target, question, strict=strict).found
-                if found is not None:
+                search = find_expression(folder.tables(drawn), target, question, strict=strict)
+                cut += search.cut
+                if search.found is not None:
                     chance += 1
-                    kinds[found.kind] += 1
+                    kinds[search.found.kind] += 1
         searches = len(qs) * others
         lines.append(
             f"| {mode} | {own} of {len(qs)} ({own / max(len(qs), 1):.1%}) | {chance} of {searches} "
-            f"({chance / max(searches, 1):.1%}) | {', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))} |"
+            f"({chance / max(searches, 1):.1%}) | {', '.join(f'{k} {n}' for k, n in sorted(own_kinds.items()))} "
+            f"| {', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))} | {cut} of {searches + len(qs)} |"
         )
     lines += ["", f"({time.perf_counter() - start:.0f} s)", ""]
     return lines

@@ -150,7 +150,7 @@ def test_diagnose_json_and_breakdown(capsys) -> None:
     assert [lab["rubric_index"] for lab in labels] == [2, 3]
     for lab in labels:
         assert lab["category"] in {"shown_but_missing", "dropped_or_distorted", "discovery", "other"}
-        assert lab["codebook_version"] == "rtlab-codebook/2.4"  # the packaged one
+        assert lab["codebook_version"] == "rtlab-codebook/2.5"  # the packaged one
         assert lab["rule"] and lab["confidence"] in ("high", "low")
         assert lab["evidence"] and {"step", "path", "excerpt"} <= set(lab["evidence"][0])
     assert main(["diagnose", str(SAMPLE), "--breakdown", "--by", "method", "--json"]) == 0

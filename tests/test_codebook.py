@@ -31,8 +31,8 @@ def test_packaged_codebook_loads_with_its_version():
     cb = load_codebook()
     # codebook 2 (anchors, item attribution), 2.1 (how a wrong one-number answer was built), 2.2 (what an item
     # needs, derived from the records shown)
-    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.4"  # 2.4: the trace
-    assert cb.changes[0].startswith("2.4") and cb.changes[1].startswith("2.3")  # newest first
+    assert cb.version == CODEBOOK_VERSION == "rtlab-codebook/2.5"  # 2.5: statistics; 2.4: the trace
+    assert cb.changes[0].startswith("2.5") and cb.changes[1].startswith("2.4")  # newest first
     assert tuple(c.key for c in cb.categories) == CATEGORIES
     assert load_codebook() is cb  # read once; records are immutable
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -544,3 +544,152 @@ def test_a_line_of_another_year_does_not_hold_the_quantity_asked() -> None:
     assert period_agrees({1941}, {1940}) and not period_agrees({1942}, {1940})
     assert period_agrees({1945}, {1940, 1950})
     assert period_agrees(set(), {1940}) and period_agrees({1900}, set())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Codebook 2.5: statistics a question names (a standard deviation, a geometric mean, a median, a compound
+# annual growth rate, ...), and lines that cannot count never evaluated
+
+OUTLAYS_1980 = [48101, 47902, 50213, 49650, 47313, 51032, 50118, 49011, 50442, 52013, 49870, 55120]
+OUTLAYS_1981 = [59099, 53969, 54216, 57198, 54608, 55619, 58486, 53095, 53698, 64216, 56838, 76875]
+OUTLAYS = (
+    "Budget outlays by month (in millions of dollars)\n\n"
+    "| Calendar year | " + " | ".join(MONTHS) + " |\n| --- |" + " --- |" * 12 + "\n"
+    "| Net budget outlays 1980 | " + " | ".join(str(v) for v in OUTLAYS_1980) + " |\n"
+    "| Net budget outlays 1981 | " + " | ".join(str(v) for v in OUTLAYS_1981) + " |\n"
+    "| Interest paid 1981 | " + " | ".join(str(v // 10) for v in OUTLAYS_1981) + " |\n"
+)
+SD_QUESTION = (
+    "What was the population standard deviation of the monthly net budget outlays in calendar year 1981, "
+    "in millions of dollars, rounded to the nearest hundredths?"
+)
+
+
+def test_a_statistic_the_question_names_is_searched_and_only_then() -> None:
+    import statistics
+
+    tables = tables_of(OUTLAYS, source="step 0", step=0)
+    expected = statistics.pstdev(OUTLAYS_1981)  # 6379.2904..., the population SD of the twelve 1981 months
+    assert f"{expected:.2f}" == "6379.29"
+    found = find_expression(tables, find_numbers("6379.29")[0], SD_QUESTION).found
+    assert found is not None and (found.kind, found.axis, found.cells) == ("pstdev", "row", (1, 12))
+    assert tables[0].labels[found.line] == "Net budget outlays 1981"
+    # 'population' and 'standard deviation' name the statistic, 'hundredths' the rounding: not the quantity
+    assert quantity_terms(SD_QUESTION) == {"budget", "outlays"}
+    # the kinds asked: a population SD only; unqualified, both; 'geometric mean' is no arithmetic mean
+    assert asked_kinds(SD_QUESTION) == ("cell", "difference", "pstdev")  # 'net' can name a difference
+    assert asked_kinds("What is the standard deviation of ...?") == ("cell", "pstdev", "stdev")
+    assert asked_kinds("What is the sample standard deviation of ...?") == ("cell", "stdev")
+    assert asked_kinds("What is the geometric mean of the monthly outlays?") == ("cell", "geomean")
+    assert asked_kinds("the compound annual growth rate from FY 1947 to FY 1950") == (
+        "cell",
+        "change",
+        "cagr",
+    )
+    # a question that names no statistic never has one searched: the same digits asked as a total are not found
+    total = "What were the total net budget outlays in calendar year 1981?"
+    assert find_expression(tables, find_numbers("6379.29")[0], total).found is None
+
+
+def test_the_answer_to_a_statistic_is_tested_against_its_neighbours() -> None:
+    import statistics
+
+    wrong_year = statistics.pstdev(OUTLAYS_1980)  # the same SD over the 1980 row: another row
+    sample = statistics.stdev(OUTLAYS_1981)  # 6662.76...: the sample SD, another formula, not a neighbour
+    rule, category, why = one_label(question_run(SD_QUESTION, f"{wrong_year:.2f}", "6379.29", [OUTLAYS]))
+    assert (rule, category) == ("R7d", R)
+    assert "population standard deviation of cells 2-13 of row 'Net budget outlays 1981'" in why
+    assert "another row" in why
+    # the first eleven months only (the run resized) is a neighbour too
+    eleven = statistics.pstdev(OUTLAYS_1981[:11])
+    assert one_label(question_run(SD_QUESTION, f"{eleven:.2f}", "6379.29", [OUTLAYS]))[0] == "R7d"
+    # the sample SD of the right row: the operands were right, the formula not: reasoning, said so
+    rule, category, why = one_label(question_run(SD_QUESTION, f"{sample:.2f}", "6379.29", [OUTLAYS]))
+    assert (rule, category) == (
+        "R10",
+        OT,
+    ) and "computed from shown operands as the population standard" in why
+
+
+FUND = (
+    "Trust fund transfers (in millions of dollars)\n\n"
+    "| Fiscal year | Appropriations to the trust fund | Transfers to the trust fund |\n| --- | --- | --- |\n"
+    "| 1947 | 1,459.5 | 0.4 |\n| 1948 | 1,616.2 | 1.1 |\n| 1949 | 1,690.3 | 2.2 |\n| 1950 | 2,106.4 | 3.6 |\n"
+)
+
+
+def test_a_compound_annual_growth_rate_between_two_named_years() -> None:
+    question = (
+        "What was the compound annual growth rate of appropriations to the trust fund from FY 1947 to FY 1950, "
+        "in percent per year?"
+    )
+    # (2106.4 / 1459.5) ** (1 / 3) - 1 = 0.13009...: three years between the two named rows
+    expected = (2106.4 / 1459.5) ** (1 / 3) - 1
+    assert f"{expected:.3%}" == "13.009%"
+    tables = tables_of(FUND, source="step 0", step=0)
+    found = find_expression(tables, find_numbers("13.009%")[0], question).found
+    assert found is not None and (found.kind, found.axis, found.cells) == ("cagr", "column", (3, 0))
+    # the neighbouring column's rate, (3.6 / 0.4) ** (1 / 3) - 1 = 108.01%: the wrong column
+    rule, category, why = one_label(question_run(question, "108.01%", "13.009%", [FUND]))
+    assert (rule, category) == ("R7d", R) and "another column" in why
+
+
+def test_the_vectorised_statistics_are_the_statistics_module_s() -> None:
+    import math
+    import random
+    import statistics
+
+    from rtlab.analysis._expressions import _statistic, candidates
+
+    named = {
+        "pstdev": statistics.pstdev,
+        "stdev": statistics.stdev,
+        "pvariance": statistics.pvariance,
+        "variance": statistics.variance,
+        "geomean": statistics.geometric_mean,
+        "median": statistics.median,
+        "pcv": lambda r: statistics.pstdev(r) / statistics.fmean(r),
+        "cv": lambda r: statistics.stdev(r) / statistics.fmean(r),
+    }
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(60):
+        # cells of one line: a table's magnitudes, sometimes negative, sometimes far apart
+        vals = [
+            rng.choice([rng.uniform(-5e5, 5e5), rng.uniform(0.5, 90), float(rng.randint(1, 99_999))])
+            for _ in range(rng.randint(2, 24))
+        ]
+        for kind, values, idx in candidates(vals, [*named, "cagr"]):
+            for value, (a, b) in zip(values, idx, strict=True):
+                if kind == "cagr":
+                    growth = vals[a] / vals[b]
+                    want = growth ** (1 / abs(a - b)) - 1 if growth > 0 else None
+                else:
+                    run = vals[a : b + 1]
+                    ok = len(run) >= (2 if kind == "geomean" else 3) and (kind != "geomean" or min(run) > 0)
+                    want = (
+                        named[kind](run)
+                        if ok and (kind not in ("pcv", "cv") or statistics.fmean(run))
+                        else None
+                    )
+                    got = _statistic(kind, run)  # what a neighbour is computed with
+                    assert (got is None) == (want is None)
+                    if want is not None:
+                        assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9)
+                if want is None:
+                    assert not math.isfinite(value)
+                else:
+                    assert math.isclose(value, want, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, abs(want)))
+                checked += 1
+    assert checked > 10_000
+
+
+def test_lines_that_cannot_share_the_question_s_terms_are_not_evaluated() -> None:
+    tables = tables_of(MONTHLY, source="step 0", step=0)
+    search = find_expression(tables, find_numbers("2,602")[0], QUESTION)
+    assert search.found is not None and search.found.kind == "sum"
+    # The question asks a total (cells and sums) of national defense. The column 'National defense' holds 13
+    # numbers: 13 cells + 13 * 12 / 2 = 78 runs = 91. Each of the 13 rows holds 2 numbers under headers naming
+    # 'national defense': 2 cells + 1 run = 3, so 39. The column 'Interest on the public debt' and its months'
+    # labels share no term with the question: none of its 91 is evaluated. 91 + 39 = 130.
+    assert search.evaluated == 130

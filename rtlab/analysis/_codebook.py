@@ -19,7 +19,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-CODEBOOK_VERSION = "rtlab-codebook/2.4"
+CODEBOOK_VERSION = "rtlab-codebook/2.5"
 CODEBOOK_FILE = "codebook_v2.json"
 """The packaged codebook the labeler applies; ``codebook_v1.json`` (version 1.1) stays beside it, loadable by
 path, so that labels written under it can be read against the rules that made them."""

@@ -13,6 +13,11 @@ percentage change between two years. Such a value can still be traced to what th
   mean of a contiguous run of cells (two or more); the difference, ratio or relative change of two cells of
   the line. A value counts when it is the expected value to the last digit it is written with and within
   :data:`TOLERANCE` (a percentage also as a fraction).
+- **Statistics a question names** (:data:`STATISTICS`, codebook 2.5): a standard deviation or a variance
+  (the population's, the sample's, or both when the question does not say), a coefficient of variation, a
+  median (runs of three cells or more), a geometric mean (two or more), and a compound annual growth rate
+  between two cells (one period a cell). Searched only when the question names them: a run has many more
+  ways to hit a value by chance than a sum has.
 - **As that quantity, never by chance**: an expression counts only when its line's label or the headers of its
   cells share a term with the question that names a quantity, not a period (:func:`quantity_terms`: months,
   years, ``fiscal`` or ``calendar`` name when, not what); a large table holds many numbers with the expected
@@ -37,7 +42,9 @@ percentage change between two years. Such a value can still be traced to what th
   calendar year was asked, a total where a component was). One that reproduces the answer explains it: the
   right operands were shown and the wrong ones used.
 
-The search is bounded (:data:`MAX_CANDIDATES` expressions in all) and reports how many it evaluated.
+The search is bounded (:data:`MAX_CANDIDATES` expressions in all) and reports how many it evaluated. A line
+whose label and headers, all of them, share too few terms with the question holds no expression that could
+count: none of its expressions is evaluated (codebook 2.5; the same finds, a fraction of the budget).
 """
 
 from __future__ import annotations
@@ -51,8 +58,44 @@ from typing import Any, Literal
 
 from rtlab.text import Number, find_numbers, is_year_like, terms
 
-ExpressionKind = Literal["cell", "sum", "mean", "difference", "ratio", "change"]
-"""What an expression computes over its cells (the module's docstring defines each)."""
+ExpressionKind = Literal[
+    "cell",
+    "sum",
+    "mean",
+    "difference",
+    "ratio",
+    "change",
+    "pstdev",
+    "stdev",
+    "pvariance",
+    "variance",
+    "geomean",
+    "median",
+    "pcv",
+    "cv",
+    "cagr",
+]
+"""What an expression computes over its cells (the module's docstring defines each; the statistics,
+:data:`STATISTICS`, only when a question names them)."""
+KIND_NAMES: dict[str, str] = {
+    "pstdev": "population standard deviation",
+    "stdev": "sample standard deviation",
+    "pvariance": "population variance",
+    "variance": "sample variance",
+    "geomean": "geometric mean",
+    "median": "median",
+    "pcv": "coefficient of variation (population)",
+    "cv": "coefficient of variation (sample)",
+    "cagr": "compound annual growth rate",
+}
+"""How a statistic's kind is written in a rationale (the other kinds by their own names)."""
+RUNS: frozenset[ExpressionKind] = frozenset(
+    {"sum", "mean", "pstdev", "stdev", "pvariance", "variance", "geomean", "median", "pcv", "cv"}
+)
+"""The kinds over a contiguous run of cells (their ``cells``: the run's first and last)."""
+MIN_RUN: dict[str, int] = {"geomean": 2, "sum": 2, "mean": 2}
+"""Fewest cells a run of a kind holds; 3 for the other run statistics (a dispersion or a median of two
+cells is a difference or a mean)."""
 TOLERANCE = 0.001
 """Relative difference within which an expression's value is the expected value (besides the last written
 digit)."""
@@ -127,10 +170,11 @@ class Expression:
             where = f"column {t.headers[self.line]!r}" if t.headers[self.line] else "a column"
         span = (
             f"cells {self.cells[0] + 1}-{self.cells[-1] + 1}"
-            if self.kind in ("sum", "mean")
+            if self.kind in RUNS
             else "cells " + ", ".join(str(c + 1) for c in self.cells)
         )
-        return f"the {self.kind} of {span} of {where} ({t.source}) = {_fmt(self.value)}"
+        name = KIND_NAMES.get(self.kind, self.kind)
+        return f"the {name} of {span} of {where} ({t.source}) = {_fmt(self.value)}"
 
 
 @dataclass
@@ -318,18 +362,25 @@ shares the question's quantity only through other terms."""
 _NOT_QUANTITY = re.compile(
     r"^(?:answer|answers|report|reported|reporting|round|rounded|rounding|nearest|decimal|decimals|places?|"
     r"commas?|numeric|numerical|value|values|number|numbers|single|using|use|used|data|calculate|calculated|"
+    r"tenths?|hundredths?|thousandths?|"
     r"compute|computed|find|express|expressed|provide|give|given|according|based|figure|figures|nominal|real|"
     r"dollars?|cents?|units?|millions?|billions?|thousands?|trillions?|percent|percentage|points?|bulletins?|"
     r"treasury|department|statistics|statistical|table|tables|total|totals|sum|average|mean|amount|amounts|"
-    r"overall|net|change|difference|ratio|rate|rates|growth|increase|decrease)$"
+    r"overall|net|change|difference|ratio|rate|rates|growth|increase|decrease|standard|deviations?|geometric|"
+    r"medians?|variances?|coefficient|variation|compound|compounded|cagr)$"
 )
 """Words a question uses about its answer or its operation, not to name the quantity (the answer's format and
 units, the sources, an operation's name: a label sharing only these names nothing the question asks)."""
 
 
+_STATISTIC_OF = re.compile(r"\b(?:population|sample)\s+(?=(?:standard\s+deviation|variance)\b)", re.I)
+"""``population`` / ``sample`` naming which standard deviation or variance, not a quantity."""
+
+
 def quantity_terms(text: str) -> set[str]:
     """The terms of ``text`` that name a quantity: periods (:data:`_PERIOD`) and words about the answer or its
-    operation (:data:`_NOT_QUANTITY`) left out."""
+    operation (:data:`_NOT_QUANTITY`, :data:`_STATISTIC_OF`) left out."""
+    text = _STATISTIC_OF.sub(" ", text)
     return {t for t in terms(text) if not _PERIOD.match(t) and not _NOT_QUANTITY.match(t)}
 
 
@@ -357,7 +408,7 @@ def period_agrees(named: set[int], asked: set[int]) -> bool:
     return any(lo <= y <= hi for y in named)
 
 
-PAIRS: frozenset[ExpressionKind] = frozenset({"difference", "ratio", "change"})
+PAIRS: frozenset[ExpressionKind] = frozenset({"difference", "ratio", "change", "cagr"})
 """The kinds over two cells picked anywhere in a line: each cell must be named by the question
 (:func:`operand_named`)."""
 
@@ -396,8 +447,9 @@ def _line_names(table: Table, axis: str, line: int, cells: Sequence[int]) -> lis
 def candidates(
     vals: Sequence[float], kinds: Sequence[ExpressionKind] | None = None
 ) -> list[tuple[ExpressionKind, Any, Any]]:
-    """Every expression of one line of ``kinds`` (all by default), vectorised: (kind, values, index pairs into
-    ``vals``). Overflow and division by zero give inf or NaN, which match nothing."""
+    """Every expression of one line of ``kinds`` (the simple ones, :data:`_SIMPLE`, by default), vectorised:
+    (kind, values, index pairs into ``vals``). Overflow and division by zero give inf or NaN, which match
+    nothing."""
     import numpy as np
 
     wanted = set(kinds) if kinds is not None else set(_SIMPLE)
@@ -409,17 +461,55 @@ def candidates(
             out.append(("cell", v, np.stack([np.arange(n), np.arange(n)], axis=1)))
         if n < 2:
             return out
-        if wanted & {"sum", "mean"}:
+        runs = wanted & {"sum", "mean", "geomean"}
+        if runs:
             i, j = np.triu_indices(n, k=1)
             keep = (j - i) < MAX_RUN
             i, j = i[keep], j[keep]
+            size = (j - i + 1).astype(float)
+            idx = np.stack([i, j], axis=1)
             prefix = np.concatenate([[0.0], np.cumsum(v)])
             sums = prefix[j + 1] - prefix[i]
-            if "sum" in wanted:
-                out.append(("sum", sums, np.stack([i, j], axis=1)))
-            if "mean" in wanted:
-                out.append(("mean", sums / (j - i + 1), np.stack([i, j], axis=1)))
-        if wanted & {"difference", "ratio", "change"}:
+            if "sum" in runs:
+                out.append(("sum", sums, idx))
+            if "mean" in runs:
+                out.append(("mean", sums / size, idx))
+            if "geomean" in runs:
+                logs = np.log(np.where(v > 0, v, 1.0))
+                bad = np.concatenate([[0], np.cumsum(v <= 0)])
+                lp = np.concatenate([[0.0], np.cumsum(logs)])
+                geo = np.exp((lp[j + 1] - lp[i]) / size)
+                out.append(("geomean", np.where(bad[j + 1] - bad[i] == 0, geo, np.nan), idx))
+        windowed = wanted & (RUNS - {"sum", "mean", "geomean"})
+        if windowed and n >= 3:
+            # each run length's windows at once, computed the way a single run is (two passes: exact)
+            from numpy.lib.stride_tricks import sliding_window_view
+
+            values: dict[str, list[Any]] = {k: [] for k in windowed}
+            spans = []
+            for k in range(3, min(MAX_RUN, n) + 1):
+                w = sliding_window_view(v, k)
+                start = np.arange(n - k + 1)
+                spans.append(np.stack([start, start + k - 1], axis=1))
+                if "median" in windowed:
+                    values["median"].append(np.median(w, axis=1))
+                if windowed - {"median"}:
+                    mean = w.mean(axis=1)
+                    spread = ((w - mean[:, None]) ** 2).sum(axis=1)
+                    for kind, value in (
+                        ("pvariance", spread / k),
+                        ("variance", spread / (k - 1)),
+                        ("pstdev", np.sqrt(spread / k)),
+                        ("stdev", np.sqrt(spread / (k - 1))),
+                        ("pcv", np.sqrt(spread / k) / mean),
+                        ("cv", np.sqrt(spread / (k - 1)) / mean),
+                    ):
+                        if kind in windowed:
+                            values[kind].append(value)
+            idx = np.concatenate(spans)
+            for kind in sorted(windowed):
+                out.append((kind, np.concatenate(values[kind]), idx))
+        if wanted & PAIRS:
             a, b = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
             off = a != b
             a, b = a[off], b[off]
@@ -430,15 +520,29 @@ def candidates(
                 out.append(("ratio", v[a] / v[b], pairs))
             if "change" in wanted:
                 out.append(("change", (v[a] - v[b]) / v[b], pairs))
+            if "cagr" in wanted:
+                # from the second cell to the first, one period a cell between them
+                growth = v[a] / v[b]
+                rate = np.power(np.where(growth > 0, growth, np.nan), 1.0 / np.abs(a - b)) - 1
+                out.append(("cagr", rate, pairs))
     return out
 
 
-_SIMPLE = {"cell": 0, "sum": 1, "mean": 1, "difference": 2, "change": 2, "ratio": 3}
+_SIMPLE: dict[ExpressionKind, int] = {
+    "cell": 0,
+    "sum": 1,
+    "mean": 1,
+    "difference": 2,
+    "change": 2,
+    "ratio": 3,
+}
+"""The kinds searched when a question names no operation, by simplicity (the simplest expression giving a value
+is kept among those sharing as many terms with the question)."""
 OPERATIONS: dict[ExpressionKind, re.Pattern[str]] = {
     "sum": re.compile(
         r"\b(?:total|sum|combined|aggregate|cumulative|altogether)\b|合计|总计|总额|总和", re.I
     ),
-    "mean": re.compile(r"\b(?:average|mean)\b|平均", re.I),
+    "mean": re.compile(r"(?<!geometric )(?<!harmonic )\b(?:average|mean)\b|(?<!几何)平均", re.I),
     "difference": re.compile(r"\b(?:difference|differ|minus|net|gap|more than|less than)\b|差", re.I),
     "change": re.compile(
         r"\b(?:change|growth|grew|increase|decrease|decline|rise|fall|rate of|percent(?:age)? (?:change|increase|"
@@ -451,11 +555,33 @@ OPERATIONS: dict[ExpressionKind, re.Pattern[str]] = {
 }
 """The operations a question can name: when it names some, only those (and a single cell) are searched."""
 
+_STDEV = r"standard deviation|\bstd\.? ?dev\b|\bstdev\b"
+STATISTICS: dict[ExpressionKind, re.Pattern[str]] = {
+    "pstdev": re.compile(rf"(?<!sample )(?:{_STDEV})|标准差", re.I),
+    "stdev": re.compile(rf"(?<!population )(?:{_STDEV})|标准差", re.I),
+    "pvariance": re.compile(r"(?<!sample )\bvariance\b|方差", re.I),
+    "variance": re.compile(r"(?<!population )\bvariance\b|方差", re.I),
+    "geomean": re.compile(r"\bgeometric (?:mean|average)\b|几何平均", re.I),
+    "median": re.compile(r"\bmedian\b|中位数", re.I),
+    "pcv": re.compile(r"\bcoefficient of variation\b|变异系数", re.I),
+    "cv": re.compile(r"\bcoefficient of variation\b|变异系数", re.I),
+    "cagr": re.compile(
+        r"\bcompound(?:ed)? (?:annual )?(?:growth|rate)|\bcagr\b|\bannuali[sz]ed (?:growth|rate)|复合(?:年)?增长",
+        re.I,
+    ),
+}
+"""Statistics over a run of cells (or, for a compound rate, between two cells), searched only when a question
+names them (many more ways to hit a value by chance than a sum): a standard deviation or a variance unqualified
+both the population's and the sample's, qualified the one named."""
+_RANK: dict[ExpressionKind, int] = {**_SIMPLE, **dict.fromkeys(RUNS - set(_SIMPLE), 1), "cagr": 2}
+"""Every kind's simplicity (:data:`_SIMPLE`; a statistic of a run counts as a sum, a compound rate as a
+change)."""
+
 
 def asked_kinds(question: str) -> tuple[ExpressionKind, ...] | None:
-    """The expression kinds ``question`` names (:data:`OPERATIONS`), with ``cell``; ``None`` when it names
-    none (every kind is searched)."""
-    named = [k for k, pattern in OPERATIONS.items() if pattern.search(question)]
+    """The expression kinds ``question`` names (:data:`OPERATIONS`, :data:`STATISTICS`), with ``cell``;
+    ``None`` when it names none (every simple kind is searched)."""
+    named = [k for k, pattern in (*OPERATIONS.items(), *STATISTICS.items()) if pattern.search(question)]
     return ("cell", *named) if named else None
 
 
@@ -479,19 +605,43 @@ def find_expression(
     floor = max(MIN_COMPUTED_OVERLAP, math.ceil(len(wanted) / 2)) if strict else 0
     if kinds is None:
         kinds = asked_kinds(question)
+    every: tuple[ExpressionKind, ...] = tuple(kinds) if kinds is not None else tuple(_SIMPLE)
+    single = tuple(k for k in every if k == "cell")
+    computed_need = min(MIN_COMPUTED_OVERLAP, len(wanted))
     search = Search(found=None, tables=list(tables))
     best: tuple[int, int, int] | None = None
     for ti, table in enumerate(tables):
+        # what can name a line at most (its label and every header, or its header and every label): a line
+        # sharing too few terms with the question that way holds no expression that could count, so none is
+        # evaluated (the same finds, a smaller budget used)
+        label_terms = [quantity_terms(x) & wanted for x in table.labels]
+        header_terms = [quantity_terms(x) & wanted for x in table.headers]
         for axis, line, pos, vals in _lines(table):
-            for kind, values, idx in candidates(vals, kinds):
+            if axis == "row":
+                most = label_terms[line].union(*(header_terms[c] for c in pos if c < len(header_terms)))
+            else:
+                own = header_terms[line] if line < len(header_terms) else set()
+                most = own.union(*(label_terms[c] for c in pos))
+            if not most:
+                continue
+            line_kinds = every if len(most) >= computed_need else single
+            if not line_kinds:
+                continue
+            for kind, values, idx in candidates(vals, line_kinds):
                 arr = np.asarray(values)
                 search.evaluated += int(arr.size)
                 hits = np.flatnonzero(_matches(arr, target))
                 for h in hits[:50]:
                     a, b = (int(x) for x in np.asarray(idx)[h])
+                    value = float(arr[h])
+                    if kind in STATISTICS and kind in RUNS:  # vectorised to screen, computed exactly
+                        exact = _statistic(kind, list(vals[a : b + 1]))
+                        if exact is None or not bool(_matches([exact], target)[0]):
+                            continue
+                        value = exact
                     cells = (pos[a],) if kind == "cell" else (pos[a], pos[b])
                     overlap = len(line_terms(table, axis, line, cells) & wanted)
-                    need = 1 if kind == "cell" else min(MIN_COMPUTED_OVERLAP, len(wanted))
+                    need = 1 if kind == "cell" else computed_need
                     if overlap < need or overlap == 0:
                         continue
                     if floor and len(line_terms(table, axis, line, cells, caption=True) & wanted) < floor:
@@ -500,7 +650,7 @@ def find_expression(
                         continue
                     if kind in PAIRS and not all(operand_named(table, axis, c, named) for c in cells):
                         continue
-                    key = (-overlap, _SIMPLE[kind], ti)
+                    key = (-overlap, _RANK[kind], ti)
                     if best is None or key < best:
                         best = key
                         search.found = Expression(
@@ -509,7 +659,7 @@ def find_expression(
                             axis=axis,
                             line=line,
                             cells=cells,
-                            value=float(arr[h]),
+                            value=value,
                             overlap=overlap,
                         )
                 if search.evaluated >= MAX_CANDIDATES:
@@ -537,16 +687,41 @@ class Neighbour:
     """A line of that table holding one of its operands, as shown."""
 
 
+def _statistic(kind: ExpressionKind, run: list[float]) -> float | None:
+    """A run statistic of ``run`` (:data:`RUNS`), as :func:`candidates` computes it; ``None`` where undefined."""
+    n = len(run)
+    if n < MIN_RUN.get(kind, 3):
+        return None
+    total = float(sum(run))
+    if kind == "sum":
+        return total
+    mean = total / n
+    if kind == "mean":
+        return mean
+    if kind == "geomean":
+        return math.exp(math.fsum(math.log(x) for x in run) / n) if all(x > 0 for x in run) else None
+    if kind == "median":
+        ordered = sorted(run)
+        return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    spread = math.fsum((x - mean) ** 2 for x in run)
+    var = spread / n if kind in ("pvariance", "pstdev", "pcv") else spread / (n - 1)
+    if kind in ("pvariance", "variance"):
+        return var
+    sd = math.sqrt(var)
+    if kind in ("pstdev", "stdev"):
+        return sd
+    return sd / mean if mean else None
+
+
 def _evaluate(kind: ExpressionKind, vals: Sequence[float | None], cells: tuple[int, ...]) -> float | None:
     if any(c >= len(vals) or c < 0 for c in cells):
         return None
-    if kind in ("sum", "mean"):
+    if kind in RUNS:
         lo, hi = cells[0], cells[-1]
         run = vals[lo : hi + 1]
         if not run or any(v is None for v in run):
             return None
-        total = float(sum(v for v in run if v is not None))
-        return total if kind == "sum" else total / len(run)
+        return _statistic(kind, [float(v) for v in run if v is not None])
     picked = [vals[c] for c in cells]
     if any(v is None for v in picked):
         return None
@@ -557,6 +732,11 @@ def _evaluate(kind: ExpressionKind, vals: Sequence[float | None], cells: tuple[i
         return a - b
     if b == 0:
         return None
+    if kind == "cagr":
+        lo, hi = sorted(cells)
+        periods = sum(v is not None for v in vals[lo : hi + 1]) - 1
+        ratio = a / b
+        return ratio ** (1 / periods) - 1 if periods > 0 and ratio > 0 else None
     return a / b if kind == "ratio" else (a - b) / b
 
 
@@ -582,7 +762,7 @@ def neighbours(expr: Expression, tables: Sequence[Table]) -> Iterator[Neighbour]
                 what = "another row" if expr.axis == "row" else "another column"
                 yield Neighbour(what, v, expr.table, _row_of(t, expr.axis, other, expr.cells))
     own = _line_values(t, expr.axis, expr.line)
-    if expr.kind in ("sum", "mean"):
+    if expr.kind in RUNS:
         lo, hi = expr.cells[0], expr.cells[-1]
         for shift in range(-MAX_SHIFT, MAX_SHIFT + 1):
             for grow in range(-MAX_SHIFT, MAX_SHIFT + 1):
