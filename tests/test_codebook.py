@@ -78,13 +78,15 @@ def test_rules_are_ordered_and_each_assigns_a_known_category():
             "R10c",
             *ids[10:14],
             "R9a",
+            "R7e",
             ids[14],
             "R15a",
             ids[15],
         ]
     )  # and 2.1's R2a (data asked of a run that opened no source), R15a (the judge's claim checked) before R16;
     # 2.2's R2b (a data file opened as far as its headers) after R2a, R9a (records shown, none delivered) before R15,
-    # R7d (the expression's neighbour gives the answer) after R7c, R9b (only the source files hold it) after R9
+    # R7d (the expression's neighbour gives the answer) after R7c, R9b (only the source files hold it) after R9;
+    # 2.5's R7e (the records of some needed files delivered, none of others') after R9a
     for r in cb.rules:
         assert r.category in CATEGORIES
         assert (r.subreason is None) == (r.category != "other")

@@ -121,6 +121,41 @@ def test_pattern_1_control_the_records_delivered_leave_the_other_rules_to_decide
     assert got[2] == ("R15", OT)  # an order item with the records delivered: reasoning, as before
 
 
+def _rows(names: list[str], *, per_file: int = 3) -> str:
+    """The summary's rows: the first ``per_file`` records of each named branch file, as the agent would copy them."""
+    return "".join(
+        f"{name}\t{line}\n".replace(",", "\t")
+        for name in names
+        for line in CSVS[name].splitlines()[1 : 1 + per_file]
+    )
+
+
+@pytest.mark.parametrize("kept", [1, 2, 4])
+def test_the_records_of_whole_files_read_and_dropped(kept: int) -> None:
+    names = sorted(CSVS)
+    got = labels(expense_run(PRINTED, TEMPLATE + _rows(names[:kept])))
+    # each file showed 6 records (3 dates, 3 amounts); the summary holds all 6 of the first `kept` files' and
+    # none of the others': whole files read and dropped, whatever the item's wording (an order item included)
+    assert got == {i: ("R7e", R) for i in range(4)}
+    run = expense_run(PRINTED, TEMPLATE + _rows(names[:kept]))
+    lab = diagnose(run, replay(run))[0]
+    assert "branch_1.csv (6 of 6)" in lab.rationale and f"{names[-1]} (6)" in lab.rationale
+
+
+def test_records_dropped_only_where_a_file_is_kept_and_another_shown_and_lacking() -> None:
+    names = sorted(CSVS)
+    # every file's records delivered: no file dropped, the other rules decide (as the control above)
+    assert all(rule != "R7e" for rule, _ in labels(expense_run(PRINTED, TEMPLATE + _rows(names))).values())
+    # one record of one file (1 of 6: under half kept of any file) is not the records of a file delivered
+    thin = TEMPLATE + _rows(names[:1], per_file=1).split("\t", 1)[0] + "\t2024-01-11\n"
+    assert all(rule != "R7e" for rule, _ in labels(expense_run(PRINTED, thin)).values())
+    # a file printed only as far as its header row showed no data, so it cannot have been dropped
+    headers_only = [PRINTED[0], PRINTED[1]] + [(f"head -1 data/{n}", "date,item,amount\n") for n in names[1:]]
+    assert all(
+        rule != "R7e" for rule, _ in labels(expense_run(headers_only, TEMPLATE + _rows(names[:1]))).values()
+    )
+
+
 FORMAT_WORDED = [
     "Each record's amount is formatted with its currency.",  # format words, about every record's data
     "The Date column gives the month of every expense record.",

@@ -110,6 +110,9 @@ class Coverage:
     """How many of them the deliverable holds."""
     examples: tuple[str, ...] = ()
     """Up to five shown records the deliverable lacks, as written (for the rationale)."""
+    per_file_delivered: tuple[int, ...] = ()
+    """Per needed file, how many of its shown records the deliverable holds (aligned with ``per_file``; empty
+    when not counted)."""
 
     @property
     def with_records(self) -> tuple[str, ...]:
@@ -125,6 +128,23 @@ class Coverage:
     def share(self) -> float:
         """``delivered / shown``; 0 when nothing was shown."""
         return self.delivered / self.shown if self.shown else 0.0
+
+    @property
+    def files_dropped(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(kept, dropped): the needed files that showed their data (:meth:`data_shown`) whose records the
+        deliverable holds at least half of, and those of which it holds none. Both non-empty: the records of
+        whole files were read, and some made it into the deliverable while others were dropped."""
+        if len(self.per_file_delivered) != len(self.needed):
+            return (), ()
+        kept, dropped = [], []
+        for f, n, held in zip(self.needed, self.per_file, self.per_file_delivered, strict=True):
+            if n < MIN_SHOWN_RECORDS:
+                continue
+            if held == 0:
+                dropped.append(f)
+            elif 2 * held >= n:
+                kept.append(f)
+        return tuple(kept), tuple(dropped)
 
     @property
     def none_delivered(self) -> bool:
@@ -168,6 +188,7 @@ def coverage(
     memo = {} if memo is None else memo
     shown: dict[tuple[str, str], Record] = {}
     per_file = []
+    per_file_held = []
     for source in needed:
         mine: dict[tuple[str, str], Record] = {}
         for e in entries.get(source, []):
@@ -176,6 +197,7 @@ def coverage(
             for key, rec in memo[e.excerpt].items():
                 mine.setdefault(key, rec)
         per_file.append(len(mine))
+        per_file_held.append(sum(1 for r in mine.values() if deliverable.holds(r)))
         for key, rec in mine.items():
             shown.setdefault(key, rec)
     held = [r for r in shown.values() if deliverable.holds(r)]
@@ -186,4 +208,5 @@ def coverage(
         shown=len(shown),
         delivered=len(held),
         examples=lacking,
+        per_file_delivered=tuple(per_file_held),
     )

@@ -776,6 +776,29 @@ def _r9a(facts: ItemFacts, files: str) -> tuple[str, str, str | None, str]:
     )
 
 
+def _files_dropped(facts: ItemFacts) -> tuple[str, str, str | None, str] | None:
+    """R7e (codebook 2.5): the item names no value, the files it needs showed their records, and the
+    deliverable, which rtlab can read, holds at least half of the records of some of those files and none of
+    others': whole files were read and their records dropped."""
+    cover = facts.coverage
+    if cover is None or facts.deliverable_opaque:
+        return None
+    kept, dropped = cover.files_dropped
+    if not kept or not dropped:
+        return None
+    held = dict(zip(cover.needed, zip(cover.per_file_delivered, cover.per_file, strict=True), strict=True))
+    return (
+        "R7e",
+        "dropped_or_distorted",
+        None,
+        "The item names no value; the deliverable holds the records shown of "
+        + ", ".join(f"{f} ({held[f][0]} of {held[f][1]})" for f in kept)
+        + " and none of those shown of "
+        + ", ".join(f"{f} ({held[f][1]})" for f in dropped)
+        + f": read and dropped; {_describe_files(facts)}.",
+    )
+
+
 def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
     """Apply the rules in codebook order: (rule id, category, sub-reason, rationale)."""
     values = facts.values
@@ -928,6 +951,8 @@ def decide(facts: ItemFacts) -> tuple[str, str, str | None, str]:
         return "R14", "dropped_or_distorted", None, f"{_quote_judge(facts, 'mismatch')}; {files}."
     if _empty_of_records(facts):
         return _r9a(facts, files)
+    if (dropped := _files_dropped(facts)) is not None:
+        return dropped
     if facts.reasoning_item:
         return (
             "R15",
