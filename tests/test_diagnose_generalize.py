@@ -135,8 +135,9 @@ def test_the_records_of_whole_files_read_and_dropped(kept: int) -> None:
     names = sorted(CSVS)
     got = labels(expense_run(PRINTED, TEMPLATE + _rows(names[:kept])))
     # each file showed 6 records (3 dates, 3 amounts); the summary holds all 6 of the first `kept` files' and
-    # none of the others': whole files read and dropped, whatever the item's wording (an order item included)
-    assert got == {i: ("R7e", R) for i in range(4)}
+    # none of the others': whole files read and dropped, for the items asking for the records (all of them, each
+    # amount, each record's month); the order of the records is judged as reasoning (R15), as before
+    assert got == {0: ("R7e", R), 1: ("R7e", R), 2: ("R15", OT), 3: ("R7e", R)}
     run = expense_run(PRINTED, TEMPLATE + _rows(names[:kept]))
     lab = diagnose(run, replay(run))[0]
     assert "branch_1.csv (6 of 6)" in lab.rationale and f"{names[-1]} (6)" in lab.rationale
@@ -144,6 +145,10 @@ def test_the_records_of_whole_files_read_and_dropped(kept: int) -> None:
 
 def test_records_dropped_only_where_a_file_is_kept_and_another_shown_and_lacking() -> None:
     names = sorted(CSVS)
+    # an item about the deliverable itself (it names no file and asks for no record) is not judged on the files'
+    # records: left to the other rules
+    about = ["The summary explains how the totals were computed.", "The summary is addressed to the board."]
+    assert labels(expense_run(PRINTED, TEMPLATE + _rows(names[:2]), about)) == {0: ("R15", OT), 1: ("R16", OT)}
     # every file's records delivered: no file dropped, the other rules decide (as the control above)
     assert all(rule != "R7e" for rule, _ in labels(expense_run(PRINTED, TEMPLATE + _rows(names))).values())
     # one record of one file (1 of 6: under half kept of any file) is not the records of a file delivered

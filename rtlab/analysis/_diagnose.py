@@ -777,12 +777,16 @@ def _r9a(facts: ItemFacts, files: str) -> tuple[str, str, str | None, str]:
 
 
 def _files_dropped(facts: ItemFacts) -> tuple[str, str, str | None, str] | None:
-    """R7e (codebook 2.5): the item names no value, the files it needs showed their records, and the
-    deliverable, which rtlab can read, holds at least half of the records of some of those files and none of
-    others': whole files were read and their records dropped."""
+    """R7e (codebook 2.5): the item names no value but asks for the records' data or names the files it needs,
+    those files showed their records, and the deliverable, which rtlab can read, holds at least half of the
+    records of some of them and none of others': whole files were read and their records dropped."""
     cover = facts.coverage
-    if cover is None or facts.deliverable_opaque:
-        return None
+    if (
+        cover is None
+        or facts.deliverable_opaque
+        or not (facts.data_item or facts.ref_mode in ("named", "tokens"))
+    ):
+        return None  # an item about the deliverable itself (its method, its sections) needs no file's records
     kept, dropped = cover.files_dropped
     if not kept or not dropped:
         return None
