@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import loads as loads
     from rtlab.io._files import parse_json as parse_json
     from rtlab.io._files import parse_json_by as parse_json_by
+    from rtlab.io._files import parse_json_each as parse_json_each
     from rtlab.io._files import parse_utf8_json as parse_utf8_json
     from rtlab.io._files import read_text as read_text
     from rtlab.io._files import repair_escapes as repair_escapes
@@ -60,6 +61,7 @@ __getattr__, __dir__, __all__ = attach(
             "loads",
             "parse_json",
             "parse_json_by",
+            "parse_json_each",
             "parse_utf8_json",
             "repair_escapes",
             "skip_reason",

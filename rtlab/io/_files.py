@@ -320,6 +320,30 @@ def parse_json(text: str | bytes) -> Any:
     return json.loads(text) if value is _UNSURE else value
 
 
+def parse_json_each(texts: Sequence[str]) -> list[Any]:
+    """``[parse_json(t) for t in texts]``, each text's ``json.JSONDecodeError`` or ``RecursionError`` in its
+    place instead of raised (no JSON value is an exception), for a reader that reads many small values one a
+    line: orjson reads each, and one walk of all its values (:func:`_sure`) says whether each is what ``json``
+    gives; where not, that text alone is decided as :func:`parse_json` decides it."""
+    values: list[Any] = []
+    for text in texts:
+        try:
+            values.append(orjson.loads(text))
+        except orjson.JSONDecodeError:
+            values.append(_UNSURE)
+    if not _sure([v for v in values if v is not _UNSURE]):
+        values = [v if v is not _UNSURE and _sure([v]) else _UNSURE for v in values]
+    out: list[Any] = []
+    for text, value in zip(texts, values, strict=True):
+        if value is _UNSURE:
+            try:
+                value = json.loads(text)
+            except (json.JSONDecodeError, RecursionError) as exc:
+                value = exc
+        out.append(value)
+    return out
+
+
 def parse_json_by(text: str | bytes) -> tuple[Any, Literal["orjson", "json"]]:
     """:func:`parse_json`, and which parser gave the value: only ``json``'s may hold lone surrogates (orjson
     refuses them), so a caller that repairs them need not look at orjson's."""
@@ -368,14 +392,15 @@ _BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark some tools put at the start of a text file; never content."""
 
 
-def first_json_line(path: Path, n: int = 65536) -> Any:
+def first_json_line(path: Path, n: int = 65536, *, data: bytes | None = None) -> Any:
     """The first non-blank line of a file parsed as JSON, or ``None`` (for sniffing JSONL formats).
 
     A UTF-8 byte-order mark and blank lines before it are passed over, as :func:`iter_json_lines` passes them.
+    ``data``: the file's bytes, for a reader that read them first (their first ``n`` are looked at).
     """
-    head = head_bytes(path, n).removeprefix(_BOM).lstrip()
+    head = (head_bytes(path, n) if data is None else data[:n]).removeprefix(_BOM).lstrip()
     line = head.split(b"\n", 1)[0].strip()
-    if not line:
+    if not line or _no_json_value(line):  # a pretty-printed document's "{": told by its bytes, not parsed
         return None
     try:
         return loads(line, path)
@@ -883,22 +908,35 @@ def _json_values_of_text(
         )
 
 
-def load_json(path: Path, warnings: list[str] | None = None) -> Any:
+def load_json(path: Path, warnings: list[str] | None = None, *, data: bytes | None = None) -> Any:
     """A whole JSON file; malformed JSON raises :class:`ReaderError` with line and column (see :func:`loads`).
 
     With ``warnings`` (the tolerant reading every reader does) a damaged document is repaired where that keeps
     every intact part, each repair said there: invalid backslash escapes made literal, a line that is not JSON
     (a stray stderr line) dropped, a document cut off at the end closed after its last whole element, bytes
-    that are not UTF-8 replaced."""
-    data = path.read_bytes()
-    if warnings is None or not _binary(data):
+    that are not UTF-8 replaced. ``data``: the file's bytes, for a reader that read them first.
+
+    orjson reads the bytes once: where it cannot say what ``json`` gives (:func:`_by_orjson`) and the bytes are
+    UTF-8, their text is what it read, so ``json`` reads the text at once (:func:`_loads_by_json`, which is
+    what :func:`loads` would come to)."""
+    if data is None:
+        data = path.read_bytes()
+    tried = warnings is None or not _binary(data)
+    if tried:
         value = _by_orjson(data[3:] if data.startswith(_BOM) else data)
         if value is not _UNSURE:  # valid UTF-8 (orjson checks it): the value its text gives
             return value
-    text = _text(path, warnings, data)
+        try:  # what _text gives for UTF-8 bytes
+            text = data.decode("utf-8").removeprefix("\ufeff")
+        except UnicodeDecodeError:
+            tried, text = False, _text(path, warnings, data)  # raised, or repaired and said there
+    else:
+        text = _text(path, warnings, data)
     if not text.strip():
         raise ReaderError(path, "file is empty")
     try:
+        if tried:  # orjson read these very bytes already
+            return _loads_by_json(text, path, None, warnings)
         return loads(text, path, warnings=warnings)
     except json.JSONDecodeError as exc:
         fault = ReaderError(path, f"invalid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno)
