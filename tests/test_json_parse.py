@@ -14,7 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rtlab.errors import ReaderError
-from rtlab.io import iter_json_lines, iter_json_values, load_json, loads, parse_json, parse_utf8_json
+from rtlab.io import (
+    first_json_line,
+    iter_json_lines,
+    iter_json_values,
+    load_json,
+    loads,
+    parse_json,
+    parse_json_each,
+    parse_utf8_json,
+)
 from rtlab.io._files import _INT64, _SURE_DEPTH, _UNSURE, _WIDE, _by_orjson, _sure
 
 
@@ -511,3 +520,113 @@ def test_parse_json_by_says_which_parser_gave_the_value(text: str, by: str) -> N
 
     value, got = parse_json_by(text)
     assert got == by and same(value, json.loads(text))
+
+
+# --- a document read once by orjson; many small values read together -------------------------------------------
+
+
+class _CountingOrjson:
+    """``orjson`` with its ``loads`` calls counted."""
+
+    JSONDecodeError = orjson.JSONDecodeError
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def loads(self, data: object) -> object:
+        self.calls += 1
+        return orjson.loads(data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (
+            b'{"trace_id": 115825058289444712299650141807529952578}',
+            {"trace_id": 115825058289444712299650141807529952578},
+        ),
+        (b'\xef\xbb\xbf{"n": 18446744073709551616, "x": NaN}', {"n": 18446744073709551616, "x": math.nan}),
+        (b'{"s": "\\udc80"}', {"s": "\ufffd"}),
+    ],
+)
+def test_a_document_orjson_cannot_settle_is_parsed_by_orjson_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, value: object
+) -> None:
+    """orjson reads the bytes; where it cannot say what json gives, json reads the text at once (orjson is not
+    tried again on the same text), with the same value and warnings as before."""
+    path = tmp_path / "doc.json"
+    path.write_bytes(data)
+    counting = _CountingOrjson()
+    monkeypatch.setattr("rtlab.io._files.orjson", counting)
+    for warnings in (None, []):
+        counting.calls = 0
+        assert same(load_json(path, warnings), value)
+        assert counting.calls == 1
+    assert same(load_json(tmp_path / "not-there.json", [], data=data), value)  # the bytes given: not read
+
+
+def test_a_document_that_is_not_utf8_is_repaired_and_said_as_before(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8: orjson refuses them, the text is repaired (said), and read (orjson may read the
+    repaired text, which is not the bytes it refused)."""
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"a": "caf\xe9", "n": 1}')
+    warnings: list[str] = []
+    assert load_json(path, warnings) == {"a": "caf\ufffd", "n": 1}
+    assert warnings == [f"{path}:1: not valid UTF-8 (byte offset 10); repaired: the bytes replaced by U+FFFD"]
+    with pytest.raises(ReaderError, match="not valid UTF-8"):
+        load_json(path)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"\xef\xbb\xbf \n")
+    with pytest.raises(ReaderError, match="file is empty"):
+        load_json(empty, [])
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ['[0.5, "o", "x"]', '[1, "i", "\\udc80"]', "[2, 3]"],
+        ["[1]", "18446744073709551616", "NaN", '{"a": 1e400}'],
+        ["[1]", "not json", "[2", '"\\q"', "", "[" * 500 + "]" * 500, "[" * 5000 + "]" * 5000],
+        [],
+    ],
+)
+def test_values_parsed_together_are_each_as_parse_json_gives_it(texts: list[str]) -> None:
+    got = parse_json_each(texts)
+    assert len(got) == len(texts)
+    for text, value in zip(texts, got, strict=True):
+        if isinstance(value, BaseException):
+            assert outcome(parse_json, text) == ("error", type(value).__name__, str(value))
+        else:
+            assert outcome(parse_json, text) == ("ok", repr(value))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=20), st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=3), kids, max_size=3),
+    max_leaves=8,
+).map(lambda v: json.dumps(v))), max_size=8))  # fmt: skip
+def test_any_values_parsed_together_are_each_as_parse_json_gives_it(texts: list[str]) -> None:
+    for text, value in zip(texts, parse_json_each(texts), strict=True):
+        expected = outcome(parse_json, text)
+        if isinstance(value, BaseException):
+            assert expected == ("error", type(value).__name__, str(value))
+        else:
+            assert expected == ("ok", repr(value))
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{\n  "spans": [\n    1\n  ]\n}\n', None),  # a pretty-printed document: its "{" told by its bytes
+        ('\ufeff\n\n{"a": 1}\n{"b": 2}\n', {"a": 1}),
+        ("  [1,\n2]", None),
+        ('"key": 1,\n', None),
+        ("not json\n", None),
+        ("", None),
+    ],
+)
+def test_the_first_json_line_from_the_file_or_its_bytes(tmp_path: Path, text: str, value: object) -> None:
+    path = _write(tmp_path, "f.json", text)
+    assert first_json_line(path) == value
+    assert first_json_line(tmp_path / "not-there", data=text.encode("utf-8")) == value

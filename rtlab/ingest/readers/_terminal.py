@@ -115,21 +115,18 @@ class Screen:
         data = self._pending + data
         self._pending = ""
         i, n = 0, len(data)
-        b = self.buf  # the screen written to: taken again after a sequence (which may switch screens)
         while i < n:
             ch = data[i]
             if ch == _ESC:
                 if m := _CSI.match(data, i):  # the common case at once, an inert one skipped
                     if m.group(2) not in _INERT:
                         self._csi(m.group(1), m.group(2))
-                        b = self.buf
                     i = m.end()
                     continue
                 j = self._escape(data, i)
                 if j < 0:  # cut short: wait for the rest
                     self._pending = data[i:]
                     return
-                b = self.buf
                 i = j
                 continue
             if ch >= " " and ch != "\x7f":
@@ -138,6 +135,7 @@ class Screen:
                 self._put(data[i:j])
                 i = j
                 continue
+            b = self.buf
             if ch == "\n" or ch == "\x0b" or ch == "\x0c":
                 self._down(b)
             elif ch == "\r":

@@ -53,7 +53,6 @@ warning); text before the first session header is read as a session without a st
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,8 +147,6 @@ def _without_reasoning(text: str, reasoning: Callable[[str], object]) -> list[st
 
 _USER_HEADS = ("####", "#### ")
 _QUOTE_HEADS = (">", "> ")
-_OWN_FIRST = ("#", ">")
-"""How a line of :func:`_is_own` opens."""
 
 
 def _confirm(text: str) -> re.Match[str] | None:
@@ -232,15 +229,6 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
     n = len(lines)
     i = 0
     blank = True
-    # the lines that end a reply of the model's (Aider's own, marked when the file marks them), found in one
-    # pass: a reply runs to the first of them after its first line
-    stops = [
-        k
-        for k, ln in enumerate(lines)
-        if ln[:1] in _OWN_FIRST
-        and (ln[:5] in _USER_HEADS or ln[:2] in _QUOTE_HEADS)
-        and (not marked or ln.endswith(_MARK))
-    ]
     while i < n:
         raw = lines[i]
         if not raw.strip():
@@ -279,8 +267,12 @@ def _records(lines: list[str], base: int, marked: bool, path: Path, warnings: li
             out.append(_Record("tool", text.strip() if "\n" not in text else text, base + i))
             i, blank = j + 1, False
             continue
-        k = bisect_right(stops, i)
-        j = stops[k] - 1 if k < len(stops) else n - 1
+        j = i
+        while j + 1 < n:
+            nxt = lines[j + 1]
+            if (not marked or nxt.endswith(_MARK)) and _is_own(nxt):  # the rarer test first
+                break
+            j += 1
         out.append(_Record("assistant", "\n".join(lines[i : j + 1]).strip("\n"), base + i))
         i, blank = j + 1, False
     return _merge_subjects(out)
