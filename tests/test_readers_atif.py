@@ -1192,3 +1192,21 @@ def test_the_pane_echo_is_found_as_character_by_character() -> None:
         assert _echo(shown, pos, text, end) == expected, (shown, pos, text, end)
         found += expected is not None
     assert found > 2000  # echoes found, not only refused
+
+
+def test_the_version_key_is_found_where_its_quote_is_not_escaped() -> None:
+    """``schema_version`` found by its words and its quote checked is what the look-behind search found."""
+    import random
+    import re
+
+    from rtlab.ingest.readers.atif import _names_version
+
+    rng = random.Random(29)
+    pieces = ['"schema_version"', ": ", '"ATIF-', "\\", '"', " ", "x", '\\"schema_version": "ATIF-']
+    pattern = re.compile(r'(?<!\\)"schema_version"\s*:\s*"ATIF-')
+    found = 0
+    for _ in range(20000):
+        head = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert _names_version(head) == bool(pattern.search(head)), head
+        found += bool(pattern.search(head))
+    assert found > 50  # keys found, not only refused

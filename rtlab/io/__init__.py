@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from rtlab.io._files import json_lines_refused as json_lines_refused
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
+    from rtlab.io._files import one_head_read as one_head_read
     from rtlab.io._files import parse_json as parse_json
     from rtlab.io._files import parse_json_by as parse_json_by
     from rtlab.io._files import parse_json_each as parse_json_each
@@ -58,6 +59,7 @@ __getattr__, __dir__, __all__ = attach(
             "iter_json_values",
             "json_lines_refused",
             "load_json",
+            "one_head_read",
             "loads",
             "parse_json",
             "parse_json_by",
