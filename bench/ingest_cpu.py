@@ -10,7 +10,9 @@ Each unit's time is the best of ``--repeat`` runs of ``read_unit`` without the b
 ``bench/ingest.py``'s ``orjson`` parse of the unit's files (``raw_files``, ``parse_bare``), bytes read
 beforehand. The ``floor`` is the least any reader must do for the unit: ``stat``, open and read each of those
 files as bytes, then the same ``orjson`` parse; ``after/floor`` beside ``after/orjson`` tells the part of the
-distance to the goal that is the files' I/O, which no reader avoids, from rtlab's own work. With ``--before``, each round measures both checkouts in fresh processes, one after the other,
+distance to the goal that is the files' I/O, which no reader avoids, from rtlab's own work. Detection
+(``detect``: every sniffer tried on the unit until one claims it, which ``ingest`` does before reading) is
+timed apart, in a second table: ``read_unit`` is given the format. With ``--before``, each round measures both checkouts in fresh processes, one after the other,
 and each format's time is the minimum over the rounds. Default paths: ``data/sample`` and ``../shared/real``.
 """
 
@@ -59,13 +61,13 @@ def measure(tree: Path, paths: list[Path], repeat: int) -> dict[str, dict[str, f
 
     if not Path(rtlab.__file__).resolve().is_relative_to(tree.resolve()):
         raise SystemExit(f"rtlab imported from {rtlab.__file__}, not from {tree}")
-    from rtlab.ingest import iter_units, read_unit
+    from rtlab.ingest import detect, iter_units, read_unit
 
     def bare(blobs: list[tuple[str, bytes]]) -> None:
         ingest.parse_bare(blobs, parser="orjson")
 
     per: dict[str, dict[str, float]] = defaultdict(
-        lambda: {"units": 0, "orjson": 0.0, "floor": 0.0, "read": 0.0}
+        lambda: {"units": 0, "orjson": 0.0, "floor": 0.0, "read": 0.0, "detect": 0.0}
     )
     for unit, fmt in iter_units(paths):
         files = [str(p) for p in ingest.raw_files(unit)]
@@ -75,6 +77,7 @@ def measure(tree: Path, paths: list[Path], repeat: int) -> dict[str, dict[str, f
         row["orjson"] += _cpu(lambda b=blobs: bare(b), repeat)
         row["floor"] += _cpu(lambda f=files: _floor(f, bare), repeat)
         row["read"] += _cpu(lambda u=unit, f=fmt: read_unit(u, f, join=False), repeat)
+        row["detect"] += _cpu(lambda u=unit: detect(u), repeat)
     return dict(per)
 
 
@@ -86,9 +89,12 @@ def _in_process(tree: Path, paths: list[Path], repeat: int) -> dict[str, dict[st
         return json.loads(out.read_text())
 
 
+_TIMES = ("orjson", "floor", "read", "detect")
+
+
 def _totals(per: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
     rows = dict(sorted(per.items()))
-    rows["all"] = {k: sum(r[k] for r in per.values()) for k in ("units", "orjson", "floor", "read")}
+    rows["all"] = {k: sum(r[k] for r in per.values()) for k in ("units", *_TIMES)}
     return rows
 
 
@@ -116,7 +122,7 @@ def main() -> int:
             print(
                 f"{fmt:<20} orjson {r['orjson'] * 1e3:8.1f}  floor {r['floor'] * 1e3:8.1f}  "
                 f"read {r['read'] * 1e3:8.1f}  ratio {r['read'] / r['orjson']:6.2f}  "
-                f"/floor {r['read'] / r['floor']:6.2f}"
+                f"/floor {r['read'] / r['floor']:6.2f}  detect {r['detect'] * 1e3:8.1f}"
             )
         return 0
     best: dict[str, dict[str, dict[str, float]]] = {"before": {}, "after": {}}
@@ -124,7 +130,7 @@ def main() -> int:
         for side, tree in (("before", args.before.resolve()), ("after", HERE)):
             for fmt, r in _in_process(tree, paths, args.repeat).items():
                 kept = best[side].setdefault(fmt, dict(r))
-                for k in ("orjson", "floor", "read"):
+                for k in _TIMES:
                     kept[k] = min(kept[k], r[k])
     before, after = _totals(best["before"]), _totals(best["after"])
     print(
@@ -143,6 +149,14 @@ def main() -> int:
             f"{fmt:<20}{int(a['units']):>6}{base * 1e3:>10.1f}{floor * 1e3:>9.1f}{b['read'] * 1e3:>10.1f}"
             f"{a['read'] * 1e3:>10.1f}{a['read'] / b['read']:>13.2f}{b['read'] / base:>14.2f}"
             f"{a['read'] / base:>13.2f}{a['read'] / floor:>12.2f}"
+        )
+    print(f"\ndetection (detect of each unit), CPU, as above\n{'format':<20}{'units':>6}{'before ms':>10}{'after ms':>10}"
+          f"{'after/before':>13}")  # fmt: skip
+    for fmt, a in after.items():
+        b = before[fmt]
+        print(
+            f"{fmt:<20}{int(a['units']):>6}{b['detect'] * 1e3:>10.1f}{a['detect'] * 1e3:>10.1f}"
+            f"{a['detect'] / b['detect']:>13.2f}"
         )
     return 0
 
