@@ -630,3 +630,61 @@ def test_the_first_json_line_from_the_file_or_its_bytes(tmp_path: Path, text: st
     path = _write(tmp_path, "f.json", text)
     assert first_json_line(path) == value
     assert first_json_line(tmp_path / "not-there", data=text.encode("utf-8")) == value
+
+
+def _head_json_lines_parsing_each(path: Path, n_lines: int = 20, n: int = 65536) -> list[object]:
+    """``head_json_lines`` as it was written first, every line parsed: the rule its byte tests must keep."""
+    from rtlab.io import head_bytes, repair_escapes
+
+    head = head_bytes(path, n).removeprefix(b"\xef\xbb\xbf")
+    lines = head.split(b"\n")
+    whole = len(head) < n - 3
+    if not whole:
+        lines = lines[:-1]
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
+    out: list[object] = []
+    other = 0
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        n_lines -= 1
+        if n_lines < 0:
+            break
+        try:
+            out.append(loads(raw, path))
+        except json.JSONDecodeError as exc:
+            try:
+                if not exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+                    raise
+                out.append(loads(repair_escapes(raw.decode("utf-8")), path))
+            except (json.JSONDecodeError, UnicodeDecodeError, ReaderError):
+                other += not (whole and i == last and raw.lstrip()[:1] in (b"{", b"["))
+        except (UnicodeDecodeError, ReaderError):
+            other += 1
+    return out if len(out) > other else []
+
+
+def test_head_json_lines_tells_lines_by_their_bytes_as_parsing_each_tells_them(tmp_path: Path) -> None:
+    """Lines no JSON value opens (Markdown, logs) or holds (a pretty-printed document's ``"key": 1,``) are
+    passed over by their bytes; what the sniffers get is what parsing every line gave (random heads of
+    records, such lines, invalid escapes, bytes json reads as UTF-16, lines cut by the head's size)."""
+    import random
+
+    from rtlab.io import head_json_lines
+
+    rng = random.Random(29)
+    pieces = [b'{"a": 1}', b"#### hi", b"> note", b'[1, "o", "x"]', b"\x00{\x00}", b"NaN", b"-1", b"x", b" ",
+              b"\x0c", b'"\\q"', b'{"a": "\\q"}', b"{", b"\xff", b"\xc3\xa9", b"null", b"#\x00#\x00",
+              b'  "role": "user",', b"},", b"[", b'"k": [', b'"a\\q": 1,', b"1,", b"\\", b"\x00{\x00,"]  # fmt: skip
+    path = tmp_path / "head"
+    kept = 0
+    for _ in range(3000):
+        lines = [
+            b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 25))
+        ]
+        path.write_bytes((b"\xef\xbb\xbf" if rng.random() < 0.1 else b"") + b"\n".join(lines))
+        size = rng.choice([65536, 40, 200])
+        expected = _head_json_lines_parsing_each(path, 20, size)
+        assert repr(head_json_lines(path, 20, size)) == repr(expected)
+        kept += bool(expected)
+    assert kept > 20  # heads with records, not only refused ones

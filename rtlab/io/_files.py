@@ -472,8 +472,14 @@ def head_json_lines(path: Path, n_lines: int = 20, n: int = 65536) -> list[Any]:
         n_lines -= 1
         if n_lines < 0:
             break
-        if 0 < raw.lstrip()[0] < 0x80 and raw.lstrip()[0] not in _VALUE_FIRST:
-            other += 1  # no JSON value opens so (a Markdown line, a log line): json refuses it, not parsed
+        stripped = raw.strip()
+        if (0 < stripped[0] < 0x80 and stripped[0] not in _VALUE_FIRST) or (
+            _no_json_value(stripped) and not (whole and i == last)
+        ):
+            # no JSON value opens so (a Markdown line, a log line) or is held (a pretty-printed document's
+            # "key": 1,): json refuses it (no escape repaired changes that); told by its bytes, not parsed (the
+            # file's last line is, as the rule for a record cut off there depends on how it fails)
+            other += 1
             continue
         try:
             out.append(loads(raw, path))
