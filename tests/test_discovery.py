@@ -164,3 +164,42 @@ def test_cli_reports_renamed_ids(tmp_path: Path, capsys: pytest.CaptureFixture[s
     ids = [json.loads(line)["id"] for line in captured.out.splitlines()]
     assert ids[1] == f"{ids[0]}~2"
     assert f"trajectory id {ids[0]!r} of {tmp_path / 'b.jsonl'} was already taken" in captured.err
+
+
+def test_detection_reads_a_file_s_head_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sniffer tried on a file judges the same head, read once (``rtlab.io.one_head_read``): a text no
+    reader claims, so every sniffer is tried; the answer is what each sniffer alone gives."""
+    import builtins
+
+    from rtlab.ingest import FORMATS, detect, get_reader
+    from rtlab.io import head_bytes, head_text, one_head_read
+
+    path = tmp_path / "notes.md"
+    path.write_text("# notes\n" + "a line of text\n" * 5000)
+    alone = [name for name in FORMATS if get_reader(name).sniff(path)]
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def counting_open(file: object, *args: object, **kwargs: object) -> object:
+        if str(file) == str(path):
+            opened.append(str(file))
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(builtins, "open", counting_open)
+    assert detect(path) is None and alone == []
+    assert len(opened) == 1
+    data = path.read_bytes()
+    text = head_text(path)
+    with one_head_read():  # the text made once, as it is made alone
+        assert head_text(path) == head_text(path) == text
+        assert head_text(tmp_path) == ""  # a folder
+    opened.clear()
+    with one_head_read():  # a shorter head is cut from the one read (10), a longer one is read (1000, 10**6)
+        assert head_bytes(path, 100) == data[:100]
+        assert head_bytes(path, 10) == data[:10]
+        assert head_bytes(path, 1000) == data[:1000]
+        assert head_bytes(path, 10**6) == head_bytes(path, 10**7) == data  # all of it: not read again
+    assert len(opened) == 3
+    head_bytes(path, 10)
+    head_bytes(path, 10)  # outside: read each time
+    assert len(opened) == 5

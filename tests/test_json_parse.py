@@ -14,7 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rtlab.errors import ReaderError
-from rtlab.io import iter_json_lines, iter_json_values, load_json, loads, parse_json, parse_utf8_json
+from rtlab.io import (
+    first_json_line,
+    iter_json_lines,
+    iter_json_values,
+    load_json,
+    loads,
+    parse_json,
+    parse_json_each,
+    parse_utf8_json,
+)
 from rtlab.io._files import _INT64, _SURE_DEPTH, _UNSURE, _WIDE, _by_orjson, _sure
 
 
@@ -511,3 +520,171 @@ def test_parse_json_by_says_which_parser_gave_the_value(text: str, by: str) -> N
 
     value, got = parse_json_by(text)
     assert got == by and same(value, json.loads(text))
+
+
+# --- a document read once by orjson; many small values read together -------------------------------------------
+
+
+class _CountingOrjson:
+    """``orjson`` with its ``loads`` calls counted."""
+
+    JSONDecodeError = orjson.JSONDecodeError
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def loads(self, data: object) -> object:
+        self.calls += 1
+        return orjson.loads(data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "value"),
+    [
+        (
+            b'{"trace_id": 115825058289444712299650141807529952578}',
+            {"trace_id": 115825058289444712299650141807529952578},
+        ),
+        (b'\xef\xbb\xbf{"n": 18446744073709551616, "x": NaN}', {"n": 18446744073709551616, "x": math.nan}),
+        (b'{"s": "\\udc80"}', {"s": "\ufffd"}),
+    ],
+)
+def test_a_document_orjson_cannot_settle_is_parsed_by_orjson_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data: bytes, value: object
+) -> None:
+    """orjson reads the bytes; where it cannot say what json gives, json reads the text at once (orjson is not
+    tried again on the same text), with the same value and warnings as before."""
+    path = tmp_path / "doc.json"
+    path.write_bytes(data)
+    counting = _CountingOrjson()
+    monkeypatch.setattr("rtlab.io._files.orjson", counting)
+    for warnings in (None, []):
+        counting.calls = 0
+        assert same(load_json(path, warnings), value)
+        assert counting.calls == 1
+    assert same(load_json(tmp_path / "not-there.json", [], data=data), value)  # the bytes given: not read
+
+
+def test_a_document_that_is_not_utf8_is_repaired_and_said_as_before(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8: orjson refuses them, the text is repaired (said), and read (orjson may read the
+    repaired text, which is not the bytes it refused)."""
+    path = tmp_path / "doc.json"
+    path.write_bytes(b'{"a": "caf\xe9", "n": 1}')
+    warnings: list[str] = []
+    assert load_json(path, warnings) == {"a": "caf\ufffd", "n": 1}
+    assert warnings == [f"{path}:1: not valid UTF-8 (byte offset 10); repaired: the bytes replaced by U+FFFD"]
+    with pytest.raises(ReaderError, match="not valid UTF-8"):
+        load_json(path)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"\xef\xbb\xbf \n")
+    with pytest.raises(ReaderError, match="file is empty"):
+        load_json(empty, [])
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ['[0.5, "o", "x"]', '[1, "i", "\\udc80"]', "[2, 3]"],
+        ["[1]", "18446744073709551616", "NaN", '{"a": 1e400}'],
+        ["[1]", "not json", "[2", '"\\q"', "", "[" * 500 + "]" * 500, "[" * 5000 + "]" * 5000],
+        [],
+    ],
+)
+def test_values_parsed_together_are_each_as_parse_json_gives_it(texts: list[str]) -> None:
+    got = parse_json_each(texts)
+    assert len(got) == len(texts)
+    for text, value in zip(texts, got, strict=True):
+        if isinstance(value, BaseException):
+            assert outcome(parse_json, text) == ("error", type(value).__name__, str(value))
+        else:
+            assert outcome(parse_json, text) == ("ok", repr(value))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=20), st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=3), kids, max_size=3),
+    max_leaves=8,
+).map(lambda v: json.dumps(v))), max_size=8))  # fmt: skip
+def test_any_values_parsed_together_are_each_as_parse_json_gives_it(texts: list[str]) -> None:
+    for text, value in zip(texts, parse_json_each(texts), strict=True):
+        expected = outcome(parse_json, text)
+        if isinstance(value, BaseException):
+            assert expected == ("error", type(value).__name__, str(value))
+        else:
+            assert expected == ("ok", repr(value))
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ('{\n  "spans": [\n    1\n  ]\n}\n', None),  # a pretty-printed document: its "{" told by its bytes
+        ('\ufeff\n\n{"a": 1}\n{"b": 2}\n', {"a": 1}),
+        ("  [1,\n2]", None),
+        ('"key": 1,\n', None),
+        ("not json\n", None),
+        ("", None),
+    ],
+)
+def test_the_first_json_line_from_the_file_or_its_bytes(tmp_path: Path, text: str, value: object) -> None:
+    path = _write(tmp_path, "f.json", text)
+    assert first_json_line(path) == value
+    assert first_json_line(tmp_path / "not-there", data=text.encode("utf-8")) == value
+
+
+def _head_json_lines_parsing_each(path: Path, n_lines: int = 20, n: int = 65536) -> list[object]:
+    """``head_json_lines`` as it was written first, every line parsed: the rule its byte tests must keep."""
+    from rtlab.io import head_bytes, repair_escapes
+
+    head = head_bytes(path, n).removeprefix(b"\xef\xbb\xbf")
+    lines = head.split(b"\n")
+    whole = len(head) < n - 3
+    if not whole:
+        lines = lines[:-1]
+    last = max((i for i, raw in enumerate(lines) if raw.strip()), default=-1)
+    out: list[object] = []
+    other = 0
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        n_lines -= 1
+        if n_lines < 0:
+            break
+        try:
+            out.append(loads(raw, path))
+        except json.JSONDecodeError as exc:
+            try:
+                if not exc.msg.startswith(("Invalid \\escape", "Invalid \\uXXXX")):
+                    raise
+                out.append(loads(repair_escapes(raw.decode("utf-8")), path))
+            except (json.JSONDecodeError, UnicodeDecodeError, ReaderError):
+                other += not (whole and i == last and raw.lstrip()[:1] in (b"{", b"["))
+        except (UnicodeDecodeError, ReaderError):
+            other += 1
+    return out if len(out) > other else []
+
+
+def test_head_json_lines_tells_lines_by_their_bytes_as_parsing_each_tells_them(tmp_path: Path) -> None:
+    """Lines no JSON value opens (Markdown, logs) or holds (a pretty-printed document's ``"key": 1,``) are
+    passed over by their bytes; what the sniffers get is what parsing every line gave (random heads of
+    records, such lines, invalid escapes, bytes json reads as UTF-16, lines cut by the head's size)."""
+    import random
+
+    from rtlab.io import head_json_lines
+
+    rng = random.Random(29)
+    pieces = [b'{"a": 1}', b"#### hi", b"> note", b'[1, "o", "x"]', b"\x00{\x00}", b"NaN", b"-1", b"x", b" ",
+              b"\x0c", b'"\\q"', b'{"a": "\\q"}', b"{", b"\xff", b"\xc3\xa9", b"null", b"#\x00#\x00",
+              b'  "role": "user",', b"},", b"[", b'"k": [', b'"a\\q": 1,', b"1,", b"\\", b"\x00{\x00,"]  # fmt: skip
+    path = tmp_path / "head"
+    kept = 0
+    for _ in range(3000):
+        lines = [
+            b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 25))
+        ]
+        path.write_bytes((b"\xef\xbb\xbf" if rng.random() < 0.1 else b"") + b"\n".join(lines))
+        size = rng.choice([65536, 40, 200])
+        expected = _head_json_lines_parsing_each(path, 20, size)
+        assert repr(head_json_lines(path, 20, size)) == repr(expected)
+        kept += bool(expected)
+    assert kept > 20  # heads with records, not only refused ones

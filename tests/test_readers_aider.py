@@ -383,3 +383,25 @@ def test_reasoning_blocks_as_the_regex_finds_them(text: str) -> None:
     rest = "".join(aider._without_reasoning(text, bodies.append))
     assert bodies == [m.group(2) for m in _OLD_REASONING.finditer(text)]
     assert rest == _OLD_REASONING.sub("", text)
+
+
+def test_a_session_header_is_found_as_a_multiline_search_finds_it() -> None:
+    """The header found by its words where it opens a line is the one ``re.search`` of ``^...$`` in
+    multi-line mode finds (random heads of headers, near misses, blank lines and text)."""
+    import random
+    import re
+
+    from rtlab.ingest.readers.aider import _session_start
+
+    rng = random.Random(29)
+    pieces = ["# aider chat started at 2024-01-02 03:04:05", "# aider chat started at 2024-01-02 03:04:0",
+              "\n", "\n\n", " ", "\t", "\r", "x", "#"]  # fmt: skip
+    pattern = re.compile(r"^# aider chat started at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\s*$", re.M)
+    found = 0
+    for _ in range(20000):
+        head = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        expected = pattern.search(head)
+        got = _session_start(head)
+        assert (got and got.span()) == (expected and expected.span()), head
+        found += expected is not None
+    assert found > 1000

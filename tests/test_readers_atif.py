@@ -1143,3 +1143,70 @@ def test_export_passes_harbor_and_inspect_scout(samples: dict[str, Path], tmp_pa
     report = json.loads(done.stdout)
     assert {p: r.get("harbor") for p, r in report.items()} == dict.fromkeys(expected, "ok")
     assert {p: r.get("scout") for p, r in report.items()} == expected
+
+
+def _echo_char_by_char(shown: str, pos: int, text: str, end: int) -> int | None:
+    """``_frames._echo`` as it was written first, a character at a time: the rule it must keep."""
+    if "\n" not in text and shown.startswith(text, pos, end):
+        return pos + len(text)
+    i = 0
+    while i < len(text):
+        if pos >= end:
+            return None
+        ch = text[i]
+        if shown[pos] == ch:
+            pos += 1
+            if ch == "\n" and shown.startswith("> ", pos):
+                pos += 2
+            i += 1
+        elif shown[pos] == "\n":
+            pos += 1  # the pane wrapped the line here
+        else:
+            return None
+    return pos
+
+
+def test_the_pane_echo_is_found_as_character_by_character() -> None:
+    """The echo of typed text, compared a line at a time, ends where the character loop ends it (or both find
+    none): on echoes wrapped at random places, ``> `` continuations, noise around them and random panes."""
+    import random
+
+    from rtlab.ingest.readers._frames import _echo
+
+    rng = random.Random(29)
+    alphabet = "ab\n> "
+    found = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        echoed = []
+        for ch in text:
+            echoed.append("\n" if rng.random() < 0.2 else "")
+            echoed.append(ch + ("> " if ch == "\n" and rng.random() < 0.5 else ""))
+        noise = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4))) for _ in range(2)]
+        shown = noise[0] + "".join(echoed) + noise[1]
+        if rng.random() < 0.3:
+            shown = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        pos = rng.randint(0, len(shown))
+        end = rng.randint(pos, len(shown))
+        expected = _echo_char_by_char(shown, pos, text, end)
+        assert _echo(shown, pos, text, end) == expected, (shown, pos, text, end)
+        found += expected is not None
+    assert found > 2000  # echoes found, not only refused
+
+
+def test_the_version_key_is_found_where_its_quote_is_not_escaped() -> None:
+    """``schema_version`` found by its words and its quote checked is what the look-behind search found."""
+    import random
+    import re
+
+    from rtlab.ingest.readers.atif import _names_version
+
+    rng = random.Random(29)
+    pieces = ['"schema_version"', ": ", '"ATIF-', "\\", '"', " ", "x", '\\"schema_version": "ATIF-']
+    pattern = re.compile(r'(?<!\\)"schema_version"\s*:\s*"ATIF-')
+    found = 0
+    for _ in range(20000):
+        head = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert _names_version(head) == bool(pattern.search(head)), head
+        found += bool(pattern.search(head))
+    assert found > 50  # keys found, not only refused

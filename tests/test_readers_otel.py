@@ -179,3 +179,27 @@ def test_real_dump_without_genai_attributes(real: Path) -> None:
     assert t.warnings[0].reason == (
         "trace bf386626acbcb551618d51dc42d956ec: no GenAI (execute_tool) or OpenInference (TOOL) tool span; no steps"
     )
+
+
+@pytest.mark.parametrize("name", ["genai-otlp.json", "openinference.otlp.jsonl"])
+def test_the_file_is_read_once(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A document or JSON lines: the bytes are read once, its first line and its values taken from them; what
+    is read is what reading each from the file gave (the same trajectories, a 128-bit integer id included)."""
+    expected = [trajectory_to_dict(t) for t in read(HERE / name)]
+    big = tmp_path / "big-ids.json"  # trace ids as 128-bit integers (any-agent's dumps): json reads them
+    doc = {"spans": [{"name": "tool", "context": {"trace_id": 2**127 + 5, "span_id": 2**63 + 1},
+                      "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash"}}]}  # fmt: skip
+    big.write_text(json.dumps(doc, indent=2))
+    (trace,) = read(big)
+    assert trace.id.endswith(f"{2**127 + 5:032x}")
+    opened: list[Path] = []
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        opened.append(self)
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr("rtlab.io._files.head_bytes", lambda *a: pytest.fail("the head read apart"))
+    assert [trajectory_to_dict(t) for t in read(HERE / name)] == expected
+    assert opened == [HERE / name]

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from rtlab.ingest._batch import RenamedId as RenamedId
     from rtlab.ingest._batch import ingest as ingest
     from rtlab.ingest._batch import iter_units as iter_units
+    from rtlab.ingest._batch import read_found_unit as read_found_unit
     from rtlab.ingest._batch import read_unit as read_unit
     from rtlab.ingest._batch import unique_ids as unique_ids
     from rtlab.ingest._batch import unit_path as unit_path
@@ -72,6 +73,7 @@ __getattr__, __dir__, __all__ = attach(
             "RenamedId",
             "ingest",
             "iter_units",
+            "read_found_unit",
             "read_unit",
             "unique_ids",
             "unit_path",

@@ -63,7 +63,7 @@ def unit_path(path: str | Path) -> Path:
     judge files) and readers take ids from the unit's name. Dataset caches are built of such links: a file of a
     Hugging Face Hub snapshot is a link to a blob named by its hash, as are git-annex and DVC files.
     """
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     if p.name in ("", ".", ".."):  # "." or "..": the folder has no name of its own in the path
         return p.resolve()
     return p.parent.resolve() / p.name

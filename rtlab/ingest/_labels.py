@@ -38,7 +38,7 @@ context policy, clip policy, sandbox, seed, token usage, why the run ended), kep
 def run_labels_path(source: str | Path) -> Path | None:
     """The ``run.json`` that labels the run read from ``source``, or ``None``. Each candidate is tested by its
     name (:func:`_is`, a ``stat`` each); a :class:`~pathlib.Path` is made only for the one found."""
-    path = Path(source)
+    path = source if isinstance(source, Path) else Path(source)
     if _is(path, stat.S_ISDIR):
         inside = path / FILE_NAME
         return inside if _is(inside, stat.S_ISREG) else None

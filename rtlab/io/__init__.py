@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from rtlab.io._files import json_lines_refused as json_lines_refused
     from rtlab.io._files import load_json as load_json
     from rtlab.io._files import loads as loads
+    from rtlab.io._files import one_head_read as one_head_read
     from rtlab.io._files import parse_json as parse_json
     from rtlab.io._files import parse_json_by as parse_json_by
+    from rtlab.io._files import parse_json_each as parse_json_each
     from rtlab.io._files import parse_utf8_json as parse_utf8_json
     from rtlab.io._files import read_text as read_text
     from rtlab.io._files import repair_escapes as repair_escapes
@@ -57,9 +59,11 @@ __getattr__, __dir__, __all__ = attach(
             "iter_json_values",
             "json_lines_refused",
             "load_json",
+            "one_head_read",
             "loads",
             "parse_json",
             "parse_json_by",
+            "parse_json_each",
             "parse_utf8_json",
             "repair_escapes",
             "skip_reason",

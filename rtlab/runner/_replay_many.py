@@ -111,10 +111,10 @@ def _replay_unit(
     """Read one unit and replay each of its trajectories (then ``each`` of every replay, when given); failures
     are returned, not raised. With ``taken`` (ids seen so far, updated), a trajectory whose id is taken is given
     a unique one (:func:`rtlab.ingest.unique_ids`) before it is replayed."""
-    from rtlab.ingest import read_unit, unique_ids
+    from rtlab.ingest import read_found_unit, unique_ids
 
-    try:
-        trajectories = read_unit(
+    try:  # the unit as iter_units found it (in the form of unit_path): not resolved again
+        trajectories = read_found_unit(
             Path(unit),
             fmt,
             clip=options.clip,

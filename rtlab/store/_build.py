@@ -1,6 +1,6 @@
 """``rtlab build``: the store's Parquet tables written once per run, incrementally, atomically.
 
-The per-run work is one picklable function, :func:`build_unit`: read one unit (``rtlab.ingest.read_unit``),
+The per-run work is one picklable function, :func:`build_unit`: read one unit (``rtlab.ingest.read_found_unit``: as found),
 replay each trajectory (as ``rtlab.runner`` does), and turn it into the rows of every table with the tidy-table
 functions the analyses use (``rtlab.environment`` tables, ``rtlab.analysis`` summaries, values, diagnosis labels,
 scores, tab statistics). :func:`build_store` maps it over the new and changed runs with a pluggable *mapper*
@@ -206,11 +206,11 @@ def build_unit(task: UnitTask) -> UnitRows:
 
     Top-level and picklable, so that any mapper (worker processes, a cluster) can run it."""
     from rtlab.environment import replay
-    from rtlab.ingest import read_unit
+    from rtlab.ingest import read_found_unit
 
     out = UnitRows(task.unit, task.run_hash)
-    try:
-        trajectories = read_unit(
+    try:  # the unit in the form of unit_path already (UnitTask.unit): not resolved again
+        trajectories = read_found_unit(
             Path(task.unit),
             task.format,
             clip=task.options.clip,

@@ -16,6 +16,7 @@ from rtlab.errors import UnknownFormatError
 from rtlab.ingest.readers._base import ReadOptions
 from rtlab.ingest.readers._registry import FORMATS, SUMMARY_ONLY, NoSummary, get_reader, get_summarizer
 from rtlab.ingest.readers._unclaimed import Unclaimed, explain
+from rtlab.io import one_head_read
 
 _SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".ipynb_checkpoints"}
 
@@ -23,9 +24,10 @@ _SKIP_DIRS = {".git", "__pycache__", ".venv", "node_modules", ".ipynb_checkpoint
 def detect(path: str | Path) -> str | None:
     """The format that claims ``path`` (a file or a run folder), or ``None``."""
     path = Path(path)
-    for name in FORMATS:
-        if get_reader(name).sniff(path):
-            return name
+    with one_head_read():  # the sniffers share the file's head, read once
+        for name in FORMATS:
+            if get_reader(name).sniff(path):
+                return name
     return None
 
 
@@ -61,14 +63,15 @@ def discover(
     readers = [(n, get_reader(n)) for n in names]
 
     def claim(p: Path) -> str | None:
-        for n, r in readers:
-            try:
-                if r.sniff(p):
-                    return n
-            except Exception as exc:  # a sniffer must not stop a scan; the file is reported instead
-                raise _SniffFailed(
-                    Unclaimed(str(p), "could not be examined", f"{n}: {_describe(exc)}")
-                ) from exc
+        with one_head_read():  # the sniffers share the file's head, read once
+            for n, r in readers:
+                try:
+                    if r.sniff(p):
+                        return n
+                except Exception as exc:  # a sniffer must not stop a scan; the file is reported instead
+                    raise _SniffFailed(
+                        Unclaimed(str(p), "could not be examined", f"{n}: {_describe(exc)}")
+                    ) from exc
         return None
 
     if path.is_file():

@@ -338,7 +338,7 @@ def typed(type_step: Callable[[Step], None]) -> Callable[[ReadFn], ReadFn]:
                 for step in t.steps:
                     if step.action is None:
                         type_step(step)
-            settle(found, Path(path), fmt, options)
+            settle(found, path if isinstance(path, Path) else Path(path), fmt, options)
             return found
 
         return typed_read

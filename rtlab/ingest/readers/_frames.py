@@ -971,9 +971,20 @@ def _echo(shown: str, pos: int, text: str, end: int) -> int | None:
     if "\n" not in text and shown.startswith(text, pos, end):  # echoed whole on one row: the loop's answer
         return pos + len(text)
     i = 0
-    while i < len(text):
+    n = len(text)
+    while i < n:
         if pos >= end:
             return None
+        # the characters before the next newline of either text (or the end): equal, or no echo; compared in C
+        t_nl = text.find("\n", i)
+        s_nl = shown.find("\n", pos, end)
+        run = min(n if t_nl < 0 else t_nl, i + (end if s_nl < 0 else s_nl) - pos) - i
+        if run > 0:
+            if not shown.startswith(text[i : i + run], pos):
+                return None
+            pos += run
+            i += run
+            continue
         ch = text[i]
         if shown[pos] == ch:
             pos += 1

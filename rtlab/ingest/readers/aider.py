@@ -145,6 +145,11 @@ def _without_reasoning(text: str, reasoning: Callable[[str], object]) -> list[st
     return pieces
 
 
+_NOTICE_FIRST = frozenset("TRACODMEl")
+"""The first letters of the lines :meth:`_Session.tool` interprets (``Tokens:``, ``The LLM did not conform``,
+``Running``, ``Removed``, ``Restored``, ``Added``, ``Applied``, ``Aider v``, ``Commit``, ``Only``, ``Dropping``,
+``Main model``, ``Model:``, ``Editor model:``, ``Error``, ``litellm.``), questions aside (they hold a ``?``): a
+line opening otherwise is none of them."""
 _USER_HEADS = ("####", "#### ")
 _QUOTE_HEADS = (">", "> ")
 
@@ -170,6 +175,24 @@ def _is_own(raw: str) -> bool:
     return raw[:1] in ("#", ">") and (raw[:5] in _USER_HEADS or raw[:2] in _QUOTE_HEADS)
 
 
+_STARTED = "# aider chat started at "
+_STARTED_LINE = re.compile(r"# aider chat started at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\s*$", re.M)
+"""A session's header line (``\\s*`` may take the blank lines after it), tried where :data:`_STARTED` opens
+a line."""
+
+
+def _session_start(head: str) -> re.Match[str] | None:
+    """The first session header at a line's start in ``head`` (``re.search`` of ``^`` and
+    :data:`_STARTED_LINE` in multi-line mode), found by its words (``str.find``) rather than by trying every
+    position."""
+    at = head.find(_STARTED)
+    while at >= 0:
+        if (at == 0 or head[at - 1] == "\n") and (m := _STARTED_LINE.match(head, at)) is not None:
+            return m
+        at = head.find(_STARTED, at + 1)
+    return None
+
+
 def sniff(path: Path) -> bool:
     """The first line that is not blank is a session header; or the file opens with Aider's own lines (``> ``
     and ``#### `` lines ending in two spaces) before one. A Markdown file without the header is not claimed."""
@@ -179,7 +202,7 @@ def sniff(path: Path) -> bool:
     first = head.split("\n", 1)[0].rstrip("\r")
     if _HEADER.match(first):
         return True
-    m = re.search(r"^# aider chat started at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\s*$", head, re.M)
+    m = _session_start(head)
     if m is None:
         return False
     before = [ln.rstrip("\r") for ln in head[: m.start()].split("\n") if ln.strip()]
@@ -479,6 +502,8 @@ class _Session:
     def tool(self, rec: _Record, prev: _Record | None) -> bool:
         """Interpret one of Aider's lines; ``False`` for a line that is only a notice."""
         text = rec.text
+        if text[:1] not in _NOTICE_FIRST and "?" not in text:  # none of the notices below: told at once
+            return self._failed_edit_error(text)
         if m := _TOKENS.match(text):
             u = TokenUsage(
                 input_tokens=_tokens(m.group("sent")),
@@ -541,15 +566,7 @@ class _Session:
             self.pending.append(_Pending(s, "", "failed-edit"))
             self.event("error", text, rec.line, role="tool")
             return True
-        if self.failed_edit is not None and not text.startswith("https://"):
-            s = self.failed_edit  # str(err): what Aider sends back to the model
-            self.failed_edit = None
-            for p in self.pending:
-                if p.step is s:
-                    p.text = text
-            if fm := _FAILED_PATH.search(text):
-                s.args["path"] = fm.group(1)
-                s.command = call_command("edit", {"path": fm.group(1)})
+        if self._failed_edit_error(text):
             return True
         if _REFLECTIONS.match(text):
             self.lose(("failed-edit",))
@@ -580,6 +597,21 @@ class _Session:
             self.event("error", text, rec.line, role="tool")
             return True
         return False
+
+    def _failed_edit_error(self, text: str) -> bool:
+        """After a failed edit, the line that follows is the error Aider sent back to the model (a link
+        aside): it is the failed step's result. Whether it was."""
+        if self.failed_edit is None or text.startswith("https://"):
+            return False
+        s = self.failed_edit  # str(err): what Aider sends back to the model
+        self.failed_edit = None
+        for p in self.pending:
+            if p.step is s:
+                p.text = text
+        if fm := _FAILED_PATH.search(text):
+            s.args["path"] = fm.group(1)
+            s.command = call_command("edit", {"path": fm.group(1)})
+        return True
 
     def confirm(self, question: str, answer: str, rec: _Record, prev: _Record | None) -> None:
         yes = answer[:1] in ("y", "a")

@@ -50,7 +50,7 @@ from rtlab.ingest.readers._frames import terminal_bench_command
 from rtlab.ingest.readers._registry import FileFacts
 from rtlab.ingest.readers._terminal import Mark, Screen
 from rtlab.ingest.readers._tolerant import warn
-from rtlab.io import first_json_line, parse_json, read_text, skip_reason
+from rtlab.io import first_json_line, parse_json, parse_json_each, read_text, skip_reason
 from rtlab.records import Action, Event, Step, Trajectory
 
 NAME = "asciicast"
@@ -288,17 +288,18 @@ def _events(
     found: list[tuple[int, float, str, str]] = []
     clock = 0.0
     last = next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 0)  # from the end
-    for i in range(first, len(lines)):
+    kept = [
+        i
+        for i in range(first, len(lines))
+        if lines[i].strip() and not (version == 3 and lines[i].lstrip().startswith("#"))
+    ]
+    for i, ev in zip(kept, parse_json_each([lines[i] for i in kept]), strict=True):
         raw = lines[i]
         lineno = i + 1
-        if not raw.strip() or (version == 3 and raw.lstrip().startswith("#")):
+        if isinstance(ev, json.JSONDecodeError):
+            warn(warnings, path, lineno, skip_reason(raw, ev, lineno == last))
             continue
-        try:
-            ev = parse_json(raw)
-        except json.JSONDecodeError as exc:
-            warn(warnings, path, lineno, skip_reason(raw, exc, lineno == last))
-            continue
-        except RecursionError:
+        if isinstance(ev, RecursionError):
             warn(warnings, path, lineno, "invalid JSON: nested too deeply to parse; skipped")
             continue
         if (

@@ -115,8 +115,21 @@ EXPORT_SCHEMA = "rtlab.atif-export"
 
 _SOURCES = ("system", "user", "agent")
 _SNIFF_BYTES = 65536
-_VERSION_KEY = re.compile(r'(?<!\\)"schema_version"\s*:\s*"ATIF-')
-"""``schema_version`` as a key (a quote not escaped: not inside a JSON string) with an ATIF value."""
+_VERSION_KEY = re.compile(r'"schema_version"\s*:\s*"ATIF-')
+"""``schema_version`` as a key with an ATIF value; a key when its opening quote is not escaped (not inside a
+JSON string: :func:`_names_version`). Opening with its words, so that a search finds them at C speed (a
+look-behind in front would make it try every position)."""
+
+
+def _names_version(head: str) -> bool:
+    """Whether ``head`` holds :data:`_VERSION_KEY` whose opening quote is not escaped (the first such)."""
+    pos = 0
+    while (m := _VERSION_KEY.search(head, pos)) is not None:
+        if m.start() == 0 or head[m.start() - 1] != "\\":
+            return True
+        pos = m.start() + 1
+    return False
+
 
 # ---------------------------------------------------------------------------------------------------------
 # Sniffing
@@ -127,7 +140,7 @@ def sniff(path: Path) -> bool:
     head = head_text(path, _SNIFF_BYTES)
     if not (head.startswith("{") or re.match(r"\[\s*\{", head)):
         return False
-    return bool(_VERSION_KEY.search(head))
+    return _names_version(head)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -524,18 +524,19 @@ def may_find_steps(facts: FileFacts) -> bool:
 
 def _values(path: Path, warnings: list[str]) -> list[tuple[int | None, Any]]:
     """The file's export values with their lines: one document (``None``: its spans are named by their
-    position in it), or one value a line."""
-    first = first_json_line(path)
+    position in it), or one value a line. The file is read once."""
+    data = path.read_bytes()
+    first = first_json_line(path, data=data)
     if first is None or not (_is_export(first) or _is_span(first)):  # not JSON lines of spans: a document?
         tried: list[str] = []
         try:
-            doc = load_json(path, tried)
+            doc = load_json(path, tried, data=data)
         except ReaderError:
             doc = None
         if doc is not None and (_is_export(doc) or _is_span(doc)):
             warnings += tried
             return [(None, doc)]
-    return list(iter_json_lines(path, warnings))
+    return list(iter_json_lines(path, warnings, data=data))
 
 
 @typed(type_step)
