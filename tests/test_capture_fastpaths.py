@@ -162,6 +162,37 @@ def test_clip_marker_regex_finds_what_the_plain_form_finds() -> None:
     assert found > 3000
 
 
+_PREFILTERED_PARTS = [
+    *_MARKER_PARTS, "<response clipped>", "<NOTE>", "</NOTE>", "<response clipped><NOTE>", "x</NOTE>",
+    "<response clipped><NOTE>Observations should not exceed 100 chars.</NOTE>", "clipped><NOTE>", "[...", " ...",
+    "Command ", "Command", "Shell cwd", "Shell cwd was reset to /w", "Command running in background with ID: b1",
+    "<error>Command was aborted before completion</error>", "Command exceeded the assistant-mode blocking budget x",
+]  # fmt: skip
+
+
+def test_prefilters_decline_only_texts_without_a_match() -> None:
+    """The clip markers' and Claude Code trailers' prefilters (``str.find`` and ``re`` searches for literal
+    words) find the regexes' matches: where they decline a text, the regex finds nothing in it."""
+    rng = random.Random(23)
+    found = trailers = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(_PREFILTERED_PARTS) for _ in range(rng.randrange(1, 10)))
+        start, end = sorted((rng.randrange(len(text) + 1), rng.randrange(len(text) + 1)))
+        expected = [(m.start(), m.end(), "clip") for m in hf._CLIP_MARKERS.finditer(text, start, end)]
+        assert [(f.start, f.end, f.kind) for f in hf._markers(text, start, end)] == expected, repr(text)
+        found += bool(expected)
+        has_trailer = hf._CC_TRAILERS.search(text, start, end) is not None
+        words = [
+            f for f in hf._claude_code_words(text, start, end, clipped=False, shell=True) if f.kind == "frame"
+        ]
+        if has_trailer:
+            trailers += 1
+            spans = {(m.start(), m.end()) for m in hf._CC_TRAILERS.finditer(text, start, end)}
+            assert spans <= {(f.start, f.end) for f in words}, repr(text)
+        assert not has_trailer or hf._CC_COMMAND.search(text, start, end) or "Shell cwd" in text[start:end]
+    assert found > 2000 and trailers > 200
+
+
 def _clip_block_plain(shown: str, start: int, end: int, clipped: bool) -> fr.Block:
     pieces, flags, pos = [], [], start
     if clipped:

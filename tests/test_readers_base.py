@@ -74,3 +74,25 @@ def test_merged_frames_cover_what_they_covered_without_overlap() -> None:
         assert {i for f in out if f.kind == "clip" for i in range(f.start, f.end)} == clipped
         assert all(f.end > f.start for f in out)
         assert all(a.end <= b.start for a, b in zip(out, out[1:], strict=False))
+
+
+def test_event_fields_in_the_order_readers_pass_them() -> None:
+    """The readers' timelines (Chat Completions / Responses / Codex / Gemini CLI, Claude Code, Pi, Inspect) make
+    each event with positional arguments (the dataclass's ``__init__`` costs about twice as much with keywords):
+    ``Event``'s fields must stay in this order, and each helper must give what it was given."""
+    from dataclasses import fields
+    from pathlib import Path
+
+    from rtlab.ingest._clipping import NoClip
+    from rtlab.ingest.readers._openai_common import Timeline
+    from rtlab.records import Event
+
+    assert [f.name for f in fields(Event)] == ["kind", "text", "role", "seq", "timestamp", "line", "data"]
+    tl = Timeline(Path("x.jsonl"), NoClip())
+    tl.now = "2026-01-01T00:00:00Z"
+    tl.event("message", "hi", 3)
+    ev = tl.event("reasoning", "think", 4, role="assistant", encrypted=True)
+    assert ev == Event(
+        kind="reasoning", text="think", role="assistant", seq=1, timestamp="2026-01-01T00:00:00Z", line=4,
+        data={"encrypted": True},
+    )  # fmt: skip

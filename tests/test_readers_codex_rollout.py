@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -387,6 +388,77 @@ def test_parse_patch() -> None:
     assert parse_patch("*** Begin Patch\n*** Add File: /abs/x\n+1\n*** End Patch", "sub") == [
         PatchFile("add", "/abs/x", content="1\n")
     ]
+
+
+def _parse_patch_line_by_line(text: str, base: str | None = None) -> list[PatchFile] | None:
+    """The patch read line by line, every line looked at: the form :func:`parse_patch` must equal."""
+    lines = text.replace("\r\n", "\n").strip().split("\n")
+    if (
+        len(lines) > 2
+        and (m := codex_rollout._HEREDOC_OPEN.match(lines[0]))
+        and lines[-1].strip() == m.group(2)
+    ):
+        lines = lines[1:-1]
+    if not lines or lines[0].strip() != "*** Begin Patch":
+        return None
+
+    def at(path: str) -> str:
+        return path if base is None or path.startswith("/") else f"{base.rstrip('/')}/{path}"
+
+    def content(added: list[str]) -> str:
+        return "\n".join(added) + "\n" if added else ""
+
+    files: list[PatchFile] = []
+    added: list[str] | None = None
+    for line in lines[1:]:
+        if line[:1] == "+":
+            if added is not None:
+                added.append(line[1:])
+            continue
+        if line.strip() == "*** End Patch":
+            break
+        if m := codex_rollout._PATCH_FILE.match(line):
+            if added is not None:
+                files[-1] = PatchFile("add", files[-1].path, content=content(added))
+            kind = codex_rollout._PATCH_KINDS[m.group(1)]
+            files.append(PatchFile(kind, at(m.group(2))))
+            added = [] if kind == "add" else None
+        elif line.startswith("*** Move to: ") and files and files[-1].kind == "update":
+            files[-1] = PatchFile("update", files[-1].path, move_to=at(line[len("*** Move to: ") :].strip()))
+    if added is not None and files:
+        files[-1] = PatchFile("add", files[-1].path, content=content(added))
+    return files
+
+
+_PATCH_LINES = [
+    "*** Begin Patch", "*** End Patch", " *** End Patch ", "\t*** End Patch", "\u00a0*** End Patch",
+    "\x1c*** End Patch", "*** End Patch x", "+*** End Patch", "*** Add File: a.txt", "*** Add File: b/c.md  ",
+    "*** Update File: u.py", "*** Delete File: /abs/d", "*** Move to: m.py", "*** Move to:  n ", "***Add File: x",
+    "*** other", "* bullet", "+added", "+", "++x", "-removed", " context", "@@ hunk", "", "<<'EOF'", "EOF",
+    " EOF ", "\r", "x\r", "*** Add File: \u2028y", "+line\u2028more", "+a\x85b",
+]  # fmt: skip
+
+
+def test_parse_patch_reads_what_the_line_by_line_form_reads() -> None:
+    """:func:`parse_patch` looks only at the lines that can matter, and cuts an added file's text out whole: the
+    same files as looking at every line, on patches made of every kind of line (headers, ends with any
+    whitespace around them, moves, added and other lines, here-document wrappers, CRLF, Unicode line breaks)."""
+    rng = random.Random(29)
+    found = 0
+    for _ in range(30000):
+        lines = [rng.choice(_PATCH_LINES) for _ in range(rng.randrange(0, 12))]
+        if rng.random() < 0.7:
+            lines.insert(0, rng.choice(["*** Begin Patch", " *** Begin Patch", "<<'EOF'"]))
+        if lines and lines[0] == "<<'EOF'" and rng.random() < 0.5:
+            lines.insert(1, "*** Begin Patch")
+        text = rng.choice(["\n", "\n", "\r\n"]).join(lines)
+        if rng.random() < 0.2:
+            text = rng.choice([" ", "\n", "\t"]) + text + rng.choice(["", "\n", " \n"])
+        base = rng.choice([None, "/w", "/w/"])
+        expected = _parse_patch_line_by_line(text, base)
+        assert parse_patch(text, base) == expected, repr(text)
+        found += bool(expected)
+    assert found > 3000
 
 
 def test_outputs_in_every_payload_shape(tmp_path: Path) -> None:

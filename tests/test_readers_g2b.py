@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from conftest import warnings_of
 from rtlab.errors import ReaderError
 from rtlab.ingest import ingest
 from rtlab.ingest.readers import ReadOptions, g2b
+from rtlab.ingest.readers._base import read_inside
 from rtlab.records import Trajectory, trajectory_from_dict, trajectory_to_dict
 
 TRACES = "officeqa/g2b-gpt-5.4-traces"
@@ -152,6 +154,34 @@ def test_deliverable(demo: Trajectory, fixtures: Path) -> None:
         "write_tool",
     )
     assert written.sha256 == on_disk.sha256
+
+
+def test_answer_file_is_read_as_read_inside_reads_it(tmp_path: Path) -> None:
+    """``output.txt`` read without resolving a path when it is a regular file (no link): the same bytes, or
+    ``None``, as ``read_inside`` after ``is_file`` gives for a plain file, a link inside the run, a link out of
+    it, a dangling link, a folder, a FIFO and no file."""
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("secret")
+    for case in ("plain", "link-in", "link-out", "dangling", "folder", "fifo", "missing"):
+        run = tmp_path / case
+        run.mkdir()
+        answer = run / "output.txt"
+        if case == "plain":
+            answer.write_text("42\n")
+        elif case == "link-in":
+            (run / "real.txt").write_text("7\n")
+            answer.symlink_to("real.txt")
+        elif case == "link-out":
+            answer.symlink_to(outside)
+        elif case == "dangling":
+            answer.symlink_to("gone.txt")
+        elif case == "folder":
+            answer.mkdir()
+        elif case == "fifo":
+            os.mkfifo(answer)
+        expected = read_inside(answer, run) if answer.is_file() else None
+        assert g2b._answer_bytes(answer, run) == expected, case
+        assert expected == {"plain": b"42\n", "link-in": b"7\n"}.get(case), case
 
 
 def test_cut_off_run(fixtures: Path) -> None:

@@ -733,3 +733,27 @@ def test_sniff_claims_no_real_file_of_other_formats(real_pinned: list[Path]) -> 
     assert claimed == []
     folders = [p for r in real_pinned for p in r.rglob("*") if p.is_dir()]
     assert not any(openai_chat.sniff(d) or openai_responses.sniff(d) for d in folders)
+
+
+class _NeverDisjoint:
+    """A stand-in for ``_PATH_KEY_SET`` that sends every call to the key-by-key lookup."""
+
+    def isdisjoint(self, other: Any) -> bool:
+        return False
+
+
+def test_targets_of_calls_naming_no_path_key_are_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``read_target`` / ``write_target`` tell a call whose arguments hold no path key by one set test: the same
+    answers as looking each key up, on arguments with and without each key, of every JSON type."""
+    values: list[Any] = ["a.txt", 3, None, True, ["x"], {"k": 1}]
+    cases = []
+    for tool in ("read_file", "write_file", "view", "apply_patch", "str_replace_editor", "bash", "other"):
+        for key in (*_openai_common.PATH_KEYS, "cmd", "command"):
+            for value in values:
+                for extra in ({}, {"command": "view"}, {"command": "create"}, {"type": "create_file"}):
+                    cases.append((tool, {key: value, **extra}))
+    fast = [(_openai_common.read_target(t, a), _openai_common.write_target(t, a)) for t, a in cases]
+    monkeypatch.setattr(_openai_common, "_PATH_KEY_SET", _NeverDisjoint())
+    plain = [(_openai_common.read_target(t, a), _openai_common.write_target(t, a)) for t, a in cases]
+    assert fast == plain
+    assert sum(r is not None for r, _ in fast) > 20 and sum(w is not None for _, w in fast) > 20

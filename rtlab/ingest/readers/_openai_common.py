@@ -40,6 +40,8 @@ WRITE_TOOLS = frozenset({"write", "write_file", "create_file"})
 EDITOR_TOOLS = frozenset({"str_replace_editor", "str_replace_based_edit_tool"})
 """Editors whose ``command`` argument is a sub-command (``view``, ``create``, ...), not a shell command."""
 PATH_KEYS = ("path", "file_path", "filename", "file")
+_PATH_KEY_SET = frozenset(PATH_KEYS)
+"""A call whose arguments hold none of :data:`PATH_KEYS` (a shell call's) names no file: told by one C test."""
 OFFSET_KEYS = ("offset", "start_line")
 LIMIT_KEYS = ("limit",)
 CONTENT_KEYS = ("content", "file_text")
@@ -78,7 +80,7 @@ def _shell_command(tool: str, args: dict[str, Any]) -> str | None:
 
 def read_target(tool: str, args: dict[str, Any]) -> tuple[str, Any, Any] | None:
     """``(path, offset, limit)`` when the call reads a file, else ``None``."""
-    path = _first(args, PATH_KEYS, str)
+    path = None if _PATH_KEY_SET.isdisjoint(args) else _first(args, PATH_KEYS, str)
     if path is None:
         return None
     if tool in EDITOR_TOOLS:
@@ -96,7 +98,7 @@ def read_target(tool: str, args: dict[str, Any]) -> tuple[str, Any, Any] | None:
 
 def write_target(tool: str, args: dict[str, Any]) -> str | None:
     """The path a call writes (write tools, an editor's ``create``, an ``apply_patch`` create/update)."""
-    path = _first(args, PATH_KEYS, str)
+    path = None if _PATH_KEY_SET.isdisjoint(args) else _first(args, PATH_KEYS, str)
     if path is None:
         return None
     if tool in WRITE_TOOLS:
@@ -265,9 +267,8 @@ class Timeline:
         self, kind: EventKind, text: str, line: int | None, role: str | None = None, **data: Any
     ) -> Event:
         """Append an event at the next position of the timeline."""
-        ev = Event(
-            kind=kind, text=text, role=role, seq=self._next_seq(), timestamp=self.now, line=line, data=data
-        )
+        # positional: the dataclass's __init__ called with keywords costs about twice as much
+        ev = Event(kind, text, role, self._next_seq(), self.now, line, data)
         self.events.append(ev)
         return ev
 

@@ -219,8 +219,20 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
         raise ReaderError(path, "no JSON records")
     layout = "json-lines" if _whole_line(data, values[0][0]) else "json-documents"
     records: list[_Record] = []
+    append = records.append
     kinds: set[str] = set()
+    enveloped = False
     for i, (line, value) in enumerate(values):
+        # the usual record, an envelope of a known kind, made here as _normalise makes it (without a call and
+        # the NamedTuple's own constructor); any other value goes to _normalise, which checks it all
+        if type(value) is dict and "payload" in value:
+            kind, payload = value.get("type"), value["payload"]
+            if type(kind) is str and kind in _ROLLOUT_TYPES and type(payload) is dict:
+                stamp = value.get("timestamp")
+                stamp = stamp if type(stamp) is str else None
+                append(_new(_Record, (line, kind, payload, stamp, "payload", True)))
+                enveloped = True
+                continue
         try:
             rec = _normalise(path, line, value, first=i == 0, warnings=warnings)
         except SKIPPED_ERRORS as exc:
@@ -229,11 +241,17 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
         if rec is not None:
             records.append(rec)
             kinds.add("envelope" if rec.where == "payload" else "record-type" if rec.stamped else "bare")
+    if enveloped:
+        kinds.add("envelope")
     if not records:
         raise ReaderError(path, "no rollout record could be read", line=values[0][0])
     # the bare layout's ``{"record_type": "state"}`` lines are its own, not the record_type layout's
     record_layout = "bare" if "bare" in kinds else "+".join(sorted(kinds))
     return records, layout, record_layout
+
+
+_new = tuple.__new__
+"""A :class:`_Record` made of its six fields as the tuple it is (``_new(_Record, fields)``)."""
 
 
 def _whole_line(data: bytes, line: int) -> bool:
@@ -360,43 +378,77 @@ itself (``maybe_parse_apply_patch_verified`` in codex-rs/apply-patch)."""
 def parse_patch(text: str, base: str | None = None) -> list[PatchFile] | None:
     """The files of a patch in Codex's ``apply_patch`` format (``*** Begin Patch``, ``*** Add File:`` with
     ``+`` lines, ``*** Update File:`` with an optional ``*** Move to:``, ``*** Delete File:``, ``*** End
-    Patch``); ``None`` when ``text`` is not one. Paths are joined to ``base`` unless absolute."""
-    lines = text.replace("\r\n", "\n").strip().split("\n")
-    if len(lines) > 2 and (m := _HEREDOC_OPEN.match(lines[0])) and lines[-1].strip() == m.group(2):
-        lines = lines[1:-1]  # the here-document wrapper Codex's lenient parser takes off (apply-patch/src)
-    if not lines or lines[0].strip() != "*** Begin Patch":
+    Patch``); ``None`` when ``text`` is not one. Paths are joined to ``base`` unless absolute.
+
+    The patch is read line by line as its lines are split at ``\\n``, but only the lines that can matter are
+    looked at: the file headers and moves (lines opening with ``*** ``), the end (a line holding ``*** End
+    Patch``, stripped), and an added file's ``+`` lines, taken from the text between its header and the next
+    header or the end (an update's hunks, most of a patch, are passed over without a look)."""
+    body = (text.replace("\r\n", "\n") if "\r" in text else text).strip()  # "\r": one fast scan
+    first_nl = body.find("\n")
+    if first_nl >= 0 and (last_nl := body.rfind("\n")) > first_nl:  # more than two lines
+        if (m := _HEREDOC_OPEN.match(body, 0, first_nl)) and body[last_nl + 1 :].strip() == m.group(2):
+            body = body[first_nl + 1 : last_nl]  # the here-document wrapper Codex's lenient parser takes off
+            first_nl = body.find("\n")
+    if (body if first_nl < 0 else body[:first_nl]).strip() != "*** Begin Patch":
         return None
+    if first_nl < 0:
+        return []
+    body = body[first_nl + 1 :]  # the lines after ``*** Begin Patch``
 
     def at(path: str) -> str:
         return path if base is None or path.startswith("/") else f"{base.rstrip('/')}/{path}"
 
     files: list[PatchFile] = []
-    added: list[str] | None = None
-    for line in lines[1:]:
-        first = line[:1]
-        if first == "+":  # an added line: never the end, a file header or a move
-            if added is not None:
-                added.append(line[1:])
-            continue
-        if first != "*" and not first.isspace():
-            continue  # a hunk's context, removed or ``@@`` line (or an empty one): nothing to take
+    added_from = -1  # where the open added file's lines start, if one is open
+    stop = len(body)
+    for start in _patch_marks(body):
+        end = body.find("\n", start)
+        line = body[start:] if end < 0 else body[start:end]
         if line.strip() == "*** End Patch":
+            stop = start
             break
         if m := _PATCH_FILE.match(line):
-            if added is not None:
-                files[-1] = PatchFile("add", files[-1].path, content=_added_text(added))
+            if added_from >= 0:
+                files[-1] = PatchFile("add", files[-1].path, content=_added_text(body, added_from, start))
             kind = _PATCH_KINDS[m.group(1)]
             files.append(PatchFile(kind, at(m.group(2))))
-            added = [] if kind == "add" else None
+            added_from = len(body) if end < 0 else end + 1
+            added_from = added_from if kind == "add" else -1
         elif line.startswith("*** Move to: ") and files and files[-1].kind == "update":
             files[-1] = PatchFile("update", files[-1].path, move_to=at(line[len("*** Move to: ") :].strip()))
-    if added is not None and files:
-        files[-1] = PatchFile("add", files[-1].path, content=_added_text(added))
+    if added_from >= 0 and files:
+        files[-1] = PatchFile("add", files[-1].path, content=_added_text(body, added_from, stop))
     return files
 
 
-def _added_text(added: list[str]) -> str:
-    """An added file's text: its ``+`` lines, each ended by a newline."""
+def _patch_marks(body: str) -> list[int]:
+    """Where the lines of ``body`` that :func:`parse_patch` looks at start, in order: each line opening with
+    ``*** `` (a file header or a move, or the end) and each line holding ``*** End Patch``, whatever its
+    first character (the end is told by the stripped line)."""
+    marks: set[int] = set()
+    if body.startswith("*** "):
+        marks.add(0)
+    pos = body.find("\n*** ")
+    while pos >= 0:
+        marks.add(pos + 1)
+        pos = body.find("\n*** ", pos + 1)
+    pos = body.find("*** End Patch")
+    while pos >= 0:
+        marks.add(body.rfind("\n", 0, pos) + 1)
+        pos = body.find("*** End Patch", pos + 1)
+    return sorted(marks)
+
+
+def _added_text(body: str, start: int, end: int) -> str:
+    """An added file's text: the ``+`` lines of ``body[start:end]`` (whole lines), each ended by a newline. The
+    usual section, nothing but ``+`` lines, is cut out whole: its text less each line's ``+``."""
+    lines = body[start:end]
+    if lines.endswith("\n"):
+        lines = lines[:-1]  # the newline that ends the section's last line (split off, an empty last piece)
+    if lines.startswith("+") and lines.count("\n") == lines.count("\n+"):
+        return lines[1:].replace("\n+", "\n") + "\n"
+    added = [line[1:] for line in lines.split("\n") if line[:1] == "+"]
     return "\n".join(added) + "\n" if added else ""
 
 
@@ -804,25 +856,32 @@ _HANDLERS: dict[str, Handler] = {
 # --- the other records
 
 
-_USAGE_KEYS = (
-    "input_tokens",
-    "output_tokens",
-    "cached_input_tokens",
-    "reasoning_output_tokens",
-    "total_tokens",
-)
-"""The counts of Codex's ``TokenUsage``, in the order of :class:`TokenUsage`'s first fields."""
-_NO_COUNTS = [None] * len(_USAGE_KEYS)
-
-
 def _usage(total: Any) -> TokenUsage | None:
+    """Codex's ``TokenUsage`` counts (``input_tokens``, ``output_tokens``, ``cached_input_tokens``,
+    ``reasoning_output_tokens``, ``total_tokens``, in the order of :class:`TokenUsage`'s first fields); ``None``
+    when it holds none."""
     if not isinstance(total, dict):
         return None
-    # a parsed JSON number is an ``int`` exactly or a ``float`` (never a ``bool``, which is no count)
-    counts = [value if type(value := total.get(key)) is int else None for key in _USAGE_KEYS]
-    if counts == _NO_COUNTS:
+    # a parsed JSON number is an ``int`` exactly or a ``float`` (never a ``bool``, which is no count); the keys
+    # looked up in place (a comprehension costs a frame a record)
+    get = total.get
+    i, o, c, r, t = (
+        get("input_tokens"),
+        get("output_tokens"),
+        get("cached_input_tokens"),
+        get("reasoning_output_tokens"),
+        get("total_tokens"),
+    )
+    i, o, c, r, t = (
+        i if type(i) is int else None,
+        o if type(o) is int else None,
+        c if type(c) is int else None,
+        r if type(r) is int else None,
+        t if type(t) is int else None,
+    )
+    if i is None and o is None and c is None and r is None and t is None:
         return None  # no count at all: no usage
-    return TokenUsage(*counts)
+    return TokenUsage(i, o, c, r, t)
 
 
 _SYSTEM_EVENTS = frozenset(
