@@ -405,3 +405,33 @@ def test_a_session_header_is_found_as_a_multiline_search_finds_it() -> None:
         assert (got and got.span()) == (expected and expected.span()), head
         found += expected is not None
     assert found > 1000
+
+
+def test_every_notice_the_session_reads_opens_with_a_letter_it_tells_at_once() -> None:
+    """``_Session.tool`` passes a line whose first letter opens none of its notices (and that asks nothing)
+    straight to the failed-edit check: every notice it reads, each pattern, constant and literal its source
+    names, must open with a letter of ``_NOTICE_FIRST`` (a notice added without its letter would be skipped)."""
+    import inspect
+    import re
+
+    from rtlab.ingest.readers import aider
+
+    source = inspect.getsource(aider._Session.tool)
+    asking = {"_CONFIRM", "_OLD_CONFIRM"}  # questions: they hold a '?', which is always read in full
+    names = set(re.findall(r"\b(_[A-Z][A-Z_]+)\b", source)) - asking - {"_NOTICE_FIRST"}
+    openings: dict[str, str] = {}
+    for name in sorted(names):
+        value = getattr(aider, name)
+        if isinstance(value, re.Pattern):
+            body = value.pattern.removeprefix("^")
+            alternatives = body[3 : body.index(")")].split("|") if body.startswith("(?:") else [body]
+            for alt in alternatives:
+                openings[f"{name}: {alt[:20]}"] = alt[:1]
+        elif isinstance(value, str):
+            openings[name] = value[:1]
+    for literal in re.findall(r'text(?: == |\.startswith\()"([^"]+)"', source):
+        if literal != "https://":  # the failed-edit check's own exception, after the early exit
+            openings[literal] = literal[:1]
+    assert len(openings) >= 15  # the patterns and literals read
+    assert all(first.isalpha() for first in openings.values()), openings  # each read as a plain letter
+    assert {k: v for k, v in openings.items() if v not in aider._NOTICE_FIRST} == {}
