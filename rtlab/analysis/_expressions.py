@@ -93,9 +93,10 @@ RUNS: frozenset[ExpressionKind] = frozenset(
     {"sum", "mean", "pstdev", "stdev", "pvariance", "variance", "geomean", "median", "pcv", "cv"}
 )
 """The kinds over a contiguous run of cells (their ``cells``: the run's first and last)."""
+MIN_STATISTIC_RUN = 3
+"""Fewest cells a run's dispersion or median is taken over (of two cells they are a difference or a mean)."""
 MIN_RUN: dict[str, int] = {"geomean": 2, "sum": 2, "mean": 2}
-"""Fewest cells a run of a kind holds; 3 for the other run statistics (a dispersion or a median of two
-cells is a difference or a mean)."""
+"""Fewest cells a run of a kind holds; :data:`MIN_STATISTIC_RUN` for the other run statistics."""
 TOLERANCE = 0.001
 """Relative difference within which an expression's value is the expected value (besides the last written
 digit)."""
@@ -481,13 +482,13 @@ def candidates(
                 geo = np.exp((lp[j + 1] - lp[i]) / size)
                 out.append(("geomean", np.where(bad[j + 1] - bad[i] == 0, geo, np.nan), idx))
         windowed = wanted & (RUNS - {"sum", "mean", "geomean"})
-        if windowed and n >= 3:
+        if windowed and n >= MIN_STATISTIC_RUN:
             # each run length's windows at once, computed the way a single run is (two passes: exact)
             from numpy.lib.stride_tricks import sliding_window_view
 
             values: dict[str, list[Any]] = {k: [] for k in windowed}
             spans = []
-            for k in range(3, min(MAX_RUN, n) + 1):
+            for k in range(MIN_STATISTIC_RUN, min(MAX_RUN, n) + 1):
                 w = sliding_window_view(v, k)
                 start = np.arange(n - k + 1)
                 spans.append(np.stack([start, start + k - 1], axis=1))
@@ -690,7 +691,7 @@ class Neighbour:
 def _statistic(kind: ExpressionKind, run: list[float]) -> float | None:
     """A run statistic of ``run`` (:data:`RUNS`), as :func:`candidates` computes it; ``None`` where undefined."""
     n = len(run)
-    if n < MIN_RUN.get(kind, 3):
+    if n < MIN_RUN.get(kind, MIN_STATISTIC_RUN):
         return None
     total = float(sum(run))
     if kind == "sum":
