@@ -793,3 +793,46 @@ def test_wild_0_142_synthetic_sample(real: Path) -> None:
     )
     assert t.instruction == "List the files in the repo root and tell me what's there."
     assert {e.path for e in replay(t).tab.read_log} == {"README.md"}
+
+
+def test_the_usual_envelope_is_made_as_the_checked_reading_makes_it(tmp_path: Path) -> None:
+    """``_records`` makes a well-formed envelope of a known kind itself; every record it gives is the one
+    ``_normalise``, which checks each field, makes of the same value, and the others it leaves to it (warnings
+    and all): envelopes of every known and an unknown kind, timestamps of every JSON type, payloads that are no
+    object, record_type lines and bare items."""
+    from rtlab.ingest.readers.codex_rollout import _normalise, _records
+
+    rng = random.Random(29)
+    kinds = ["session_meta", "response_item", "event_msg", "turn_context", "compacted", "future_kind", 7]
+    stamps = ["2025-01-01T00:00:00Z", None, 3, [], {}]
+    payloads = [{"type": "message"}, {}, [], "text"]
+    values: list[Any] = [
+        {"timestamp": "2025-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "x"}}
+    ]
+    for _ in range(400):
+        shape = rng.random()
+        if shape < 0.8:
+            value = {"type": rng.choice(kinds), "payload": rng.choice(payloads)}
+            if rng.random() < 0.8:
+                value["timestamp"] = rng.choice(stamps)
+        elif shape < 0.9:
+            value = {"record_type": "state", "timestamp": rng.choice(stamps)}
+        else:
+            value = {"type": "message", "role": "user"}
+        values.append(value)
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(v) + "\n" for v in values), encoding="utf-8")
+    got_warnings: list[str] = []
+    records, _, _ = _records(path, got_warnings)
+    expected, want_warnings = [], []
+    for i, value in enumerate(values, start=1):
+        try:
+            rec = _normalise(path, i, value, first=i == 1, warnings=want_warnings)
+        except ReaderError as exc:
+            want_warnings.append(str(exc))
+            continue
+        if rec is not None:
+            expected.append(rec)
+    assert records == expected and all(type(r) is type(expected[0]) for r in records)
+    assert len(got_warnings) == len(want_warnings) > 10
+    assert sum(r.where == "payload" for r in records) > 100  # the usual envelope among them

@@ -223,8 +223,8 @@ def _records(path: Path, warnings: list[str]) -> tuple[list[_Record], str, str]:
     kinds: set[str] = set()
     enveloped = False
     for i, (line, value) in enumerate(values):
-        # the usual record, an envelope of a known kind, made here as _normalise makes it (without a call and
-        # the NamedTuple's own constructor); any other value goes to _normalise, which checks it all
+        # the usual record, an envelope of a known kind, made here (without a call and the NamedTuple's own
+        # constructor); any other value goes to _normalise, which checks it all and makes the same of this one
         if type(value) is dict and "payload" in value:
             kind, payload = value.get("type"), value["payload"]
             if type(kind) is str and kind in _ROLLOUT_TYPES and type(payload) is dict:
@@ -274,13 +274,11 @@ def _normalise(path: Path, line: int, value: Any, *, first: bool, warnings: list
         raise ReaderError(path, f"expected a record object, got {type(value).__name__}", line=line)
     stamp = value.get("timestamp")
     stamp = stamp if isinstance(stamp, str) else None
-    if "payload" in value:
-        kind, payload = value.get("type"), value["payload"]
-        if not (isinstance(kind, str) and kind in _ROLLOUT_TYPES and isinstance(payload, dict)):
-            kind = checked_field(value, "type", str, path, line)
-            payload = checked_field(value, "payload", dict, path, line)
-            if kind not in _ROLLOUT_TYPES:
-                warnings.append(f"{path}:{line}: unknown record type {kind!r}; kept as an 'other' event")
+    if "payload" in value:  # (the usual envelope is made in _records before this is called)
+        kind = checked_field(value, "type", str, path, line)
+        payload = checked_field(value, "payload", dict, path, line)
+        if kind not in _ROLLOUT_TYPES:
+            warnings.append(f"{path}:{line}: unknown record type {kind!r}; kept as an 'other' event")
         return _Record(line, kind, payload, stamp, "payload")
     if "record_type" in value:
         tag = checked_field(value, "record_type", str, path, line)
