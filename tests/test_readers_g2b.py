@@ -156,17 +156,21 @@ def test_deliverable(demo: Trajectory, fixtures: Path) -> None:
     assert written.sha256 == on_disk.sha256
 
 
-def test_answer_file_is_read_as_read_inside_reads_it(tmp_path: Path) -> None:
-    """``output.txt`` read without resolving a path when it is a regular file (no link): the same bytes, or
-    ``None``, as ``read_inside`` after ``is_file`` gives for a plain file, a link inside the run, a link out of
-    it, a dangling link, a folder, a FIFO and no file."""
+def test_a_file_directly_in_the_run_is_inside_it_as_the_full_check_says(tmp_path: Path) -> None:
+    """``inside`` tells a regular file directly in the run folder (no link) by one ``lstat``: the same verdict
+    as following every link (``_real_inside``), for a plain file, a link inside the run, a link out of it, a
+    dangling link, a folder, a FIFO, no file, ``..`` and a run folder that is itself a link; and G2B's answer
+    file read accordingly."""
+    from rtlab.ingest.readers._base import _real_inside, _resolved, inside
+
     outside = tmp_path / "elsewhere.txt"
     outside.write_text("secret")
-    for case in ("plain", "link-in", "link-out", "dangling", "folder", "fifo", "missing"):
+    cases = ("plain", "link-in", "link-out", "dangling", "folder", "fifo", "missing", "dotdot", "linked-run")
+    for case in cases:
         run = tmp_path / case
         run.mkdir()
         answer = run / "output.txt"
-        if case == "plain":
+        if case in ("plain", "dotdot", "linked-run"):
             answer.write_text("42\n")
         elif case == "link-in":
             (run / "real.txt").write_text("7\n")
@@ -179,9 +183,20 @@ def test_answer_file_is_read_as_read_inside_reads_it(tmp_path: Path) -> None:
             answer.mkdir()
         elif case == "fifo":
             os.mkfifo(answer)
+        if case == "dotdot":
+            answer = run / ".."
+        if case == "linked-run":
+            (tmp_path / "run-link").symlink_to(run)
+            run = tmp_path / "run-link"
+            answer = run / "output.txt"
+        full = _real_inside(answer, None, _resolved(run)) is not None
+        assert inside(answer, run) == full, case
+        assert full == (case in ("plain", "link-in", "linked-run")), case
         expected = read_inside(answer, run) if answer.is_file() else None
-        assert g2b._answer_bytes(answer, run) == expected, case
-        assert expected == {"plain": b"42\n", "link-in": b"7\n"}.get(case), case
+        assert expected == {"plain": b"42\n", "link-in": b"7\n", "linked-run": b"42\n"}.get(case), case
+        if case != "dotdot":
+            got = g2b.deliverable(run, [], []).files
+            assert [f.content for f in got] == ([] if expected is None else [expected.decode()]), case
 
 
 def test_cut_off_run(fixtures: Path) -> None:

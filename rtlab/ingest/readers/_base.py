@@ -240,7 +240,15 @@ def files_written_by_tools(
 def inside(path: Path, root: Path) -> bool:
     """Whether ``path``, every symbolic link on the way followed, is a regular file inside ``root`` (itself
     resolved): a reader reads a run's own files only, never through a link out of the run folder
-    (``output/passwd.md -> /etc/passwd``), never a FIFO, never a link loop."""
+    (``output/passwd.md -> /etc/passwd``), never a FIFO, never a link loop. A regular file directly in
+    ``root`` that is no link is inside it by what it is (its real place is the root's own): told by one
+    ``lstat``, with no path resolved."""
+    if path.parent == root:
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                return True
+        except (OSError, ValueError):
+            pass  # missing, unreadable or a NUL in its name: as the full check says
     return _real_inside(path, None, _resolved(root)) is not None
 
 

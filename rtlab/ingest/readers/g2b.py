@@ -37,9 +37,7 @@ commands use (``meta["cwd_from"]`` says which).
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from collections import Counter, deque
 from dataclasses import dataclass
 from dataclasses import field as member
@@ -491,7 +489,7 @@ def deliverable(folder: Path, steps: list[Step], events: list[Event]) -> Deliver
     messages = [e.text for e in events if e.kind == "message"]
     files: list[DeliverableFile] = []
     answer = folder / "output.txt"
-    data = _answer_bytes(answer, folder)
+    data = read_inside(answer, folder) if answer.is_file() else None  # never through a link out of the run
     if data is not None:
         files.append(deliverable_file("output.txt", data, origin="output_dir", local_path=str(answer)))
     written: dict[str, str] = {}
@@ -504,24 +502,6 @@ def deliverable(folder: Path, steps: list[Step], events: list[Event]) -> Deliver
         deliverable_file(p, content.encode("utf-8"), origin="write_tool") for p, content in written.items()
     ]
     return Deliverable(final_message=messages[-1] if messages else None, files=files)
-
-
-def _answer_bytes(answer: Path, folder: Path) -> bytes | None:
-    """The bytes of ``answer`` (a file directly in the run folder ``folder``) when it is a file, never read
-    through a link out of the run (:func:`read_inside`). A regular file that is no link is inside its folder by
-    what it is (its real location is the folder's own, resolved), so it is read with no path resolved (two
-    ``realpath`` walks a run less); a link, or a file ``lstat`` cannot look at, is checked by
-    :func:`read_inside`."""
-    try:
-        plain = stat.S_ISREG(os.lstat(answer).st_mode)
-    except (OSError, ValueError):
-        plain = False
-    if plain:
-        try:
-            return answer.read_bytes()
-        except OSError:
-            return None
-    return read_inside(answer, folder) if answer.is_file() else None
 
 
 def _run_id(folder: Path, log: Path) -> str:
