@@ -155,7 +155,7 @@ _CLIP_MARKERS = re.compile(
 to the characters that can start a marker."""
 _CLIP_MARKER_TEXTS = ("…", "[... ", "clipped><NOTE>")
 """Every clip marker holds one of these: text without them needs no regex scan (:func:`_may_hold_markers`)."""
-_CLIP_BRACKET = re.compile(re.escape("[... "))
+_CLIP_BRACKET = re.compile(re.escape(_CLIP_MARKER_TEXTS[1]))
 """The second of :data:`_CLIP_MARKER_TEXTS`, searched by ``re``: its scan for the literal's first character
 runs about twice as fast as ``str.find`` of a needle ending in a space (a character most outputs are full of,
 which stops ``str.find``'s skips)."""
@@ -202,10 +202,11 @@ def _trailer_start(shown: str, start: int, end: int) -> int:
 
 def _may_hold_markers(shown: str, start: int, end: int) -> bool:
     """Whether ``shown[start:end]`` holds one of :data:`_CLIP_MARKER_TEXTS` (else no clip marker)."""
+    ellipsis, _, note = _CLIP_MARKER_TEXTS
     return (
-        shown.find("…", start, end) >= 0
+        shown.find(ellipsis, start, end) >= 0
         or _CLIP_BRACKET.search(shown, start, end) is not None
-        or shown.find("clipped><NOTE>", start, end) >= 0
+        or shown.find(note, start, end) >= 0
     )
 
 
@@ -370,7 +371,7 @@ _CC_TRAILERS = re.compile(
 """BashTool's own lines after the output: the abort notice, the cwd reset, background-task notices."""
 _CC_TRAILER_TEXTS = ("Command ", "Shell cwd")
 """Every line :data:`_CC_TRAILERS` finds holds one of these: text without them needs no regex scan."""
-_CC_COMMAND = re.compile(re.escape("Command "))
+_CC_COMMAND = re.compile(re.escape(_CC_TRAILER_TEXTS[0]))
 """The first of :data:`_CC_TRAILER_TEXTS`, searched by ``re`` (faster than ``str.find`` for a needle ending in a
 space: see :data:`_CLIP_BRACKET`)."""
 _CC_PERSISTED_HEAD = re.compile(
@@ -478,7 +479,9 @@ def _claude_code_words(shown: str, start: int, end: int, *, clipped: bool, shell
     found += [Frame(s, e, "frame") for s, e in _reminders(shown, pos, end)]
     if clipped and shown.find("lines truncated] ...", pos, end) >= 0:
         found += [Frame(m.start(), m.end(), "clip") for m in _CC_LINES_CLIPPED.finditer(shown, pos, end)]
-    if shell and (_CC_COMMAND.search(shown, pos, end) is not None or shown.find("Shell cwd", pos, end) >= 0):
+    if shell and (
+        _CC_COMMAND.search(shown, pos, end) is not None or shown.find(_CC_TRAILER_TEXTS[1], pos, end) >= 0
+    ):
         found += [Frame(m.start(), m.end(), "frame") for m in _CC_TRAILERS.finditer(shown, pos, end)]
     return found
 
